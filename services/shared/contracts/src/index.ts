@@ -1,0 +1,3 @@
+export * from './services.ts';
+export * from './subjects.ts';
+export * from './health.ts';

@@ -1,0 +1,60 @@
+import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+
+/**
+ * Reads a service's configuration from the environment with a TypeBox schema whose keys
+ * are the variable names. Strings are converted to the schema's types (numbers, booleans),
+ * defaults are applied, and a missing or bad value throws a ConfigError naming the
+ * variable, so `main` can stop the process with a message an operator understands.
+ */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(readonly problems: { variable: string; message: string }[]) {
+    super(
+      'Invalid configuration: ' +
+        problems.map((p) => `${p.variable}: ${p.message}`).join('; '),
+    );
+  }
+}
+
+export function loadConfig<P extends TProperties>(
+  schema: TObject<P>,
+  env: NodeJS.ProcessEnv = process.env,
+): Static<TObject<P>> {
+  const raw: Record<string, unknown> = {};
+  for (const key of Object.keys(schema.properties)) {
+    const value = env[key];
+    // An empty variable counts as unset: `FOO=` in a .env file means "no value".
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  const withDefaults = Value.Default(schema, raw);
+  const converted = Value.Convert(schema, withDefaults);
+  const problems: { variable: string; message: string }[] = [];
+  for (const err of Value.Errors(schema, converted)) {
+    const variable = err.path.replace(/^\//, '') || '(root)';
+    if (problems.some((p) => p.variable === variable)) continue;
+    const missing = raw[variable] === undefined && (schema.properties[variable] !== undefined);
+    problems.push({
+      variable,
+      message: missing ? 'is required but not set' : `${err.message} (got ${JSON.stringify(raw[variable])})`,
+    });
+  }
+  if (problems.length) throw new ConfigError(problems);
+  return converted as Static<TObject<P>>;
+}
+
+/** Helpers for the common shapes of environment variables. */
+export const Env = {
+  url: (opts: { default?: string; description?: string } = {}) =>
+    Type.String({ pattern: '^[a-z][a-z0-9+.-]*://', ...opts }),
+  port: (def: number) => Type.Integer({ minimum: 0, maximum: 65535, default: def }),
+  bool: (def: boolean) => Type.Boolean({ default: def }),
+  /** Comma-separated list. */
+  list: () => Type.String({ default: '' }),
+};
+
+export const splitList = (value: string | undefined): string[] =>
+  (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);

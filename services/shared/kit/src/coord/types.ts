@@ -1,0 +1,45 @@
+/**
+ * Coordination between replicas: locks, rate limits and a small cache. Redis in the
+ * cluster, memory in the embedded mode; both pass the same test suite.
+ */
+export interface Coordination {
+  readonly kind: 'redis' | 'memory';
+  readonly locks: LockManager;
+  readonly rateLimiter: RateLimiter;
+  readonly cache: Cache;
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export interface LockManager {
+  /** Takes `key` for ttlMs, or returns null when someone else holds it. */
+  acquire(key: string, ttlMs: number): Promise<Lock | null>;
+}
+
+export interface Lock {
+  readonly key: string;
+  /** Random per acquisition: only this holder can release or extend it. */
+  readonly token: string;
+  /** False when the lock had expired or belongs to someone else now. */
+  release(): Promise<boolean>;
+  extend(ttlMs: number): Promise<boolean>;
+}
+
+export interface RateLimitResult {
+  allowed: boolean;
+  /** Hits left in the current window after this one. */
+  remaining: number;
+  /** When not allowed: how long until one more hit would be. */
+  retryAfterMs: number;
+}
+
+export interface RateLimiter {
+  /** Sliding window: at most `limit` hits per `windowMs` for `key`. Counts the hit only when allowed. */
+  hit(key: string, limit: number, windowMs: number): Promise<RateLimitResult>;
+}
+
+export interface Cache {
+  get<T = unknown>(key: string): Promise<T | undefined>;
+  set(key: string, value: unknown, ttlMs: number): Promise<void>;
+  del(key: string): Promise<void>;
+}

@@ -1,0 +1,15 @@
+import { defineConfig } from 'vitest/config';
+
+// Unit tests sit beside the code; whole-system tests live in tests/integration. Browser
+// tests (tests/e2e) have their own config because they need a built web app and Chromium.
+export default defineConfig({
+  test: {
+    include: ['services/**/*.test.ts', 'tests/integration/**/*.test.ts'],
+    exclude: ['**/node_modules/**', '**/dist/**'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    // 2 cores: more workers only make the PGlite and NATS suites fight for the CPU.
+    maxWorkers: 2,
+  },
+});
