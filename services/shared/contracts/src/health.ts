@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { SERVICE_NAMES } from './services.ts';
+import { SERVICE_NAMES, type ServiceName } from './services.ts';
+import { rpc } from './rpc.ts';
 
 export const ServiceNameSchema = Type.Union(SERVICE_NAMES.map((n) => Type.Literal(n)));
 
@@ -12,6 +13,9 @@ export const PingReplySchema = Type.Object({
   instance: Type.String(),
 });
 export type PingReply = Static<typeof PingReplySchema>;
+
+/** `svc.<service>.ping`: every service answers it; the gateway's /api/health calls all ten. */
+export const pingRpc = (service: ServiceName) => rpc(service, 'ping', Type.Object({}), PingReplySchema);
 
 /** GET /api/health */
 export const HealthResponseSchema = Type.Object({

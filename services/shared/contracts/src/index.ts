@@ -1,3 +1,4 @@
 export * from './services.ts';
 export * from './subjects.ts';
 export * from './health.ts';
+export * from './rpc.ts';

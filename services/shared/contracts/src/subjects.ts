@@ -3,5 +3,3 @@ import type { ServiceName } from './services.ts';
 /** Request/reply subject of a service action: `svc.<service>.<action>`. */
 export const svc = (service: ServiceName, action: string): string => `svc.${service}.${action}`;
 
-/** Every service answers this with a PingReply. */
-export const pingSubject = (service: ServiceName): string => svc(service, 'ping');

@@ -1,0 +1,90 @@
+#!/usr/bin/env node
+// `pnpm start`: builds the web app when its sources are newer than the build, then runs
+// Chronicler. Embedded (default): every service in one process. `--cluster`: each service
+// as its own process against NATS_URL, DATABASE_URL and REDIS_URL, restarted if it dies.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+// A .env beside package.json is read first; variables already set in the shell win.
+if (existsSync(path.join(root, '.env'))) process.loadEnvFile(path.join(root, '.env'));
+const cluster = process.argv.includes('--cluster');
+const SERVICES = ['auth', 'transcript', 'group', 'chat', 'planning', 'summary', 'live-fanout', 'admin-stats', 'voice-bot', 'gateway'];
+
+function newestMtime(p) {
+  if (!existsSync(p)) return 0;
+  const st = statSync(p);
+  if (!st.isDirectory()) return st.mtimeMs;
+  let newest = st.mtimeMs;
+  for (const name of readdirSync(p)) {
+    if (name === 'node_modules' || name === 'dist') continue;
+    newest = Math.max(newest, newestMtime(path.join(p, name)));
+  }
+  return newest;
+}
+
+function buildWebIfNeeded() {
+  const web = path.join(root, 'web');
+  const built = path.join(web, 'dist', 'index.html');
+  const sources = Math.max(
+    newestMtime(path.join(web, 'src')),
+    newestMtime(path.join(web, 'index.html')),
+    newestMtime(path.join(web, 'vite.config.ts')),
+    newestMtime(path.join(root, 'services', 'shared', 'contracts', 'src')),
+  );
+  if (existsSync(built) && statSync(built).mtimeMs >= sources) return;
+  console.log('Building the web app...');
+  const r = spawnSync('pnpm', ['--filter', '@chronicler/web', 'build'], { cwd: root, stdio: 'inherit' });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+}
+
+function run(service, env) {
+  const main = service === 'all-in-one' ? 'services/all-in-one/src/main.ts' : `services/${service}/src/main.ts`;
+  return spawn(process.execPath, ['--import', 'tsx', main], { cwd: root, env, stdio: 'inherit' });
+}
+
+buildWebIfNeeded();
+
+if (!cluster) {
+  const child = run('all-in-one', process.env);
+  for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+} else {
+  const missing = ['NATS_URL', 'DATABASE_URL', 'REDIS_URL'].filter((v) => !process.env[v]);
+  if (missing.length) {
+    console.error(`Cluster mode needs ${missing.join(', ')} (see README: "Cluster mode").`);
+    process.exit(78);
+  }
+  const opsBase = Number(process.env.OPS_PORT_BASE ?? 9464);
+  const children = new Map();
+  let stopping = false;
+  const start = (service, i, restarts = 0) => {
+    const env = { ...process.env, OPS_PORT: String(opsBase + i) };
+    const child = run(service, env);
+    const startedAt = Date.now();
+    children.set(service, child);
+    child.on('exit', (code, signal) => {
+      children.delete(service);
+      if (stopping) {
+        if (children.size === 0) process.exit(0);
+        return;
+      }
+      // A supervisor, as Kubernetes would be: restart with a growing delay; reset the count
+      // once a process has stayed up for a minute.
+      const n = Date.now() - startedAt > 60_000 ? 0 : restarts + 1;
+      const delay = Math.min(30_000, 500 * 2 ** n);
+      console.error(`${service} exited (${signal ?? code}); restarting in ${delay} ms`);
+      setTimeout(() => start(service, i, n), delay);
+    });
+  };
+  SERVICES.forEach((s, i) => start(s, i));
+  for (const sig of ['SIGINT', 'SIGTERM']) {
+    process.on(sig, () => {
+      stopping = true;
+      for (const child of children.values()) child.kill('SIGTERM');
+      if (children.size === 0) process.exit(0);
+    });
+  }
+}

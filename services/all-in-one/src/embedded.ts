@@ -1,0 +1,99 @@
+import adminStats from '@chronicler/admin-stats';
+import auth from '@chronicler/auth';
+import chat from '@chronicler/chat';
+import gateway from '@chronicler/gateway';
+import group from '@chronicler/group';
+import {
+  ConfigError,
+  createLogger,
+  loadConfig,
+  loadPlatformConfig,
+  openPlatform,
+  startService,
+  type Logger,
+  type Platform,
+  type RunningService,
+  type ServiceDefinition,
+} from '@chronicler/kit';
+import liveFanout from '@chronicler/live-fanout';
+import planning from '@chronicler/planning';
+import summary from '@chronicler/summary';
+import transcript from '@chronicler/transcript';
+import voiceBot from '@chronicler/voice-bot';
+import type { TObject } from '@sinclair/typebox';
+
+/** Every service, in start order: the gateway last, so it answers only once the rest do. */
+export const SERVICES: ServiceDefinition<TObject>[] = [
+  auth,
+  transcript,
+  group,
+  chat,
+  planning,
+  summary,
+  liveFanout,
+  adminStats,
+  voiceBot,
+  gateway,
+] as ServiceDefinition<TObject>[];
+
+export interface EmbeddedSystem {
+  readonly platform: Platform;
+  readonly port: number;
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs all ten services in one process on one platform (by default PGlite in DATA_DIR,
+ * the in-process bus, memory locks). Configuration comes from `env`; every invalid
+ * variable of every service is reported at once.
+ */
+export async function startEmbedded(
+  env: NodeJS.ProcessEnv = process.env,
+  opts: { logger?: Logger } = {},
+): Promise<EmbeddedSystem> {
+  const log = opts.logger ?? createLogger('all-in-one');
+  const problems: ConfigError['problems'] = [];
+  const configs = new Map<string, unknown>();
+  let platformConfig;
+  try {
+    platformConfig = loadPlatformConfig(env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    problems.push(...err.problems);
+  }
+  for (const def of SERVICES) {
+    try {
+      configs.set(def.name, loadConfig(def.config, env));
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      problems.push(...err.problems.filter((p) => !problems.some((q) => q.variable === p.variable)));
+    }
+  }
+  if (problems.length || !platformConfig) throw new ConfigError(problems);
+
+  const platform = await openPlatform(platformConfig, { name: 'all-in-one', logger: log });
+  const running: RunningService[] = [];
+  try {
+    for (const def of SERVICES) {
+      running.push(
+        await startService(def, platform, { logger: log.child({ service: def.name }), config: configs.get(def.name) as never }),
+      );
+    }
+  } catch (err) {
+    for (const s of running.reverse()) await s.stop().catch(() => {});
+    await platform.close().catch(() => {});
+    throw err;
+  }
+  const port = running.find((s) => s.name === 'gateway')?.port ?? 0;
+  return {
+    platform,
+    port,
+    url: `http://localhost:${port}`,
+    async stop() {
+      // The gateway started last and stops first: no new requests while the rest drain.
+      for (const s of [...running].reverse()) await s.stop();
+      await platform.close();
+    },
+  };
+}

@@ -1,0 +1,20 @@
+import { ConfigError, createLogger, onShutdownSignal, startTelemetry, stopTelemetry } from '@chronicler/kit';
+import { startEmbedded } from './embedded.ts';
+
+const log = createLogger('all-in-one');
+await startTelemetry('all-in-one');
+try {
+  const system = await startEmbedded(process.env, { logger: log });
+  log.info({ url: system.url, mode: system.platform.mode }, `Chronicler is running on ${system.url}`);
+  onShutdownSignal(async () => {
+    await system.stop();
+    await stopTelemetry();
+  }, log);
+} catch (err) {
+  if (err instanceof ConfigError) {
+    log.fatal({ problems: err.problems }, err.message);
+    process.exit(78);
+  }
+  log.fatal({ err }, 'could not start');
+  process.exit(1);
+}

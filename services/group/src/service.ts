@@ -1,0 +1,9 @@
+import { defineService, packageVersion } from '@chronicler/kit';
+import { Type } from '@sinclair/typebox';
+
+export default defineService({
+  name: 'group',
+  version: packageVersion(import.meta.url),
+  config: Type.Object({}),
+  async start() {},
+});

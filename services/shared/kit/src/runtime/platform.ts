@@ -1,0 +1,88 @@
+import { Type, type Static } from '@sinclair/typebox';
+import path from 'node:path';
+import { createBus } from '../bus/index.ts';
+import type { Bus } from '../bus/types.ts';
+import { Env, loadConfig } from '../config.ts';
+import { createCoordination } from '../coord/index.ts';
+import type { Coordination } from '../coord/types.ts';
+import { openDatabase } from '../db/index.ts';
+import type { DatabaseHandle } from '../db/types.ts';
+import type { Logger } from '../logger.ts';
+import type { ReadinessCheck } from '../ops/routes.ts';
+
+/**
+ * What every process connects to. Each of the three is chosen by configuration alone:
+ * NATS_URL → NATS, else the in-process bus; DATABASE_URL → PostgreSQL, else PGlite in
+ * DATA_DIR; REDIS_URL → Redis, else memory.
+ */
+export const PlatformConfigSchema = Type.Object({
+  NATS_URL: Type.Optional(Env.url({ description: 'NATS server(s), e.g. nats://127.0.0.1:4222' })),
+  DATABASE_URL: Type.Optional(Env.url({ description: 'PostgreSQL, e.g. postgres://user@host:5432/chronicler' })),
+  REDIS_URL: Type.Optional(Env.url({ description: 'Redis, e.g. redis://127.0.0.1:6379' })),
+  DATA_DIR: Type.String({ default: './data', minLength: 1 }),
+  BUS_PREFIX: Type.String({ default: 'chronicler', pattern: '^[A-Za-z0-9_-]+$' }),
+});
+export type PlatformConfig = Static<typeof PlatformConfigSchema>;
+
+export interface Platform {
+  readonly bus: Bus;
+  readonly db: DatabaseHandle;
+  readonly coord: Coordination;
+  readonly dataDir: string;
+  readonly mode: 'embedded' | 'cluster';
+  readonly readiness: ReadinessCheck[];
+  /** Closes in the order of CONVENTIONS: drain the bus, then the database, then Redis. */
+  close(): Promise<void>;
+}
+
+export function loadPlatformConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig {
+  return loadConfig(PlatformConfigSchema, env);
+}
+
+export async function openPlatform(cfg: PlatformConfig, opts: { name: string; logger: Logger }): Promise<Platform> {
+  const dataDir = path.resolve(cfg.DATA_DIR);
+  const bus = await createBus({
+    natsUrl: cfg.NATS_URL,
+    prefix: cfg.BUS_PREFIX,
+    dataDir,
+    name: opts.name,
+    logger: opts.logger.child({ component: 'bus' }),
+  });
+  let db: DatabaseHandle | undefined;
+  let coord: Coordination | undefined;
+  try {
+    db = await openDatabase({
+      url: cfg.DATABASE_URL,
+      dataDir: path.join(dataDir, 'pglite'),
+      logger: opts.logger.child({ component: 'db' }),
+    });
+    coord = await createCoordination({
+      redisUrl: cfg.REDIS_URL,
+      prefix: cfg.BUS_PREFIX,
+      logger: opts.logger.child({ component: 'coord' }),
+    });
+  } catch (err) {
+    await db?.close().catch(() => {});
+    await bus.close().catch(() => {});
+    throw err;
+  }
+  const database = db;
+  const coordination = coord;
+  return {
+    bus,
+    db: database,
+    coord: coordination,
+    dataDir,
+    mode: cfg.NATS_URL ? 'cluster' : 'embedded',
+    readiness: [
+      { name: 'bus', check: () => bus.isConnected() },
+      { name: 'database', check: () => database.ping() },
+      { name: 'redis', check: () => coordination.ping() },
+    ],
+    async close() {
+      await bus.close();
+      await database.close();
+      await coordination.close();
+    },
+  };
+}

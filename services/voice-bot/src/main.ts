@@ -1,0 +1,4 @@
+import { runStandalone } from '@chronicler/kit';
+import service from './service.ts';
+
+await runStandalone(service);

@@ -1,0 +1,14 @@
+// `pnpm bench [name...]`: runs the named benchmarks (all when none is named).
+import { benchBus } from './bus.ts';
+
+const benches: Record<string, () => Promise<void>> = { bus: benchBus };
+const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+for (const name of wanted.length ? wanted : Object.keys(benches)) {
+  const run = benches[name];
+  if (!run) {
+    console.error(`unknown benchmark ${name}; known: ${Object.keys(benches).join(', ')}`);
+    process.exit(2);
+  }
+  await run();
+}
+process.exit(0);

@@ -1,0 +1,47 @@
+import type { HealthResponse } from '@chronicler/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PrivateNatsServer } from '../support/nats-server.ts';
+import { startSystem, testMode, waitFor, type TestSystem } from '../support/system.ts';
+
+// One process per service, as `pnpm start:cluster` and the Helm chart run them. Uses a
+// private nats-server so that the test can stop and restart it.
+describe.runIf(testMode === 'cluster')('cluster mode: ten processes', () => {
+  let nats: PrivateNatsServer;
+  let system: TestSystem;
+
+  beforeAll(async () => {
+    nats = await PrivateNatsServer.start();
+    system = await startSystem({ processes: 'many', env: { NATS_URL: nats.url } });
+  }, 120_000);
+
+  afterAll(async () => {
+    await system?.stop();
+    await nats?.dispose();
+  });
+
+  const health = async (): Promise<HealthResponse | undefined> => {
+    const res = await fetch(`${system.url}/api/health`).catch(() => undefined);
+    return res ? ((await res.json()) as HealthResponse) : undefined;
+  };
+
+  it('all ten services answer /api/health from their own processes', async () => {
+    expect(system.children.size).toBe(10);
+    const body = await health();
+    expect(body?.status).toBe('ok');
+    expect(body?.services.filter((s) => s.status === 'up')).toHaveLength(10);
+  });
+
+  it('reconnects by itself after nats-server stops and starts again, without restarting a process', async () => {
+    const pids = [...system.children.values()].map((c) => c.pid);
+    await nats.stop();
+    await waitFor(async () => (await health())?.status === 'degraded', 20_000, 200);
+    const down = await health();
+    expect(down?.services.every((s) => s.status === 'down')).toBe(true);
+
+    await nats.restart();
+    await waitFor(async () => (await health())?.status === 'ok', 60_000, 250);
+    expect((await health())?.services.every((s) => s.status === 'up')).toBe(true);
+    for (const child of system.children.values()) expect(child.exitCode).toBeNull();
+    expect([...system.children.values()].map((c) => c.pid)).toEqual(pids);
+  }, 120_000);
+});

@@ -1,0 +1,60 @@
+#!/usr/bin/env node
+// `pnpm test`: the whole suite. Unit and integration tests run in embedded mode always
+// (PGlite, the in-process bus, memory locks: no server needed), then again in cluster
+// mode when NATS_URL, DATABASE_URL and REDIS_URL are all set; browser tests run when
+// Chromium is installed. What is skipped is said plainly, and the last line sums it up.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const extra = process.argv.slice(2);
+const CLUSTER_VARS = ['NATS_URL', 'DATABASE_URL', 'REDIS_URL'];
+const totals = { passed: 0, failed: 0, skipped: 0 };
+const skippedPhases = [];
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'chronicler-test-'));
+let ok = true;
+
+function vitest(label, env, args = []) {
+  const out = path.join(tmp, `${label}.json`);
+  console.log(`\n=== ${label} ===`);
+  const r = spawnSync(
+    process.execPath,
+    [path.join(root, 'node_modules/vitest/vitest.mjs'), 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${out}`, ...args, ...extra],
+    { cwd: root, env, stdio: 'inherit' },
+  );
+  if (existsSync(out)) {
+    const report = JSON.parse(readFileSync(out, 'utf8'));
+    totals.passed += report.numPassedTests;
+    totals.failed += report.numFailedTests;
+    totals.skipped += report.numPendingTests + report.numTodoTests;
+    console.log(`${label}: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${report.numPendingTests + report.numTodoTests} skipped`);
+  }
+  if (r.status !== 0) ok = false;
+}
+
+const base = { ...process.env };
+for (const v of CLUSTER_VARS) delete base[v];
+
+vitest('embedded', { ...base, CHRONICLER_TEST_MODE: 'embedded' });
+
+const missing = CLUSTER_VARS.filter((v) => !process.env[v]);
+if (missing.length === 0) {
+  vitest('cluster', { ...process.env, CHRONICLER_TEST_MODE: 'cluster' });
+} else {
+  skippedPhases.push(`cluster mode (not set: ${missing.join(', ')})`);
+}
+
+const e2eConfig = path.join(root, 'tests/e2e/vitest.config.ts');
+if (existsSync(e2eConfig)) {
+  const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+  if (existsSync(chromium)) vitest('browser', { ...base, CHRONICLER_TEST_MODE: 'embedded' }, ['--config', e2eConfig]);
+  else skippedPhases.push(`browser tests (no Chromium at ${chromium}; apt-get install chromium)`);
+}
+
+rmSync(tmp, { recursive: true, force: true });
+for (const s of skippedPhases) console.log(`Skipped: ${s}`);
+console.log(`\ntotal: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
+process.exit(ok && totals.failed === 0 ? 0 : 1);
