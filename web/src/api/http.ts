@@ -1,0 +1,142 @@
+// The one HTTP helper every call goes through: JSON, cookies included, the stored token
+// sent as both a bearer authorization header and an auth-token header. Failures become
+// an ApiError: status 'unauthorized' with 'Authentication required' for a 401, status
+// 'error' with the caller's message for anything else (the server's detail is kept).
+import { readItem, STORAGE_KEYS } from '../lib/storage.ts';
+
+function trimTrailingSlash(value: string): string {
+  return value.endsWith('/') ? value.slice(0, -1) : value;
+}
+
+/** Base path of the API: VITE_API_BASE, else /api on the same origin. */
+export const API_BASE = trimTrailingSlash(import.meta.env.VITE_API_BASE || '/api');
+
+export type ApiErrorStatus = 'unauthorized' | 'error';
+
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+
+  constructor(
+    readonly status: ApiErrorStatus,
+    message: string,
+    /** HTTP status, absent when the request never got an answer. */
+    readonly httpStatus?: number,
+    /** The server's `detail` message, when it sent one. */
+    readonly detail?: string,
+  ) {
+    super(message);
+  }
+}
+
+export function isApiError(error: unknown): error is ApiError {
+  return error instanceof ApiError;
+}
+
+/** What an in-page message should say: the server's detail, else the error's message, else the fallback. */
+export function errorDetail(error: unknown, fallback: string): string {
+  if (isApiError(error) && error.detail) return error.detail;
+  if (error instanceof Error && error.message) return error.message;
+  return fallback;
+}
+
+export interface RequestOptions {
+  method?: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+  /** A plain object is sent as JSON; FormData is sent as multipart. */
+  body?: unknown;
+  query?: Record<string, string | number | undefined>;
+  signal?: AbortSignal;
+  /** Abort the request after this many milliseconds. */
+  timeoutMs?: number;
+  /** The message an ApiError with status 'error' carries. */
+  errorMessage?: string;
+}
+
+export function authHeaders(): Record<string, string> {
+  const token = readItem(STORAGE_KEYS.token);
+  return token ? { Authorization: `Bearer ${token}`, 'auth-token': token } : {};
+}
+
+function buildUrl(path: string, query?: RequestOptions['query']): string {
+  let url = `${API_BASE}${path.startsWith('/') ? path : `/${path}`}`;
+  if (query) {
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(query)) {
+      if (value !== undefined) params.set(key, String(value));
+    }
+    const qs = params.toString();
+    if (qs) url += `?${qs}`;
+  }
+  return url;
+}
+
+async function readDetail(response: Response): Promise<string | undefined> {
+  try {
+    const body: unknown = await response.json();
+    if (body && typeof body === 'object' && 'detail' in body) {
+      const detail = (body as { detail: unknown }).detail;
+      if (typeof detail === 'string') return detail;
+    }
+  } catch {
+    // Not JSON: no detail to show.
+  }
+  return undefined;
+}
+
+export async function apiRequest<T>(path: string, options: RequestOptions = {}): Promise<T> {
+  const { method = 'GET', body, query, timeoutMs, errorMessage = 'Request failed' } = options;
+  const headers: Record<string, string> = { Accept: 'application/json', ...authHeaders() };
+  let payload: BodyInit | undefined;
+  if (body instanceof FormData) {
+    payload = body;
+  } else if (body !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    payload = JSON.stringify(body);
+  }
+
+  const signals: AbortSignal[] = [];
+  if (options.signal) signals.push(options.signal);
+  if (timeoutMs !== undefined) signals.push(AbortSignal.timeout(timeoutMs));
+  const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+
+  let response: Response;
+  try {
+    response = await fetch(buildUrl(path, query), {
+      method,
+      headers,
+      body: payload,
+      credentials: 'include',
+      signal,
+    });
+  } catch (cause) {
+    // The caller's own abort is not a failure to report; let it through unchanged.
+    if (options.signal?.aborted) throw cause;
+    throw new ApiError('error', errorMessage);
+  }
+
+  if (response.status === 401) {
+    console.error(`Authentication error: ${method} ${path} answered 401`);
+    throw new ApiError('unauthorized', 'Authentication required', 401, await readDetail(response));
+  }
+  if (!response.ok) {
+    throw new ApiError('error', errorMessage, response.status, await readDetail(response));
+  }
+  if (response.status === 204) return undefined as T;
+  const text = await response.text();
+  if (!text) return undefined as T;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new ApiError('error', errorMessage, response.status);
+  }
+}
+
+/** A list fetch: failures are logged and give an empty list. */
+export async function listRequest<T>(path: string, options: RequestOptions = {}): Promise<T[]> {
+  try {
+    const data = await apiRequest<unknown>(path, options);
+    return Array.isArray(data) ? (data as T[]) : [];
+  } catch (error) {
+    console.warn(`Could not load ${path}`, error);
+    return [];
+  }
+}

@@ -1,0 +1,43 @@
+import { QueryClient } from '@tanstack/react-query';
+
+const MINUTE = 60 * 1000;
+
+/**
+ * Cache lifetimes per kind of data (fresh = staleTime, kept = gcTime), as the
+ * specification sets them. Screens pass the matching entry to useQuery.
+ */
+export const cacheTimes = {
+  /** The general default. */
+  default: { staleTime: 5 * MINUTE, gcTime: 10 * MINUTE },
+  /** Session notes: always stale, kept 5 minutes. */
+  notes: { staleTime: 0, gcTime: 5 * MINUTE },
+  transcriptList: { staleTime: 2 * MINUTE, gcTime: 10 * MINUTE },
+  /** A session fetch; a forced fetch uses staleTime 0. */
+  session: { staleTime: 10 * MINUTE, gcTime: 30 * MINUTE },
+  transcriptDetail: { staleTime: 5 * MINUTE, gcTime: 15 * MINUTE },
+  groupList: { staleTime: 3 * MINUTE, gcTime: 15 * MINUTE },
+} as const;
+
+export const queryKeys = {
+  authProviders: ['auth', 'providers'] as const,
+  appConfig: ['config'] as const,
+  groups: ['groups'] as const,
+  transcripts: ['transcripts'] as const,
+};
+
+export function createQueryClient(): QueryClient {
+  return new QueryClient({
+    defaultOptions: {
+      queries: {
+        ...cacheTimes.default,
+        retry: 2,
+        refetchOnWindowFocus: true,
+        refetchOnReconnect: true,
+        refetchOnMount: true,
+      },
+      mutations: {
+        retry: 1,
+      },
+    },
+  });
+}

@@ -1,0 +1,5 @@
+import { ScreenPlaceholder } from '../../components/ScreenPlaceholder.tsx';
+
+export function DashboardPage() {
+  return <ScreenPlaceholder title="Your Dashboard" />;
+}
