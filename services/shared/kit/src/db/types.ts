@@ -1,4 +1,5 @@
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import type { Logger } from '../logger.ts';
 
 /** A drizzle database that is either PGlite (embedded) or node-postgres (cluster). */
 export type Db = PgDatabase<PgQueryResultHKT, Record<string, never>>;
@@ -20,6 +21,8 @@ export interface OpenDatabaseOptions {
   dataDir?: string;
   /** node-postgres pool size. Default 10. */
   poolSize?: number;
+  /** Where connection failures outside a query (idle pool clients) are reported. */
+  logger?: Logger;
 }
 
 export interface MigrateOptions {
@@ -27,4 +30,11 @@ export interface MigrateOptions {
   schema: string;
   /** Folder of committed `NNNN_name.sql` files, applied in name order, each once. */
   migrationsDir: string;
+  /** Reports each applied file and applied files no longer on disk. */
+  logger?: Logger;
+}
+
+export interface MigrateResult {
+  /** Files applied by this call, in the order they ran (empty when already up to date). */
+  applied: string[];
 }

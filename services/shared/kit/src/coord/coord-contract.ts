@@ -1,0 +1,295 @@
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Coordination, Lock } from './types.ts';
+
+/** A prefix no other test (or concurrent run against the same Redis) uses. */
+export const uniquePrefix = (): string => `chronicler-test-${randomBytes(6).toString('hex')}`;
+
+/** Polls `probe` until it returns true; fails the test when `timeoutMs` passes first. */
+export async function waitFor(what: string, probe: () => Promise<boolean>, timeoutMs = 3_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!(await probe())) {
+    if (performance.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+/**
+ * The behaviour every Coordination must have, run against each implementation. `make`
+ * returns a new instance whose keys live under `prefix`; the suite closes it.
+ */
+export function describeCoordinationContract(
+  label: string,
+  make: (prefix: string) => Promise<Coordination>,
+): void {
+  describe(`coordination contract: ${label}`, () => {
+    const opened: Coordination[] = [];
+    const open = async (prefix = uniquePrefix()): Promise<Coordination> => {
+      const coord = await make(prefix);
+      opened.push(coord);
+      return coord;
+    };
+    afterEach(async () => {
+      await Promise.all(opened.splice(0).map((c) => c.close()));
+    });
+
+    it('answers ping', async () => {
+      const coord = await open();
+      expect(await coord.ping()).toBe(true);
+    });
+
+    describe('locks', () => {
+      it('gives the key to one holder at a time, with a fresh token per acquisition', async () => {
+        const { locks } = await open();
+        const first = await locks.acquire('summary:t1', 5_000);
+        expect(first).not.toBeNull();
+        expect(first?.key).toBe('summary:t1');
+        expect(await locks.acquire('summary:t1', 5_000)).toBeNull();
+
+        expect(await first!.release()).toBe(true);
+        const second = await locks.acquire('summary:t1', 5_000);
+        expect(second).not.toBeNull();
+        expect(second!.token).not.toBe(first!.token);
+        expect(second!.token.length).toBeGreaterThanOrEqual(16);
+      });
+
+      it('lets only the holder release, once', async () => {
+        const { locks } = await open();
+        const lock = await locks.acquire('k', 5_000);
+        expect(await lock!.release()).toBe(true);
+        expect(await lock!.release()).toBe(false);
+        const next = await locks.acquire('k', 5_000);
+        expect(next).not.toBeNull();
+        // The first holder's second release must not free the new holder's lock.
+        expect(await lock!.release()).toBe(false);
+        expect(await locks.acquire('k', 5_000)).toBeNull();
+      });
+
+      it('keeps different keys independent', async () => {
+        const { locks } = await open();
+        expect(await locks.acquire('a', 5_000)).not.toBeNull();
+        expect(await locks.acquire('b', 5_000)).not.toBeNull();
+        expect(await locks.acquire('a', 5_000)).toBeNull();
+      });
+
+      it('expires after its ttl so the key can be taken again', async () => {
+        const { locks } = await open();
+        const started = performance.now();
+        expect(await locks.acquire('k', 150)).not.toBeNull();
+        expect(await locks.acquire('k', 150)).toBeNull();
+
+        let next: Lock | null = null;
+        await waitFor('the lock to expire', async () => (next = await locks.acquire('k', 5_000)) !== null);
+        // Millisecond rounding between the two clocks is the only slack allowed.
+        expect(performance.now() - started).toBeGreaterThanOrEqual(145);
+        expect(next).not.toBeNull();
+      });
+
+      it('does not let a stale lock release or extend the next holder’s lock', async () => {
+        const { locks } = await open();
+        const stale = await locks.acquire('k', 150);
+        expect(stale).not.toBeNull();
+        let current: Lock | null = null;
+        await waitFor('the lock to expire', async () => (current = await locks.acquire('k', 5_000)) !== null);
+
+        expect(await stale!.release()).toBe(false);
+        expect(await stale!.extend(5_000)).toBe(false);
+        expect(await locks.acquire('k', 5_000)).toBeNull();
+        expect(await current!.release()).toBe(true);
+      });
+
+      it('extend keeps the lock past its original ttl', async () => {
+        const { locks } = await open();
+        const lock = await locks.acquire('k', 150);
+        expect(await lock!.extend(5_000)).toBe(true);
+        // Nothing signals "did not expire": wait twice the original ttl, then look.
+        await sleep(300);
+        expect(await locks.acquire('k', 5_000)).toBeNull();
+        expect(await lock!.release()).toBe(true);
+      });
+
+      it('gives the lock to exactly one of 20 concurrent acquirers', async () => {
+        const { locks } = await open();
+        const results = await Promise.all(
+          Array.from({ length: 20 }, () => locks.acquire('contended', 5_000)),
+        );
+        expect(results.filter((lock) => lock !== null)).toHaveLength(1);
+      });
+
+      it('rejects a ttl that is not a positive number', async () => {
+        const { locks } = await open();
+        await expect(locks.acquire('k', 0)).rejects.toThrow(RangeError);
+        await expect(locks.acquire('k', Number.NaN)).rejects.toThrow(RangeError);
+      });
+    });
+
+    describe('rate limiter', () => {
+      it('allows exactly `limit` hits in the window, then refuses with a wait within the window', async () => {
+        const { rateLimiter } = await open();
+        const allowed = [];
+        for (let i = 0; i < 3; i++) allowed.push(await rateLimiter.hit('user:1', 3, 2_000));
+        expect(allowed.map((r) => [r.allowed, r.remaining])).toEqual([
+          [true, 2],
+          [true, 1],
+          [true, 0],
+        ]);
+
+        const refused = await rateLimiter.hit('user:1', 3, 2_000);
+        expect(refused.allowed).toBe(false);
+        expect(refused.remaining).toBe(0);
+        expect(refused.retryAfterMs).toBeGreaterThan(0);
+        expect(refused.retryAfterMs).toBeLessThanOrEqual(2_000);
+      });
+
+      it('slides: the oldest hit leaving frees one slot, not the whole window', async () => {
+        const { rateLimiter } = await open();
+        expect((await rateLimiter.hit('k', 2, 600)).allowed).toBe(true);
+        await sleep(300);
+        expect((await rateLimiter.hit('k', 2, 600)).allowed).toBe(true);
+
+        const refused = await rateLimiter.hit('k', 2, 600);
+        expect(refused.allowed).toBe(false);
+        // Counted from the first hit, 300 ms or more ago, not from the second.
+        expect(refused.retryAfterMs).toBeLessThanOrEqual(305);
+
+        await sleep(refused.retryAfterMs + 5);
+        expect((await rateLimiter.hit('k', 2, 600)).allowed).toBe(true);
+        // The second hit is still inside the window (for about another 300 ms).
+        const again = await rateLimiter.hit('k', 2, 600);
+        expect(again.allowed).toBe(false);
+        expect(again.retryAfterMs).toBeGreaterThan(0);
+      });
+
+      it('does not count refused hits', async () => {
+        const { rateLimiter } = await open();
+        expect((await rateLimiter.hit('k', 1, 300)).allowed).toBe(true);
+        await sleep(150);
+        let last = await rateLimiter.hit('k', 1, 300);
+        for (let i = 0; i < 5; i++) {
+          last = await rateLimiter.hit('k', 1, 300);
+          expect(last.allowed).toBe(false);
+        }
+        // Retrying halfway through the window must not push the wait out: had the refused
+        // hits been recorded, they would fill the window for another 150 ms.
+        expect(last.retryAfterMs).toBeLessThanOrEqual(155);
+        await sleep(last.retryAfterMs + 5);
+        expect((await rateLimiter.hit('k', 1, 300)).allowed).toBe(true);
+      });
+
+      it('keeps keys independent', async () => {
+        const { rateLimiter } = await open();
+        expect((await rateLimiter.hit('a', 1, 5_000)).allowed).toBe(true);
+        expect((await rateLimiter.hit('a', 1, 5_000)).allowed).toBe(false);
+        expect(await rateLimiter.hit('b', 1, 5_000)).toEqual({
+          allowed: true,
+          remaining: 0,
+          retryAfterMs: 0,
+        });
+      });
+
+      it('allows exactly `limit` of 50 concurrent hits', async () => {
+        const { rateLimiter } = await open();
+        const results = await Promise.all(
+          Array.from({ length: 50 }, () => rateLimiter.hit('burst', 10, 10_000)),
+        );
+        const allowed = results.filter((r) => r.allowed);
+        expect(allowed).toHaveLength(10);
+        expect(allowed.map((r) => r.remaining).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+        expect(
+          results.filter((r) => !r.allowed).every((r) => r.retryAfterMs > 0 && r.retryAfterMs <= 10_000),
+        ).toBe(true);
+      });
+
+      it('rejects a limit or window that is not positive', async () => {
+        const { rateLimiter } = await open();
+        await expect(rateLimiter.hit('k', 0, 1_000)).rejects.toThrow(RangeError);
+        await expect(rateLimiter.hit('k', 1.5, 1_000)).rejects.toThrow(RangeError);
+        await expect(rateLimiter.hit('k', 1, -1)).rejects.toThrow(RangeError);
+      });
+    });
+
+    describe('cache', () => {
+      it('sets, gets and deletes', async () => {
+        const { cache } = await open();
+        expect(await cache.get('missing')).toBeUndefined();
+        await cache.set('k', { n: 1 }, 5_000);
+        expect(await cache.get('k')).toEqual({ n: 1 });
+        await cache.set('k', { n: 2 }, 5_000);
+        expect(await cache.get('k')).toEqual({ n: 2 });
+        await cache.del('k');
+        expect(await cache.get('k')).toBeUndefined();
+        await expect(cache.del('k')).resolves.toBeUndefined();
+      });
+
+      it('round-trips values as JSON: copies, with Dates as ISO strings', async () => {
+        const { cache } = await open();
+        const value = {
+          name: 'Sitzung 3 — “Drachenhort” 🐉',
+          count: 3,
+          ratio: 0.25,
+          ok: true,
+          none: null,
+          tags: ['a', 'b'],
+          nested: { deep: [{ x: 1 }] },
+          at: new Date('2026-01-02T03:04:05.000Z'),
+          dropped: undefined,
+        };
+        await cache.set('obj', value, 5_000);
+        value.tags.push('mutated after set');
+
+        expect(await cache.get('obj')).toEqual({
+          name: 'Sitzung 3 — “Drachenhort” 🐉',
+          count: 3,
+          ratio: 0.25,
+          ok: true,
+          none: null,
+          tags: ['a', 'b'],
+          nested: { deep: [{ x: 1 }] },
+          at: '2026-01-02T03:04:05.000Z',
+        });
+        await cache.set('null', null, 5_000);
+        expect(await cache.get('null')).toBeNull();
+        await cache.set('str', 'plain', 5_000);
+        expect(await cache.get('str')).toBe('plain');
+        await cache.set('zero', 0, 5_000);
+        expect(await cache.get('zero')).toBe(0);
+      });
+
+      it('refuses a value JSON cannot represent', async () => {
+        const { cache } = await open();
+        await expect(cache.set('k', undefined, 5_000)).rejects.toThrow(TypeError);
+        await expect(cache.set('k', () => 1, 5_000)).rejects.toThrow(TypeError);
+        expect(await cache.get('k')).toBeUndefined();
+      });
+
+      it('forgets an entry after its ttl', async () => {
+        const { cache } = await open();
+        const started = performance.now();
+        await cache.set('k', 'v', 150);
+        expect(await cache.get('k')).toBe('v');
+        await waitFor('the entry to expire', async () => (await cache.get('k')) === undefined);
+        expect(performance.now() - started).toBeGreaterThanOrEqual(145);
+      });
+
+      it('a second set replaces the ttl as well as the value', async () => {
+        const { cache } = await open();
+        await cache.set('k', 'short', 150);
+        await cache.set('k', 'long', 5_000);
+        await sleep(300);
+        expect(await cache.get('k')).toBe('long');
+      });
+    });
+
+    it('keeps instances with different prefixes apart', async () => {
+      const a = await open();
+      const b = await open();
+      expect(await a.locks.acquire('shared', 5_000)).not.toBeNull();
+      expect(await b.locks.acquire('shared', 5_000)).not.toBeNull();
+      expect((await a.rateLimiter.hit('shared', 1, 5_000)).allowed).toBe(true);
+      expect((await b.rateLimiter.hit('shared', 1, 5_000)).allowed).toBe(true);
+      await a.cache.set('shared', 'from a', 5_000);
+      expect(await b.cache.get('shared')).toBeUndefined();
+    });
+  });
+}

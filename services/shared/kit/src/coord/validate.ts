@@ -1,0 +1,26 @@
+/**
+ * Argument checks shared by both implementations, so that a bad TTL or limit fails the same
+ * way in the embedded mode as in the cluster (Redis would reject a fractional or zero PX
+ * with a less helpful message, memory would silently accept it).
+ */
+export function positiveMs(name: string, value: number): number {
+  if (!Number.isFinite(value) || value <= 0) {
+    throw new RangeError(`${name} must be a positive number of milliseconds, got ${value}`);
+  }
+  // Redis takes whole milliseconds; rounding up never shortens what the caller asked for.
+  return Math.ceil(value);
+}
+
+export function positiveInteger(name: string, value: number): number {
+  if (!Number.isInteger(value) || value <= 0) {
+    throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  }
+  return value;
+}
+
+/** Both implementations store JSON text, so values behave the same (copies, Dates as strings). */
+export function toJson(value: unknown): string {
+  const json = JSON.stringify(value);
+  if (json === undefined) throw new TypeError(`Cache values must be JSON-serialisable, got ${typeof value}`);
+  return json;
+}

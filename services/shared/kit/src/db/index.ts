@@ -1,0 +1,159 @@
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import pg from 'pg';
+import { createLogger } from '../logger.ts';
+import { createKeyedSerializer, pgliteConnection, registerInternals, withPoolClient } from './connection.ts';
+import type { DatabaseHandle, Db, OpenDatabaseOptions } from './types.ts';
+
+export type { DatabaseHandle, Db, MigrateOptions, MigrateResult, OpenDatabaseOptions } from './types.ts';
+export { migrate } from './migrate.ts';
+
+/** How long ping() waits before calling the database unreachable (readiness must answer). */
+const PING_TIMEOUT_MS = 5_000;
+
+/**
+ * Opens the database: a node-postgres pool when `url` is set (cluster), otherwise PGlite in
+ * `dataDir` (embedded; one instance shared by every service of the process, each service in
+ * its own schema). Close the handle when done: PGlite keeps the process alive until then.
+ */
+export async function openDatabase(opts: OpenDatabaseOptions): Promise<DatabaseHandle> {
+  if (opts.url) return openPostgres(opts.url, opts);
+  if (opts.dataDir) return openPglite(opts.dataDir);
+  // No silent in-memory default: a forgotten data directory would lose every write on restart.
+  throw new Error(
+    'openDatabase needs either `url` (PostgreSQL) or `dataDir` (PGlite; `memory://` for a throwaway database)',
+  );
+}
+
+async function openPglite(dataDir: string): Promise<DatabaseHandle> {
+  const pglite = new PGlite(pgliteLocation(dataDir));
+  await pglite.waitReady;
+  // PgliteDatabase differs from Db only in its query-result HKT, which Db leaves generic.
+  const db = drizzlePglite({ client: pglite }) as unknown as Db;
+  let closing: Promise<void> | undefined;
+
+  const handle: DatabaseHandle = {
+    kind: 'pglite',
+    db,
+    async query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]> {
+      return (await pglite.query<T>(sql, params)).rows;
+    },
+    ping: () => pingWith(() => pglite.query('select 1')),
+    close() {
+      closing ??= pglite.closed ? Promise.resolve() : pglite.close();
+      return closing;
+    },
+  };
+  registerInternals(handle, {
+    withConnection: (fn) => fn(pgliteConnection(pglite)),
+    serialize: createKeyedSerializer(),
+  });
+  return handle;
+}
+
+/** Maps `dataDir` to what PGlite expects, creating a filesystem directory when missing. */
+function pgliteLocation(dataDir: string): string {
+  if (dataDir.startsWith('memory://') || dataDir.startsWith('idb://')) return dataDir;
+  const dir = dataDir.startsWith('file://') ? fileURLToPath(dataDir) : resolve(dataDir);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+async function openPostgres(url: string, opts: OpenDatabaseOptions): Promise<DatabaseHandle> {
+  const logger = opts.logger ?? createLogger('db');
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: opts.poolSize ?? 10,
+    // Without a bound, a query issued while PostgreSQL is unreachable waits forever for a
+    // connection instead of failing (and readiness would hang rather than report it).
+    connectionTimeoutMillis: 10_000,
+    idleTimeoutMillis: 30_000,
+    // Cluster networks drop idle TCP flows silently; keepalive notices it before a query does.
+    keepAlive: true,
+    types: { getTypeParser: pgliteCompatibleParser },
+  });
+  // An idle client whose connection drops (server restart, failover, idle kill) makes the
+  // pool emit 'error'; unhandled, that event would crash the process. The pool discards the
+  // client by itself and opens a new one on the next query, so logging is all that is left.
+  pool.on('error', (err) => {
+    logger.error({ err }, 'idle PostgreSQL connection failed; the pool replaces it');
+  });
+
+  const db = drizzlePg({ client: pool }) as unknown as Db;
+  let closing: Promise<void> | undefined;
+
+  const handle: DatabaseHandle = {
+    kind: 'postgres',
+    db,
+    async query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]> {
+      return (await pool.query(sql, params)).rows as T[];
+    },
+    ping: () => pingWith(() => pool.query('select 1')),
+    close() {
+      closing ??= pool.end();
+      return closing;
+    },
+  };
+  registerInternals(handle, {
+    withConnection: (fn) => withPoolClient(pool, logger, fn),
+    serialize: createKeyedSerializer(),
+  });
+  return handle;
+}
+
+async function pingWith(probe: () => Promise<unknown>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((done) => {
+    timer = setTimeout(() => done(false), PING_TIMEOUT_MS);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([probe().then(() => true as const), timeout]);
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+type TypeId = Parameters<typeof pg.types.getTypeParser>[0];
+const INT8 = pg.types.builtins.INT8;
+const INTERVAL = pg.types.builtins.INTERVAL;
+/** `_int8`: array types are not among pg's builtins constants. */
+const INT8_ARRAY = 1016 as TypeId;
+const parseTextArray = pg.types.getTypeParser(INT8_ARRAY, 'text') as (
+  value: string,
+) => NestedArray<string | null>;
+
+/**
+ * Raw `query()` rows should look the same on both drivers, because services run on both
+ * and their tests run in both modes. node-postgres returns int8 (every `count(*)`) as a
+ * string and intervals as objects; PGlite returns int8 as a number when it fits exactly
+ * (a bigint otherwise) and intervals as text. This makes node-postgres do what PGlite does.
+ * drizzle passes its own per-query parsers, so its column mappings are unaffected.
+ */
+const pgliteCompatibleParser = ((oid: TypeId, format?: 'text' | 'binary') => {
+  if (format === undefined || format === 'text') {
+    if (oid === INT8) return parseInt8;
+    if (oid === INT8_ARRAY) return (value: string) => mapNested(parseTextArray(value), parseInt8);
+    if (oid === INTERVAL) return (value: string) => value;
+  }
+  return pg.types.getTypeParser(oid, format);
+}) as typeof pg.types.getTypeParser;
+
+function parseInt8(value: string | null): number | bigint | null {
+  if (value === null) return null;
+  const big = BigInt(value);
+  return big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;
+}
+
+type NestedArray<T> = (T | NestedArray<T>)[];
+
+/** Multi-dimensional arrays arrive as nested arrays. */
+function mapNested<T, U>(items: NestedArray<T>, fn: (item: T) => U): NestedArray<U> {
+  return items.map((item) => (Array.isArray(item) ? mapNested(item, fn) : fn(item)));
+}
