@@ -112,7 +112,7 @@ export async function startSystem(opts: StartOptions = {}): Promise<TestSystem> 
     env.PORT = '0';
     let system: EmbeddedSystem;
     try {
-      system = await startEmbedded(env, { logger: createLogger('test', { level: env.LOG_LEVEL }) });
+      system = await startEmbedded(env, { logger: createLogger(null, { level: env.LOG_LEVEL }) });
     } catch (err) {
       for (const c of cleanups.reverse()) await c();
       throw err;

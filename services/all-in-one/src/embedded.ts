@@ -52,7 +52,7 @@ export async function startEmbedded(
   env: NodeJS.ProcessEnv = process.env,
   opts: { logger?: Logger } = {},
 ): Promise<EmbeddedSystem> {
-  const log = opts.logger ?? createLogger('all-in-one');
+  const log = opts.logger ?? createLogger(null);
   const problems: ConfigError['problems'] = [];
   const configs = new Map<string, unknown>();
   let platformConfig;
@@ -72,7 +72,7 @@ export async function startEmbedded(
   }
   if (problems.length || !platformConfig) throw new ConfigError(problems);
 
-  const platform = await openPlatform(platformConfig, { name: 'all-in-one', logger: log });
+  const platform = await openPlatform(platformConfig, { name: 'all-in-one', logger: log.child({ service: 'all-in-one' }) });
   const running: RunningService[] = [];
   try {
     for (const def of SERVICES) {

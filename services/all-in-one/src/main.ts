@@ -1,10 +1,12 @@
 import { ConfigError, createLogger, onShutdownSignal, startTelemetry, stopTelemetry } from '@chronicler/kit';
 import { startEmbedded } from './embedded.ts';
 
-const log = createLogger('all-in-one');
+// Each service logs through a child that names it; this process's own lines say all-in-one.
+const root = createLogger(null);
+const log = root.child({ service: 'all-in-one' });
 await startTelemetry('all-in-one');
 try {
-  const system = await startEmbedded(process.env, { logger: log });
+  const system = await startEmbedded(process.env, { logger: root });
   log.info({ url: system.url, mode: system.platform.mode }, `Chronicler is running on ${system.url}`);
   onShutdownSignal(async () => {
     await system.stop();

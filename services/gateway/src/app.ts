@@ -24,7 +24,6 @@ export async function buildApp(ctx: GatewayContext): Promise<FastifyInstance> {
   const app = Fastify({
     // pino's Logger is what fastify wants; its type differs only in generics.
     loggerInstance: ctx.logger as FastifyBaseLogger,
-    disableRequestLogging: false,
     requestIdHeader: 'x-request-id',
     bodyLimit: 1024 * 1024,
     trustProxy: true,

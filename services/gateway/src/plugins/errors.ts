@@ -31,7 +31,6 @@ export default fp(
       }
       return reply.code(status).send({ detail: fe.message });
     });
-    app.setNotFoundHandler((req, reply) => reply.code(404).send({ detail: `Not found: ${req.method} ${req.url}` }));
   },
   { name: 'errors' },
 );

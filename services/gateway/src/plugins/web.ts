@@ -9,18 +9,18 @@ import path from 'node:path';
  */
 export default fp<{ root: string }>(
   async (app, opts) => {
-    const index = path.join(opts.root, 'index.html');
-    if (!existsSync(index)) {
+    const built = existsSync(path.join(opts.root, 'index.html'));
+    if (built) {
+      await app.register(fastifyStatic, { root: opts.root, wildcard: false, index: ['index.html'] });
+    } else {
       app.log.warn({ root: opts.root }, 'web app not built: run `pnpm build` (pnpm start does it for you)');
-      return;
     }
-    await app.register(fastifyStatic, { root: opts.root, wildcard: false, index: ['index.html'] });
+    // The one not-found handler of the app: JSON for the API, the web app for page routes.
     app.setNotFoundHandler((req, reply) => {
       const url = req.url.split('?')[0] ?? '/';
-      if (req.method !== 'GET' || url.startsWith('/api/') || url === '/api' || path.extname(url)) {
-        return reply.code(404).send({ detail: `Not found: ${req.method} ${url}` });
-      }
-      return reply.type('text/html').sendFile('index.html');
+      const isPage = req.method === 'GET' && !url.startsWith('/api/') && url !== '/api' && !path.extname(url);
+      if (built && isPage) return reply.type('text/html').sendFile('index.html');
+      return reply.code(404).send({ detail: `Not found: ${req.method} ${url}` });
     });
   },
   { name: 'web', dependencies: ['errors'] },

@@ -6,12 +6,13 @@ export type { Logger } from 'pino';
 /**
  * pino JSON to stdout, one line per event. Every line carries the service name and,
  * when a span is active, its trace and span ids; request and message ids are added with
- * child loggers (`log.child({ reqId })`, `log.child({ msgId })`).
+ * child loggers (`log.child({ reqId })`, `log.child({ msgId })`). The embedded runner
+ * passes `null` and names each service in a child, so no line carries `service` twice.
  */
-export function createLogger(service: string, opts: { level?: string; destination?: pino.DestinationStream } = {}): Logger {
+export function createLogger(service: string | null, opts: { level?: string; destination?: pino.DestinationStream } = {}): Logger {
   const options: LoggerOptions = {
     level: opts.level ?? process.env.LOG_LEVEL ?? 'info',
-    base: { service },
+    base: service ? { service } : {},
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }) },
     mixin() {
