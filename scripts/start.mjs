@@ -11,7 +11,18 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // A .env beside package.json is read first; variables already set in the shell win.
 if (existsSync(path.join(root, '.env'))) process.loadEnvFile(path.join(root, '.env'));
 const cluster = process.argv.includes('--cluster');
-const SERVICES = ['auth', 'transcript', 'group', 'chat', 'planning', 'summary', 'live-fanout', 'admin-stats', 'voice-bot', 'gateway'];
+const SERVICES = [
+  'auth',
+  'transcript',
+  'group',
+  'chat',
+  'planning',
+  'summary',
+  'live-fanout',
+  'admin-stats',
+  'voice-bot',
+  'gateway',
+];
 
 function newestMtime(p) {
   if (!existsSync(p)) return 0;
@@ -41,7 +52,8 @@ function buildWebIfNeeded() {
 }
 
 function run(service, env) {
-  const main = service === 'all-in-one' ? 'services/all-in-one/src/main.ts' : `services/${service}/src/main.ts`;
+  const main =
+    service === 'all-in-one' ? 'services/all-in-one/src/main.ts' : `services/${service}/src/main.ts`;
   return spawn(process.execPath, ['--import', 'tsx', main], { cwd: root, env, stdio: 'inherit' });
 }
 

@@ -22,7 +22,15 @@ function vitest(label, env, args = []) {
   console.log(`\n=== ${label} ===`);
   const r = spawnSync(
     process.execPath,
-    [path.join(root, 'node_modules/vitest/vitest.mjs'), 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${out}`, ...args, ...extra],
+    [
+      path.join(root, 'node_modules/vitest/vitest.mjs'),
+      'run',
+      '--reporter=default',
+      '--reporter=json',
+      `--outputFile.json=${out}`,
+      ...args,
+      ...extra,
+    ],
     { cwd: root, env, stdio: 'inherit' },
   );
   if (existsSync(out)) {
@@ -30,7 +38,9 @@ function vitest(label, env, args = []) {
     totals.passed += report.numPassedTests;
     totals.failed += report.numFailedTests;
     totals.skipped += report.numPendingTests + report.numTodoTests;
-    console.log(`${label}: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${report.numPendingTests + report.numTodoTests} skipped`);
+    console.log(
+      `${label}: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${report.numPendingTests + report.numTodoTests} skipped`,
+    );
   }
   if (r.status !== 0) ok = false;
 }
@@ -50,7 +60,8 @@ if (missing.length === 0) {
 const e2eConfig = path.join(root, 'tests/e2e/vitest.config.ts');
 if (existsSync(e2eConfig)) {
   const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-  if (existsSync(chromium)) vitest('browser', { ...base, CHRONICLER_TEST_MODE: 'embedded' }, ['--config', e2eConfig]);
+  if (existsSync(chromium))
+    vitest('browser', { ...base, CHRONICLER_TEST_MODE: 'embedded' }, ['--config', e2eConfig]);
   else skippedPhases.push(`browser tests (no Chromium at ${chromium}; apt-get install chromium)`);
 }
 

@@ -27,12 +27,17 @@ describe(`health (${testMode} mode)`, () => {
     expect((await fetch(`${system.url}/healthz`)).status).toBe(200);
     const ready = await fetch(`${system.url}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toMatchObject({ status: 'ready', checks: { bus: true, database: true, redis: true } });
+    expect(await ready.json()).toMatchObject({
+      status: 'ready',
+      checks: { bus: true, database: true, redis: true },
+    });
     await fetch(`${system.url}/api/health`);
     const metrics = await (await fetch(`${system.url}/metrics`)).text();
     expect(metrics).toContain('process_cpu_user_seconds_total');
     expect(metrics).toMatch(/chronicler_bus_requests_total\{subject="svc\.auth\.ping",outcome="ok"\} \d+/);
-    expect(metrics).toMatch(/chronicler_http_requests_total\{method="GET",route="\/api\/health",status="200"\} \d+/);
+    expect(metrics).toMatch(
+      /chronicler_http_requests_total\{method="GET",route="\/api\/health",status="200"\} \d+/,
+    );
   });
 
   it('answers unknown API paths with a JSON 404 in the {"detail"} shape', async () => {

@@ -12,7 +12,8 @@ import pg from 'pg';
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** `embedded` unless the runner (tests/run.mjs) says `cluster`. */
-export const testMode: 'embedded' | 'cluster' = process.env.CHRONICLER_TEST_MODE === 'cluster' ? 'cluster' : 'embedded';
+export const testMode: 'embedded' | 'cluster' =
+  process.env.CHRONICLER_TEST_MODE === 'cluster' ? 'cluster' : 'embedded';
 
 export const SERVICE_PROCESSES = [
   'auth',
@@ -49,7 +50,9 @@ export async function freePort(): Promise<number> {
 }
 
 /** A fresh PostgreSQL database on the server of DATABASE_URL, dropped by the returned function. */
-export async function createTestDatabase(baseUrl = process.env.DATABASE_URL): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createTestDatabase(
+  baseUrl = process.env.DATABASE_URL,
+): Promise<{ url: string; drop(): Promise<void> }> {
   if (!baseUrl) throw new Error('DATABASE_URL is not set');
   const name = `chronicler_t_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   const admin = new pg.Client({ connectionString: baseUrl });
@@ -176,7 +179,11 @@ export async function startSystem(opts: StartOptions = {}): Promise<TestSystem> 
 }
 
 /** Polls `check` until it returns true, or throws after `timeoutMs`. */
-export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = 10_000, everyMs = 100): Promise<void> {
+export async function waitFor(
+  check: () => Promise<boolean> | boolean,
+  timeoutMs = 10_000,
+  everyMs = 100,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await check()) return;

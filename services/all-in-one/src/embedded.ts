@@ -72,12 +72,18 @@ export async function startEmbedded(
   }
   if (problems.length || !platformConfig) throw new ConfigError(problems);
 
-  const platform = await openPlatform(platformConfig, { name: 'all-in-one', logger: log.child({ service: 'all-in-one' }) });
+  const platform = await openPlatform(platformConfig, {
+    name: 'all-in-one',
+    logger: log.child({ service: 'all-in-one' }),
+  });
   const running: RunningService[] = [];
   try {
     for (const def of SERVICES) {
       running.push(
-        await startService(def, platform, { logger: log.child({ service: def.name }), config: configs.get(def.name) as never }),
+        await startService(def, platform, {
+          logger: log.child({ service: def.name }),
+          config: configs.get(def.name) as never,
+        }),
       );
     }
   } catch (err) {

@@ -10,11 +10,21 @@ export interface TokenPrices {
 
 export const DEFAULT_PRICES: TokenPrices = { inputPerMillionUsd: 0.1, outputPerMillionUsd: 0.4 };
 
-export function estimateCostUsd(inputTokens: number, outputTokens: number, prices: TokenPrices = DEFAULT_PRICES): number {
-  if (!Number.isFinite(inputTokens) || !Number.isFinite(outputTokens) || inputTokens < 0 || outputTokens < 0) {
+export function estimateCostUsd(
+  inputTokens: number,
+  outputTokens: number,
+  prices: TokenPrices = DEFAULT_PRICES,
+): number {
+  if (
+    !Number.isFinite(inputTokens) ||
+    !Number.isFinite(outputTokens) ||
+    inputTokens < 0 ||
+    outputTokens < 0
+  ) {
     throw new RangeError('token counts must be non-negative numbers');
   }
-  const usd = (inputTokens * prices.inputPerMillionUsd + outputTokens * prices.outputPerMillionUsd) / 1_000_000;
+  const usd =
+    (inputTokens * prices.inputPerMillionUsd + outputTokens * prices.outputPerMillionUsd) / 1_000_000;
   // Round half away from zero at 4 decimals; the epsilon keeps 0.00005 from becoming 0.0000 via float error.
   return Math.round((usd + Number.EPSILON) * 10_000) / 10_000;
 }

@@ -10,10 +10,7 @@ import { Value } from '@sinclair/typebox/value';
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
   constructor(readonly problems: { variable: string; message: string }[]) {
-    super(
-      'Invalid configuration: ' +
-        problems.map((p) => `${p.variable}: ${p.message}`).join('; '),
-    );
+    super('Invalid configuration: ' + problems.map((p) => `${p.variable}: ${p.message}`).join('; '));
   }
 }
 
@@ -33,7 +30,7 @@ export function loadConfig<P extends TProperties>(
   for (const err of Value.Errors(schema, converted)) {
     const variable = err.path.replace(/^\//, '') || '(root)';
     if (problems.some((p) => p.variable === variable)) continue;
-    const missing = raw[variable] === undefined && (schema.properties[variable] !== undefined);
+    const missing = raw[variable] === undefined && schema.properties[variable] !== undefined;
     problems.push({
       variable,
       message: missing ? 'is required but not set' : `${err.message} (got ${JSON.stringify(raw[variable])})`,

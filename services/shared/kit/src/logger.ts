@@ -9,7 +9,10 @@ export type { Logger } from 'pino';
  * child loggers (`log.child({ reqId })`, `log.child({ msgId })`). The embedded runner
  * passes `null` and names each service in a child, so no line carries `service` twice.
  */
-export function createLogger(service: string | null, opts: { level?: string; destination?: pino.DestinationStream } = {}): Logger {
+export function createLogger(
+  service: string | null,
+  opts: { level?: string; destination?: pino.DestinationStream } = {},
+): Logger {
   const options: LoggerOptions = {
     level: opts.level ?? process.env.LOG_LEVEL ?? 'info',
     base: service ? { service } : {},
@@ -22,7 +25,13 @@ export function createLogger(service: string | null, opts: { level?: string; des
       return { traceId, spanId };
     },
     redact: {
-      paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["auth-token"]', '*.token', '*.password'],
+      paths: [
+        'req.headers.authorization',
+        'req.headers.cookie',
+        'req.headers["auth-token"]',
+        '*.token',
+        '*.password',
+      ],
       censor: '[redacted]',
     },
   };

@@ -8,17 +8,26 @@ let sdk: NodeSDK | undefined;
  * when nobody collects traces. Trace context crosses the bus in message headers (see bus).
  * Loaded lazily so a process without tracing never loads the SDK.
  */
-export async function startTelemetry(serviceName: string, env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
+export async function startTelemetry(
+  serviceName: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<boolean> {
   if (!env.OTEL_EXPORTER_OTLP_ENDPOINT || sdk) return Boolean(sdk);
-  const [{ NodeSDK }, { OTLPTraceExporter }, { HttpInstrumentation }, { PgInstrumentation }, resources, semconv] =
-    await Promise.all([
-      import('@opentelemetry/sdk-node'),
-      import('@opentelemetry/exporter-trace-otlp-http'),
-      import('@opentelemetry/instrumentation-http'),
-      import('@opentelemetry/instrumentation-pg'),
-      import('@opentelemetry/resources'),
-      import('@opentelemetry/semantic-conventions'),
-    ]);
+  const [
+    { NodeSDK },
+    { OTLPTraceExporter },
+    { HttpInstrumentation },
+    { PgInstrumentation },
+    resources,
+    semconv,
+  ] = await Promise.all([
+    import('@opentelemetry/sdk-node'),
+    import('@opentelemetry/exporter-trace-otlp-http'),
+    import('@opentelemetry/instrumentation-http'),
+    import('@opentelemetry/instrumentation-pg'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/semantic-conventions'),
+  ]);
   sdk = new NodeSDK({
     resource: resources.resourceFromAttributes({ [semconv.ATTR_SERVICE_NAME]: `chronicler-${serviceName}` }),
     traceExporter: new OTLPTraceExporter(),

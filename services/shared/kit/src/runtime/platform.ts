@@ -17,7 +17,9 @@ import type { ReadinessCheck } from '../ops/routes.ts';
  */
 export const PlatformConfigSchema = Type.Object({
   NATS_URL: Type.Optional(Env.url({ description: 'NATS server(s), e.g. nats://127.0.0.1:4222' })),
-  DATABASE_URL: Type.Optional(Env.url({ description: 'PostgreSQL, e.g. postgres://user@host:5432/chronicler' })),
+  DATABASE_URL: Type.Optional(
+    Env.url({ description: 'PostgreSQL, e.g. postgres://user@host:5432/chronicler' }),
+  ),
   REDIS_URL: Type.Optional(Env.url({ description: 'Redis, e.g. redis://127.0.0.1:6379' })),
   DATA_DIR: Type.String({ default: './data', minLength: 1 }),
   BUS_PREFIX: Type.String({ default: 'chronicler', pattern: '^[A-Za-z0-9_-]+$' }),
@@ -39,7 +41,10 @@ export function loadPlatformConfig(env: NodeJS.ProcessEnv = process.env): Platfo
   return loadConfig(PlatformConfigSchema, env);
 }
 
-export async function openPlatform(cfg: PlatformConfig, opts: { name: string; logger: Logger }): Promise<Platform> {
+export async function openPlatform(
+  cfg: PlatformConfig,
+  opts: { name: string; logger: Logger },
+): Promise<Platform> {
   const dataDir = path.resolve(cfg.DATA_DIR);
   const bus = await createBus({
     natsUrl: cfg.NATS_URL,
