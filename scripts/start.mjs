@@ -2,10 +2,12 @@
 // `pnpm start`: builds the web app when its sources are newer than the build, then runs
 // Chronicler. Embedded (default): every service in one process. `--cluster`: each service
 // as its own process against NATS_URL, DATABASE_URL and REDIS_URL, restarted if it dies.
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+import { buildWebIfNeeded } from './build-web.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // A .env beside package.json is read first; variables already set in the shell win.
@@ -24,40 +26,13 @@ const SERVICES = [
   'gateway',
 ];
 
-function newestMtime(p) {
-  if (!existsSync(p)) return 0;
-  const st = statSync(p);
-  if (!st.isDirectory()) return st.mtimeMs;
-  let newest = st.mtimeMs;
-  for (const name of readdirSync(p)) {
-    if (name === 'node_modules' || name === 'dist') continue;
-    newest = Math.max(newest, newestMtime(path.join(p, name)));
-  }
-  return newest;
-}
-
-function buildWebIfNeeded() {
-  const web = path.join(root, 'web');
-  const built = path.join(web, 'dist', 'index.html');
-  const sources = Math.max(
-    newestMtime(path.join(web, 'src')),
-    newestMtime(path.join(web, 'index.html')),
-    newestMtime(path.join(web, 'vite.config.ts')),
-    newestMtime(path.join(root, 'services', 'shared', 'contracts', 'src')),
-  );
-  if (existsSync(built) && statSync(built).mtimeMs >= sources) return;
-  console.log('Building the web app...');
-  const r = spawnSync('pnpm', ['--filter', '@chronicler/web', 'build'], { cwd: root, stdio: 'inherit' });
-  if (r.status !== 0) process.exit(r.status ?? 1);
-}
-
 function run(service, env) {
   const main =
     service === 'all-in-one' ? 'services/all-in-one/src/main.ts' : `services/${service}/src/main.ts`;
   return spawn(process.execPath, ['--import', 'tsx', main], { cwd: root, env, stdio: 'inherit' });
 }
 
-buildWebIfNeeded();
+if (!buildWebIfNeeded()) process.exit(1);
 
 if (!cluster) {
   const child = run('all-in-one', process.env);

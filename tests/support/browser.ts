@@ -1,0 +1,26 @@
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+/** Debian's Chromium with the flags of CONVENTIONS (no sandbox as root, no network chatter). */
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      '--disable-sync',
+      '--disable-quic',
+    ],
+  });
+}
+
+/** A fresh page (own cookies and storage) that fails the test on any uncaught page error. */
+export async function newPage(browser: Browser, baseURL: string): Promise<{ page: Page; errors: Error[] }> {
+  const context = await browser.newContext({ baseURL, viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  const errors: Error[] = [];
+  page.on('pageerror', (err) => errors.push(err));
+  return { page, errors };
+}
