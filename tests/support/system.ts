@@ -1,5 +1,5 @@
 import { startEmbedded, type EmbeddedSystem } from '@chronicler/all-in-one';
-import { createLogger } from '@chronicler/kit';
+import { createLogger, type Platform } from '@chronicler/kit';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -34,6 +34,8 @@ export interface TestSystem {
   readonly env: NodeJS.ProcessEnv;
   /** The child processes, when started with `processes: 'many'`. */
   readonly children: Map<string, ChildProcess>;
+  /** The bus, database and Redis the services use, when started with `processes: 'one'`. */
+  readonly platform?: Platform;
   stop(): Promise<void>;
 }
 
@@ -104,6 +106,8 @@ export async function startSystem(opts: StartOptions = {}): Promise<TestSystem> 
     for (const v of ['NATS_URL', 'DATABASE_URL', 'REDIS_URL']) {
       if (!env[v]) throw new Error(`cluster mode needs ${v}`);
     }
+    // Separate processes must share the token key; the embedded mode generates its own.
+    env.AUTH_JWT_SECRET ??= randomBytes(32).toString('base64url');
     if (!opts.env?.DATABASE_URL) {
       const db = await createTestDatabase(env.DATABASE_URL);
       env.DATABASE_URL = db.url;
@@ -125,6 +129,7 @@ export async function startSystem(opts: StartOptions = {}): Promise<TestSystem> 
       mode,
       env,
       children: new Map(),
+      platform: system.platform,
       async stop() {
         await system.stop();
         for (const c of cleanups.reverse()) await c();

@@ -1,9 +1,71 @@
-import { defineService, packageVersion } from '@chronicler/kit';
-import { Type } from '@sinclair/typebox';
+import {
+  discordLoginUrlRpc,
+  getProvidersRpc,
+  getUserRpc,
+  googleLoginUrlRpc,
+  issueTokenRpc,
+  revokeSessionRpc,
+  signInDiscordRpc,
+  signInGoogleCodeRpc,
+  signInGoogleRpc,
+  signInLocalRpc,
+  verifySessionRpc,
+} from '@chronicler/contracts';
+import { defineService, packageVersion, serve } from '@chronicler/kit';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { AuthConfigSchema, resolveSettings } from './config.ts';
+import { AuthStore } from './db/store.ts';
+import { googleVerifier } from './google.ts';
+import { discordLoginUrl } from './handlers/discord-login-url.ts';
+import { getProviders } from './handlers/get-providers.ts';
+import { getUser } from './handlers/get-user.ts';
+import { googleLoginUrl } from './handlers/google-login-url.ts';
+import { issueToken } from './handlers/issue-token.ts';
+import { revokeSession } from './handlers/revoke-session.ts';
+import { signInDiscord } from './handlers/sign-in-discord.ts';
+import { signInGoogleCode } from './handlers/sign-in-google-code.ts';
+import { signInGoogle } from './handlers/sign-in-google.ts';
+import { signInLocal } from './handlers/sign-in-local.ts';
+import { verifySession } from './handlers/verify-session.ts';
+import type { AuthDeps } from './sessions.ts';
+import { TokenService } from './tokens.ts';
+
+export { AuthConfigSchema } from './config.ts';
 
 export default defineService({
   name: 'auth',
   version: packageVersion(import.meta.url),
-  config: Type.Object({}),
-  async start() {},
+  config: AuthConfigSchema,
+  migrationsDir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../migrations'),
+  async start(ctx) {
+    const settings = resolveSettings(ctx.config, ctx.platform.mode);
+    const store = new AuthStore(ctx.db, ctx.schema);
+    const tokens = await TokenService.create(settings, store);
+    const deps: AuthDeps = { settings, store, tokens };
+    const verifyGoogle = googleVerifier(settings);
+    const bus = ctx.bus;
+    const subs = [
+      serve(bus, getProvidersRpc, getProviders(deps)),
+      serve(bus, discordLoginUrlRpc, discordLoginUrl(deps)),
+      serve(bus, signInDiscordRpc, signInDiscord(deps, ctx.logger)),
+      serve(bus, googleLoginUrlRpc, googleLoginUrl(deps)),
+      serve(bus, signInGoogleCodeRpc, signInGoogleCode(deps, verifyGoogle, ctx.logger)),
+      serve(bus, signInGoogleRpc, signInGoogle(deps, verifyGoogle)),
+      serve(bus, signInLocalRpc, signInLocal(deps)),
+      serve(bus, verifySessionRpc, verifySession(deps)),
+      serve(bus, issueTokenRpc, issueToken(deps)),
+      serve(bus, revokeSessionRpc, revokeSession(deps, bus)),
+      serve(bus, getUserRpc, getUser(deps)),
+    ];
+    ctx.logger.info(
+      { discord: Boolean(settings.discord), google: Boolean(settings.google), local: settings.localEnabled },
+      'sign-in methods',
+    );
+    return {
+      async stop() {
+        await Promise.all(subs.map((s) => s.unsubscribe()));
+      },
+    };
+  },
 });

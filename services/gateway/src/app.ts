@@ -1,9 +1,14 @@
 import { opsRoutes, type ServiceContext } from '@chronicler/kit';
 import type { Static } from '@sinclair/typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import auth from './plugins/auth.ts';
 import errors from './plugins/errors.ts';
 import httpMetrics from './plugins/http-metrics.ts';
+import rateLimit from './plugins/rate-limit.ts';
+import security from './plugins/security.ts';
 import web from './plugins/web.ts';
+import authRoutes from './routes/auth/index.ts';
+import configRoutes from './routes/config/index.ts';
 import healthRoutes from './routes/health/index.ts';
 import type { GatewayConfigSchema } from './service.ts';
 
@@ -15,27 +20,37 @@ declare module 'fastify' {
   }
 }
 
+/** Default request body limit; a route that needs more (audio upload) sets its own. */
+export const BODY_LIMIT = 1024 * 1024;
+
 /**
  * The gateway, laid out like fastify's demo app: external plugins, then app plugins,
  * then one folder per route area, all under /api. The web app is served for every other
- * path so client-side routes survive a reload.
+ * path so client-side routes survive a reload. Plugin order matters for the hooks:
+ * security headers, then the per-address rate limit (before any work), then
+ * authentication and the guard.
  */
 export async function buildApp(ctx: GatewayContext): Promise<FastifyInstance> {
   const app = Fastify({
     // pino's Logger is what fastify wants; its type differs only in generics.
     loggerInstance: ctx.logger as FastifyBaseLogger,
     requestIdHeader: 'x-request-id',
-    bodyLimit: 1024 * 1024,
-    trustProxy: true,
+    bodyLimit: BODY_LIMIT,
+    trustProxy: ctx.config.TRUST_PROXY,
   });
   app.decorate('ctx', ctx);
 
   await app.register(errors);
   await app.register(httpMetrics);
+  await app.register(security);
+  await app.register(rateLimit);
+  await app.register(auth);
   await app.register(opsRoutes, { checks: ctx.platform.readiness });
   await app.register(
     async (api) => {
       await api.register(healthRoutes);
+      await api.register(configRoutes);
+      await api.register(authRoutes);
     },
     { prefix: '/api' },
   );

@@ -11,6 +11,26 @@ export const GatewayConfigSchema = Type.Object({
   HOST: Type.String({ default: '0.0.0.0' }),
   /** The built web app (vite build output) served at /. */
   WEB_DIST: Type.String({ default: defaultWebDist }),
+  /**
+   * The address users reach us at (https://chronicler.example). Builds OAuth redirect URIs
+   * and the post-sign-in redirect; https here makes cookies Secure. Default: the request's own.
+   */
+  PUBLIC_URL: Type.Optional(Env.url()),
+  /** Proxies whose X-Forwarded-* headers are believed (fastify `trustProxy`: addresses, CIDRs, names). */
+  TRUST_PROXY: Type.String({ default: 'loopback,linklocal,uniquelocal' }),
+  /** Other origins allowed to send cookie-authenticated writes, e.g. the Vite dev server. */
+  TRUSTED_ORIGINS: Env.list(),
+  DISCORD_BOT_INVITE_URL: Type.Optional(Env.url()),
+  COMMUNITY_URL: Type.Optional(Env.url()),
+  RATE_LIMIT_WINDOW_MS: Type.Integer({ default: 60_000, minimum: 1000 }),
+  /** Requests per window per client address, on /api. */
+  RATE_LIMIT_IP_MAX: Type.Integer({ default: 600, minimum: 1 }),
+  /** Requests per window per signed-in user, on /api. */
+  RATE_LIMIT_USER_MAX: Type.Integer({ default: 600, minimum: 1 }),
+  /** Sign-in attempts per window per client address. */
+  RATE_LIMIT_SIGN_IN_MAX: Type.Integer({ default: 30, minimum: 1 }),
+  /** How long a gateway trusts a session check before asking the auth service again. */
+  SESSION_CACHE_TTL_MS: Type.Integer({ default: 30_000, minimum: 0 }),
 });
 
 export default defineService({

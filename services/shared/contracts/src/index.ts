@@ -2,3 +2,5 @@ export * from './services.ts';
 export * from './subjects.ts';
 export * from './health.ts';
 export * from './rpc.ts';
+export * from './events.ts';
+export * from './auth.ts';

@@ -17,7 +17,10 @@ export default async function healthRoutes(app: FastifyInstance): Promise<void> 
 
   app.get(
     '/health',
-    { schema: { response: { 200: HealthResponseSchema, 503: HealthResponseSchema } } },
+    {
+      config: { public: true },
+      schema: { response: { 200: HealthResponseSchema, 503: HealthResponseSchema } },
+    },
     async (_req, reply) => {
       const services = await Promise.all(
         SERVICE_NAMES.map(async (name) => {

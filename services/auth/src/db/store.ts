@@ -1,0 +1,127 @@
+import type { DatabaseHandle } from '@chronicler/kit';
+import type { OAuthStateRow, ProviderProfile, SessionRow, UserRow } from './tables.ts';
+
+/** Single-use OAuth states older than this are refused (and swept). */
+export const OAUTH_STATE_MAX_AGE_MS = 10 * 60 * 1000;
+
+const SUBJECT_COLUMN = { discord: 'discord_id', google: 'google_sub', local: 'local_name' } as const;
+
+/** Every query of the auth schema, so handlers never spell SQL. */
+export class AuthStore {
+  private readonly t: { users: string; sessions: string; states: string; settings: string };
+
+  constructor(
+    private readonly db: DatabaseHandle,
+    schema: string,
+  ) {
+    const q = `"${schema}"`;
+    this.t = {
+      users: `${q}.users`,
+      sessions: `${q}.sessions`,
+      states: `${q}.oauth_states`,
+      settings: `${q}.settings`,
+    };
+  }
+
+  /** Creates the user on first sign-in, refreshes the profile on later ones. */
+  async upsertUser(p: ProviderProfile): Promise<UserRow> {
+    const column = SUBJECT_COLUMN[p.provider];
+    const rows = await this.db.query<UserRow>(
+      `insert into ${this.t.users} (${column}, username, avatar, email, last_login_at)
+       values ($1, $2, $3, $4, now())
+       on conflict (${column}) do update set
+         username = excluded.username,
+         avatar = excluded.avatar,
+         email = coalesce(excluded.email, ${this.t.users}.email),
+         last_login_at = now()
+       returning *`,
+      [p.subject, p.username, p.avatar, p.email],
+    );
+    return rows[0]!;
+  }
+
+  async userById(id: string): Promise<UserRow | undefined> {
+    if (!isUuid(id)) return undefined;
+    return (await this.db.query<UserRow>(`select * from ${this.t.users} where id = $1`, [id]))[0];
+  }
+
+  async createSession(userId: string, provider: string, ttlSeconds: number): Promise<SessionRow> {
+    // Expired sessions of this user are dead weight; dropping them here keeps the table bounded.
+    await this.db.query(`delete from ${this.t.sessions} where user_id = $1 and expires_at < now()`, [userId]);
+    const rows = await this.db.query<SessionRow>(
+      `insert into ${this.t.sessions} (user_id, provider, expires_at)
+       values ($1, $2, now() + make_interval(secs => $3)) returning *`,
+      [userId, provider, ttlSeconds],
+    );
+    return rows[0]!;
+  }
+
+  /** The session with its user, when it exists, is not revoked and has not expired. */
+  async liveSession(sessionId: string): Promise<{ session: SessionRow; user: UserRow } | undefined> {
+    if (!isUuid(sessionId)) return undefined;
+    const rows = await this.db.query<SessionRow & { u: UserRow }>(
+      `select s.*, to_jsonb(u.*) as u from ${this.t.sessions} s join ${this.t.users} u on u.id = s.user_id
+       where s.id = $1 and s.revoked_at is null and s.expires_at > now()`,
+      [sessionId],
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    const { u, ...session } = row;
+    return {
+      session,
+      user: { ...u, created_at: new Date(u.created_at), last_login_at: new Date(u.last_login_at) },
+    };
+  }
+
+  /** Marks the session revoked; answers its user when this call revoked it. */
+  async revokeSession(sessionId: string): Promise<{ user_id: string } | undefined> {
+    if (!isUuid(sessionId)) return undefined;
+    const rows = await this.db.query<{ user_id: string }>(
+      `update ${this.t.sessions} set revoked_at = now() where id = $1 and revoked_at is null returning user_id`,
+      [sessionId],
+    );
+    return rows[0];
+  }
+
+  async saveOAuthState(row: Omit<OAuthStateRow, 'created_at'>): Promise<void> {
+    await this.db.query(`delete from ${this.t.states} where created_at < now() - make_interval(secs => $1)`, [
+      OAUTH_STATE_MAX_AGE_MS / 1000,
+    ]);
+    await this.db.query(
+      `insert into ${this.t.states} (state, code_verifier, provider, redirect_uri) values ($1, $2, $3, $4)`,
+      [row.state, row.code_verifier, row.provider, row.redirect_uri],
+    );
+  }
+
+  /**
+   * Takes the state out in one statement, so two callbacks racing with the same state
+   * cannot both get it; answers it only when it belongs to `provider` and is fresh.
+   */
+  async consumeOAuthState(state: string, provider: string): Promise<OAuthStateRow | undefined> {
+    const rows = await this.db.query<OAuthStateRow>(
+      `delete from ${this.t.states} where state = $1 returning *`,
+      [state],
+    );
+    const row = rows[0];
+    if (!row || row.provider !== provider) return undefined;
+    if (Date.now() - new Date(row.created_at).getTime() > OAUTH_STATE_MAX_AGE_MS) return undefined;
+    return row;
+  }
+
+  /** The stored value of `key`, storing `candidate` first when there is none (race-safe). */
+  async settingOrInit(key: string, candidate: string): Promise<string> {
+    await this.db.query(
+      `insert into ${this.t.settings} (key, value) values ($1, $2) on conflict (key) do nothing`,
+      [key, candidate],
+    );
+    const rows = await this.db.query<{ value: string }>(
+      `select value from ${this.t.settings} where key = $1`,
+      [key],
+    );
+    return rows[0]!.value;
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A malformed id would make PostgreSQL raise instead of finding nothing. */
+export const isUuid = (value: string): boolean => UUID.test(value);

@@ -1,0 +1,47 @@
+/**
+ * Rows of the `auth` schema (migrations/0001_users_sessions.sql). Queries are plain SQL
+ * through the kit's DatabaseHandle: drizzle-orm is a dependency of the kit, not of this
+ * package, so its table builders cannot be imported here (see README).
+ */
+export interface UserRow {
+  id: string;
+  discord_id: string | null;
+  google_sub: string | null;
+  local_name: string | null;
+  username: string;
+  avatar: string | null;
+  email: string | null;
+  is_admin: boolean;
+  created_at: Date;
+  last_login_at: Date;
+}
+
+export interface SessionRow {
+  id: string;
+  user_id: string;
+  provider: string;
+  created_at: Date;
+  expires_at: Date;
+  revoked_at: Date | null;
+}
+
+export interface OAuthStateRow {
+  state: string;
+  code_verifier: string;
+  provider: string;
+  redirect_uri: string;
+  created_at: Date;
+}
+
+export type Provider = 'discord' | 'google' | 'local';
+
+/** A provider's identity of a user, and what we copy from its profile. */
+export interface ProviderProfile {
+  provider: Provider;
+  /** Discord user id, Google `sub`, or the lowercased local name. */
+  subject: string;
+  username: string;
+  avatar: string | null;
+  /** Only a verified address: admin rights may hang on it. */
+  email: string | null;
+}

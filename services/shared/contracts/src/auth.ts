@@ -1,0 +1,218 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { busEvent } from './events.ts';
+import { rpc } from './rpc.ts';
+
+// ---------------------------------------------------------------------------------------
+// REST payloads (gateway /api/auth/*, /api/config)
+// ---------------------------------------------------------------------------------------
+
+/** The signed-in user as the web client sees it. */
+export const AuthUserSchema = Type.Object({
+  id: Type.String(),
+  username: Type.String(),
+  /** A full image URL (Google), a Discord avatar hash (combined with discord_id), or null. */
+  avatar: Type.Union([Type.String(), Type.Null()]),
+  discord_id: Type.Union([Type.String(), Type.Null()]),
+  is_admin: Type.Boolean(),
+});
+export type AuthUser = Static<typeof AuthUserSchema>;
+
+/** GET /api/auth/user, POST /api/auth/google/credential, POST /api/auth/local. */
+export const AuthCheckResponseSchema = Type.Object({
+  authenticated: Type.Boolean(),
+  user: Type.Optional(AuthUserSchema),
+  token: Type.Optional(Type.String()),
+});
+export type AuthCheckResponse = Static<typeof AuthCheckResponseSchema>;
+
+/** GET /api/auth/discord/login, GET /api/auth/google/login. */
+export const LoginUrlResponseSchema = Type.Object({ login_url: Type.String() });
+export type LoginUrlResponse = Static<typeof LoginUrlResponseSchema>;
+
+/** POST /api/auth/google/credential: the ID token from Google Identity Services. */
+export const GoogleCredentialRequestSchema = Type.Object(
+  { credential: Type.String({ minLength: 1, maxLength: 8192 }) },
+  { additionalProperties: false },
+);
+export type GoogleCredentialRequest = Static<typeof GoogleCredentialRequestSchema>;
+
+/** Longest local account name, after trimming. */
+export const LOCAL_USERNAME_MAX = 32;
+
+/** POST /api/auth/local (embedded mode, no provider configured). */
+export const LocalSignInRequestSchema = Type.Object(
+  { username: Type.String({ minLength: 1, maxLength: 200 }) },
+  { additionalProperties: false },
+);
+export type LocalSignInRequest = Static<typeof LocalSignInRequestSchema>;
+
+/** GET /api/auth/debug-cookies. */
+export const DebugCookiesResponseSchema = Type.Object({ access_token_present: Type.Boolean() });
+export type DebugCookiesResponse = Static<typeof DebugCookiesResponseSchema>;
+
+/** GET /api/auth/logout. */
+export const LogoutResponseSchema = Type.Object({ message: Type.String() });
+export type LogoutResponse = Static<typeof LogoutResponseSchema>;
+
+/** GET /api/auth/providers: which sign-in methods the login page offers. */
+export const AuthProvidersSchema = Type.Object({
+  discord: Type.Boolean(),
+  google: Type.Boolean(),
+  google_client_id: Type.Union([Type.String(), Type.Null()]),
+  local: Type.Boolean(),
+});
+export type AuthProviders = Static<typeof AuthProvidersSchema>;
+
+/** GET /api/config. */
+export const AppConfigSchema = Type.Object({
+  bot_invite_url: Type.Union([Type.String(), Type.Null()]),
+  community_url: Type.Union([Type.String(), Type.Null()]),
+});
+export type AppConfig = Static<typeof AppConfigSchema>;
+
+/** Name of the cookie that carries the access token. */
+export const ACCESS_TOKEN_COOKIE = 'access_token';
+
+/**
+ * Short codes the server's OAuth callbacks put in `/login?error=<code>`:
+ * `access_denied` the user refused consent; `invalid_state` unknown, expired or reused
+ * state; `invalid_grant` the provider refused the code (replayed, expired);
+ * `provider_error` the provider answered 4xx/5xx or garbage; `provider_unavailable`
+ * network failure or timeout; `not_configured` the provider is not set up;
+ * `server_error` anything else.
+ */
+export const OAuthErrorCodeSchema = Type.Union([
+  Type.Literal('access_denied'),
+  Type.Literal('invalid_state'),
+  Type.Literal('invalid_grant'),
+  Type.Literal('provider_error'),
+  Type.Literal('provider_unavailable'),
+  Type.Literal('not_configured'),
+  Type.Literal('server_error'),
+]);
+export type OAuthErrorCode = Static<typeof OAuthErrorCodeSchema>;
+
+// ---------------------------------------------------------------------------------------
+// Bus: svc.auth.*
+// ---------------------------------------------------------------------------------------
+
+/** A new session: the token to hand out (cookie and body) and the user it belongs to. */
+export const SignInSchema = Type.Object({
+  token: Type.String(),
+  user: AuthUserSchema,
+  session_id: Type.String(),
+  /** ISO time when the session (and so the cookie) ends. */
+  session_expires_at: Type.String(),
+});
+export type SignIn = Static<typeof SignInSchema>;
+
+export const OAuthSignInResultSchema = Type.Union([
+  Type.Object({ ok: Type.Literal(true), signIn: SignInSchema }),
+  Type.Object({ ok: Type.Literal(false), error: OAuthErrorCodeSchema }),
+]);
+export type OAuthSignInResult = Static<typeof OAuthSignInResultSchema>;
+
+/** What an OAuth provider sent to our callback, passed on untouched by the gateway. */
+export const OAuthCallbackRequestSchema = Type.Object({
+  code: Type.Optional(Type.String({ maxLength: 2048 })),
+  state: Type.Optional(Type.String({ maxLength: 512 })),
+  error: Type.Optional(Type.String({ maxLength: 256 })),
+});
+export type OAuthCallbackRequest = Static<typeof OAuthCallbackRequestSchema>;
+
+export const LoginUrlRequestSchema = Type.Object({
+  /** Our callback URL as the gateway sees it; used when the service has none configured. */
+  redirect_uri: Type.String({ minLength: 1, maxLength: 2048 }),
+});
+
+export const getProvidersRpc = rpc('auth', 'get-providers', Type.Object({}), AuthProvidersSchema);
+
+/** Starts Discord's authorization-code flow: stores state + PKCE verifier, answers the URL. */
+export const discordLoginUrlRpc = rpc(
+  'auth',
+  'discord-login-url',
+  LoginUrlRequestSchema,
+  LoginUrlResponseSchema,
+);
+
+/** Finishes Discord's flow: checks state, exchanges the code, reads and upserts the user. */
+export const signInDiscordRpc = rpc(
+  'auth',
+  'sign-in-discord',
+  OAuthCallbackRequestSchema,
+  OAuthSignInResultSchema,
+);
+
+/** Starts Google's authorization-code flow (the redirect alternative to the GSI button). */
+export const googleLoginUrlRpc = rpc(
+  'auth',
+  'google-login-url',
+  LoginUrlRequestSchema,
+  LoginUrlResponseSchema,
+);
+
+/** Finishes Google's redirect flow: state, code exchange, ID token verification. */
+export const signInGoogleCodeRpc = rpc(
+  'auth',
+  'sign-in-google-code',
+  OAuthCallbackRequestSchema,
+  OAuthSignInResultSchema,
+);
+
+/** Signs in with a Google ID token; `unauthorized` when it does not verify. */
+export const signInGoogleRpc = rpc('auth', 'sign-in-google', GoogleCredentialRequestSchema, SignInSchema);
+
+/** Local account (embedded mode without providers); `forbidden` when not enabled. */
+export const signInLocalRpc = rpc('auth', 'sign-in-local', LocalSignInRequestSchema, SignInSchema);
+
+export const VerifySessionResultSchema = Type.Union([
+  Type.Object({
+    valid: Type.Literal(true),
+    user: AuthUserSchema,
+    session_id: Type.String(),
+    /** Epoch ms after which this answer must not be reused (token or session end). */
+    valid_until: Type.Number(),
+    /** A fresh token, present when the presented one had expired but its session had not. */
+    reissued_token: Type.Optional(Type.String()),
+    session_expires_at: Type.String(),
+  }),
+  Type.Object({ valid: Type.Literal(false) }),
+]);
+export type VerifySessionResult = Static<typeof VerifySessionResultSchema>;
+
+/** Checks a token: signature, algorithm, iss/aud, expiry, and that its session is live. */
+export const verifySessionRpc = rpc(
+  'auth',
+  'verify-session',
+  Type.Object({ token: Type.String({ maxLength: 8192 }) }),
+  VerifySessionResultSchema,
+);
+
+/** A fresh token for a live session (GET /api/auth/user always answers one). */
+export const issueTokenRpc = rpc(
+  'auth',
+  'issue-token',
+  Type.Object({ session_id: Type.String() }),
+  Type.Object({ token: Type.String(), session_expires_at: Type.String() }),
+);
+
+/** Revokes the session of a token (logout); expired tokens with a good signature count. */
+export const revokeSessionRpc = rpc(
+  'auth',
+  'revoke-session',
+  Type.Object({ token: Type.String({ maxLength: 8192 }) }),
+  Type.Object({ revoked: Type.Boolean(), session_id: Type.Union([Type.String(), Type.Null()]) }),
+);
+
+/** One user by id; `not_found` otherwise. */
+export const getUserRpc = rpc('auth', 'get-user', Type.Object({ user_id: Type.String() }), AuthUserSchema);
+
+/**
+ * Published (core, not durable) when a session is revoked. Every gateway replica listens
+ * without a queue group and drops its cached check of that session.
+ */
+export const sessionRevokedEvent = busEvent(
+  'auth',
+  'session-revoked',
+  Type.Object({ session_id: Type.String(), user_id: Type.String() }),
+);
