@@ -1,0 +1,115 @@
+import { createHash, randomUUID } from 'node:crypto';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { formatDigest } from './common.ts';
+import type { BusNamespace } from './subject.ts';
+import type { BlobInfo, BlobStore } from './types.ts';
+
+/**
+ * The in-process bus's blob store: one directory per (prefixed) bucket, each object a data
+ * file plus a small JSON sidecar with its BlobInfo. Objects are named on disk by the
+ * SHA-256 of their name, so any name is safe (no `..`, no length limit) and the real name
+ * lives in the sidecar.
+ */
+export class FileBlobStore implements BlobStore {
+  constructor(
+    private readonly root: () => string,
+    private readonly ns: BusNamespace,
+    private readonly assertOpen: () => void,
+  ) {}
+
+  private paths(bucket: string, name: string) {
+    if (typeof name !== 'string' || name.length === 0) throw new Error('A blob needs a non-empty name');
+    const dir = path.join(this.root(), this.ns.bucket(bucket));
+    const stem = createHash('sha256').update(name).digest('hex');
+    return { dir, stem, data: path.join(dir, `${stem}.data`), meta: path.join(dir, `${stem}.json`) };
+  }
+
+  async put(
+    bucket: string,
+    name: string,
+    source: Readable | AsyncIterable<Uint8Array>,
+    opts: { contentType?: string } = {},
+  ): Promise<BlobInfo> {
+    this.assertOpen();
+    const p = this.paths(bucket, name);
+    await fsp.mkdir(p.dir, { recursive: true });
+    // A unique temp file per put: two concurrent puts of one name never write into each
+    // other, and a reader never sees a half-written object (rename is atomic).
+    const tmp = path.join(p.dir, `.${p.stem}.${randomUUID()}.tmp`);
+    const hash = createHash('sha256');
+    let size = 0;
+    // Opened here rather than by createWriteStream, whose lazy open could create the file
+    // after a failed pipeline has already cleaned up.
+    const fh = await fsp.open(tmp, 'wx');
+    try {
+      await pipeline(
+        source,
+        new Transform({
+          transform(chunk: Uint8Array | string, _enc, done) {
+            const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+            hash.update(buf);
+            size += buf.length;
+            done(null, buf);
+          },
+        }),
+        fh.createWriteStream(),
+      );
+      const info: BlobInfo = {
+        bucket,
+        name,
+        size,
+        digest: formatDigest(hash.digest()),
+        ...(opts.contentType ? { contentType: opts.contentType } : {}),
+        createdAt: new Date().toISOString(),
+      };
+      await fsp.rename(tmp, p.data);
+      const metaTmp = `${p.meta}.${randomUUID()}.tmp`;
+      await fsp.writeFile(metaTmp, JSON.stringify(info));
+      await fsp.rename(metaTmp, p.meta);
+      return info;
+    } catch (err) {
+      await fh.close().catch(() => {});
+      await fsp.rm(tmp, { force: true });
+      throw err;
+    }
+  }
+
+  async get(bucket: string, name: string): Promise<Readable | null> {
+    this.assertOpen();
+    const p = this.paths(bucket, name);
+    if ((await this.info(bucket, name)) === null) return null;
+    // Open first, then stream: a delete or replace after this point does not cut the read short.
+    const fh = await fsp.open(p.data, 'r').catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return null;
+      throw err;
+    });
+    return fh ? fh.createReadStream() : null;
+  }
+
+  async info(bucket: string, name: string): Promise<BlobInfo | null> {
+    this.assertOpen();
+    const p = this.paths(bucket, name);
+    try {
+      return JSON.parse(await fsp.readFile(p.meta, 'utf8')) as BlobInfo;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+  }
+
+  async delete(bucket: string, name: string): Promise<boolean> {
+    this.assertOpen();
+    const p = this.paths(bucket, name);
+    // The sidecar goes first: once it is gone, info and get answer "no such object".
+    let existed = true;
+    await fsp.unlink(p.meta).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') throw err;
+      existed = false;
+    });
+    await fsp.rm(p.data, { force: true });
+    return existed;
+  }
+}

@@ -1,0 +1,194 @@
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { StorageType, type ObjectInfo, type ObjectStore } from 'nats';
+import { ServiceError } from '../errors.ts';
+import { errorMessage, formatDigest } from './common.ts';
+import type { NatsInternals } from './nats.ts';
+import type { BlobInfo, BlobStore } from './types.ts';
+
+/** Chunk size of stored objects (the NATS object store default). */
+const CHUNK_SIZE = 128 * 1024;
+/**
+ * The object store publishes chunks without waiting for each ack, so nothing slows a fast
+ * source down but the socket. A round trip to the server every few MiB bounds what is
+ * buffered in this process, whatever the size of the object.
+ */
+const FLUSH_EVERY_BYTES = 4 * 1024 * 1024;
+/** Chunks read ahead when downloading (8 x 128 KiB). */
+const READ_AHEAD_CHUNKS = 8;
+
+/** Blobs in the JetStream object store, one (prefixed) bucket per caller's bucket. */
+export class NatsBlobStore implements BlobStore {
+  private readonly stores = new Map<string, Promise<ObjectStore>>();
+
+  constructor(
+    private readonly bus: NatsInternals,
+    private readonly assertOpen: () => void,
+  ) {}
+
+  /** Opens (creating when missing) a bucket; cached, but forgotten after a failure so the next call retries. */
+  private store(bucket: string): Promise<ObjectStore> {
+    const full = this.bus.ns.bucket(bucket);
+    let s = this.stores.get(full);
+    if (!s) {
+      s = this.bus.js.views.os(full, { storage: StorageType.File, replicas: this.bus.replicas });
+      s.catch(() => this.stores.delete(full));
+      this.stores.set(full, s);
+    }
+    return s;
+  }
+
+  /**
+   * The bucket for reads: null when it does not exist. Reads must not create buckets
+   * (js.views.os creates what it opens), or every lookup of a wrong name would leave one.
+   */
+  private async existing(bucket: string): Promise<ObjectStore | null> {
+    const full = this.bus.ns.bucket(bucket);
+    if (!this.stores.has(full)) {
+      const jsm = await this.bus.jsm();
+      try {
+        await jsm.streams.info(`OBJ_${full}`);
+      } catch (err) {
+        if (/stream not found/i.test(errorMessage(err))) return null;
+        throw err;
+      }
+    }
+    return this.store(bucket);
+  }
+
+  private toInfo(bucket: string, info: ObjectInfo): BlobInfo {
+    const contentType = info.metadata?.contentType;
+    return {
+      bucket,
+      name: info.name,
+      size: info.size,
+      digest: info.digest,
+      ...(contentType ? { contentType } : {}),
+      createdAt: info.mtime,
+    };
+  }
+
+  async put(
+    bucket: string,
+    name: string,
+    source: Readable | AsyncIterable<Uint8Array>,
+    opts: { contentType?: string } = {},
+  ): Promise<BlobInfo> {
+    this.assertOpen();
+    const os = await this.wrap(() => this.store(bucket), bucket);
+    const it = (source as AsyncIterable<Uint8Array | string>)[Symbol.asyncIterator]();
+    const nc = this.bus.nc;
+    let sinceFlush = 0;
+    let sourceError: { error: unknown } | undefined;
+    // Pull-based: the object store asks for the next chunk only after taking the previous.
+    const stream = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        if (sinceFlush >= FLUSH_EVERY_BYTES) {
+          await nc.flush();
+          sinceFlush = 0;
+        }
+        let next: IteratorResult<Uint8Array | string>;
+        try {
+          next = await it.next();
+        } catch (error) {
+          sourceError = { error };
+          throw error;
+        }
+        const { value, done } = next;
+        if (done) {
+          controller.close();
+          return;
+        }
+        const chunk = typeof value === 'string' ? Buffer.from(value) : value;
+        sinceFlush += chunk.length;
+        controller.enqueue(chunk);
+      },
+      async cancel() {
+        await it.return?.();
+      },
+    });
+    try {
+      const info = await os.put(
+        {
+          name,
+          options: { max_chunk_size: CHUNK_SIZE },
+          ...(opts.contentType ? { metadata: { contentType: opts.contentType } } : {}),
+        },
+        stream,
+      );
+      return this.toInfo(bucket, info);
+    } catch (err) {
+      // the caller's stream failing (an aborted upload) is reported as itself
+      if (sourceError) throw sourceError.error;
+      throw ServiceError.is(err)
+        ? err
+        : new ServiceError('unavailable', `Blob store ${bucket}: ${errorMessage(err)}`);
+    }
+  }
+
+  async get(bucket: string, name: string): Promise<Readable | null> {
+    this.assertOpen();
+    const os = await this.wrap(() => this.existing(bucket), bucket);
+    if (!os) return null;
+    const found = await this.wrap(() => os.info(name), bucket);
+    if (!found || found.deleted) return null;
+    const info = found;
+    if (info.size === 0) return Readable.from([], { objectMode: false });
+    // Not os.get(): it pushes the whole object into a stream without backpressure. An
+    // ordered pull consumer on the object's chunks asks for more only as the reader reads.
+    const full = this.bus.ns.bucket(bucket);
+    const consumer = await this.wrap(
+      () => this.bus.js.consumers.get(`OBJ_${full}`, { filterSubjects: `$O.${full}.C.${info.nuid}` }),
+      bucket,
+    );
+    async function* chunks(): AsyncGenerator<Uint8Array> {
+      const messages = await consumer.consume({ max_messages: READ_AHEAD_CHUNKS });
+      const hash = createHash('sha256');
+      let size = 0;
+      try {
+        for await (const m of messages) {
+          if (m.data.length > 0) {
+            hash.update(m.data);
+            size += m.data.length;
+            yield m.data;
+          }
+          if (m.info.pending === 0) break;
+        }
+        if (size !== info.size || formatDigest(hash.digest()) !== info.digest) {
+          throw new ServiceError('internal', `Blob ${bucket}/${name} is corrupt (size or digest differ)`);
+        }
+      } finally {
+        await messages.close().catch(() => {});
+        await consumer.delete().catch(() => {});
+      }
+    }
+    return Readable.from(chunks(), { objectMode: false });
+  }
+
+  async info(bucket: string, name: string): Promise<BlobInfo | null> {
+    this.assertOpen();
+    const os = await this.wrap(() => this.existing(bucket), bucket);
+    if (!os) return null;
+    const info = await this.wrap(() => os.info(name), bucket);
+    return info && !info.deleted ? this.toInfo(bucket, info) : null;
+  }
+
+  async delete(bucket: string, name: string): Promise<boolean> {
+    this.assertOpen();
+    const os = await this.wrap(() => this.existing(bucket), bucket);
+    if (!os) return false;
+    const info = await this.wrap(() => os.info(name), bucket);
+    if (!info || info.deleted) return false;
+    await this.wrap(() => os.delete(name), bucket);
+    return true;
+  }
+
+  private async wrap<T>(fn: () => Promise<T>, bucket: string): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      if (ServiceError.is(err)) throw err;
+      throw new ServiceError('unavailable', `Blob store ${bucket}: ${errorMessage(err)}`);
+    }
+  }
+}

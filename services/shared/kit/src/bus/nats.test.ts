@@ -1,0 +1,259 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { connect, type NatsConnection } from 'nats';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { Collector, describeBusContract, serviceErrorOf, uniquePrefix } from './bus-contract.ts';
+import { NatsBus } from './nats.ts';
+import type { Bus, BusStatus } from './types.ts';
+
+const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+const NATS_SERVER_BIN = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
+
+/** Why the NATS tests cannot run here, or null when they can. */
+async function natsUnavailable(url: string): Promise<string | null> {
+  let nc: NatsConnection;
+  try {
+    nc = await connect({ servers: url, timeout: 2000, reconnect: false });
+  } catch (err) {
+    return `no NATS server answers at ${url} (${(err as Error).message}); set NATS_URL or start nats-server -js`;
+  }
+  try {
+    await nc.jetstreamManager({ timeout: 2000 });
+    return null;
+  } catch (err) {
+    return `the NATS server at ${url} has no JetStream (${(err as Error).message}); start it with -js`;
+  } finally {
+    await nc.close();
+  }
+}
+
+const unavailable = await natsUnavailable(NATS_URL);
+
+/** Deletes the streams and buckets that tests created under their prefixes on the shared server. */
+async function deleteTestStreams(prefixes: Set<string>): Promise<void> {
+  if (prefixes.size === 0) return;
+  const nc = await connect({ servers: NATS_URL, reconnect: false });
+  try {
+    const jsm = await nc.jetstreamManager();
+    const names: string[] = [];
+    for await (const s of jsm.streams.list()) names.push(s.config.name);
+    const owned = (n: string) =>
+      [...prefixes].some((p) => n.startsWith(`${p}_`) || n.startsWith(`OBJ_${p}_`));
+    await Promise.all(names.filter(owned).map((n) => jsm.streams.delete(n)));
+  } finally {
+    await nc.close();
+  }
+}
+
+/** Retries `fn` until it succeeds or the deadline passes (then rethrows its last error). */
+async function eventually<T>(fn: () => Promise<T>, deadlineMs: number, intervalMs = 200): Promise<T> {
+  const end = Date.now() + deadlineMs;
+  for (;;) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (Date.now() > end) throw err;
+      await new Promise((r) => setTimeout(r, intervalMs));
+    }
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** A nats-server of the test's own, so it can be killed and restarted. */
+class PrivateNatsServer {
+  private proc: ChildProcess | null = null;
+  private constructor(
+    readonly port: number,
+    readonly storeDir: string,
+  ) {}
+
+  static async create(): Promise<PrivateNatsServer> {
+    return new PrivateNatsServer(
+      await freePort(),
+      fs.mkdtempSync(path.join(os.tmpdir(), 'chronicler-nats-')),
+    );
+  }
+
+  get url(): string {
+    return `nats://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    const proc = spawn(
+      NATS_SERVER_BIN,
+      ['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.storeDir],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    this.proc = proc;
+    let log = '';
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => fail(new Error(`nats-server not ready after 15 s:\n${log}`)), 15_000);
+      const onData = (d: Buffer) => {
+        log += d.toString();
+        if (log.includes('Server is ready')) finish();
+      };
+      const onExit = (code: number | null) => fail(new Error(`nats-server exited (${code}):\n${log}`));
+      function cleanup() {
+        clearTimeout(timer);
+        proc.stderr?.off('data', onData);
+        proc.stdout?.off('data', onData);
+        proc.off('exit', onExit);
+      }
+      function finish() {
+        cleanup();
+        resolve();
+      }
+      function fail(err: Error) {
+        cleanup();
+        reject(err);
+      }
+      proc.stderr?.on('data', onData);
+      proc.stdout?.on('data', onData);
+      proc.once('exit', onExit);
+      proc.once('error', (err) => fail(err));
+    });
+    // keep draining the pipes so the server never blocks on a full one
+    proc.stderr?.resume();
+    proc.stdout?.resume();
+  }
+
+  async stop(): Promise<void> {
+    const proc = this.proc;
+    this.proc = null;
+    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+    const exited = once(proc, 'exit');
+    proc.kill('SIGTERM');
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  async destroy(): Promise<void> {
+    await this.stop();
+    fs.rmSync(this.storeDir, { recursive: true, force: true });
+  }
+}
+
+if (unavailable) {
+  console.warn(`[bus] NatsBus tests skipped: ${unavailable}`);
+  describe.skip(`NatsBus (skipped: ${unavailable})`, () => {
+    it('needs a NATS server with JetStream', () => {});
+  });
+} else {
+  const prefixes = new Set<string>();
+  afterAll(() => deleteTestStreams(prefixes));
+
+  describeBusContract('NatsBus', async ({ prefix }) => {
+    prefixes.add(prefix);
+    return NatsBus.connect({ url: NATS_URL, prefix, name: 'bus-contract' });
+  });
+
+  describe('NatsBus resilience', () => {
+    const buses: Bus[] = [];
+    const servers: PrivateNatsServer[] = [];
+    const ncs: NatsConnection[] = [];
+    afterEach(async () => {
+      await Promise.all(buses.splice(0).map((b) => b.close()));
+      await Promise.all(ncs.splice(0).map((nc) => nc.close()));
+      await Promise.all(servers.splice(0).map((s) => s.destroy()));
+    });
+
+    const noBinary = fs.existsSync(NATS_SERVER_BIN)
+      ? ''
+      : ` (skipped: no ${NATS_SERVER_BIN}; set NATS_SERVER_BIN)`;
+    it.skipIf(noBinary)(
+      `recovers by itself after nats-server restarts: request/reply and a durable consumer work again${noBinary}`,
+      async () => {
+        const server = await PrivateNatsServer.create();
+        servers.push(server);
+        await server.start();
+        const bus = await NatsBus.connect({
+          url: server.url,
+          prefix: uniquePrefix(),
+          name: 'restart-test',
+          reconnectTimeWaitMs: 100,
+        });
+        buses.push(bus);
+        const statuses = new Collector<BusStatus>();
+        bus.onStatus(statuses.push);
+
+        bus.handle('svc.restart.ping', () => 'pong');
+        expect(await bus.request('svc.restart.ping', {})).toBe('pong');
+        await bus.ensureStream({ name: 'R', subjects: ['r.>'] });
+        const got = new Collector<number>();
+        await bus.consume({ stream: 'R', durable: 'worker', ackWaitMs: 2000 }, async (p) =>
+          got.push((p as { n: number }).n),
+        );
+        await bus.publishDurable('r.job', { n: 1 });
+        await got.waitFor(1);
+
+        await server.stop();
+        await statuses.waitUntil((s) => s.includes('disconnected'), 10_000, 'a disconnected status');
+        expect(bus.isConnected()).toBe(false);
+        const [req, dur] = await Promise.all([
+          serviceErrorOf(bus.request('svc.restart.ping', {}, { timeoutMs: 300 })),
+          serviceErrorOf(bus.publishDurable('r.job', { n: -1 })),
+        ]);
+        expect(['timeout', 'unavailable']).toContain(req.code);
+        expect(['timeout', 'unavailable']).toContain(dur.code);
+
+        await server.start(); // same port, same store directory
+        expect(await eventually(() => bus.request('svc.restart.ping', {}, { timeoutMs: 500 }), 20_000)).toBe(
+          'pong',
+        );
+        await statuses.waitUntil((s) => s.includes('reconnected'), 10_000, 'a reconnected status');
+        expect(bus.isConnected()).toBe(true);
+        await eventually(() => bus.publishDurable('r.job', { n: 2 }, { msgId: 'after-restart' }), 20_000);
+        // the consumer created before the restart receives it, without a new bus or consume()
+        await got.waitUntil((items) => items.includes(2), 20_000, 'the message published after the restart');
+      },
+    );
+
+    it('recreates its durable consumer and its stream when they disappear from the server', async () => {
+      const prefix = uniquePrefix();
+      prefixes.add(prefix);
+      const bus = await NatsBus.connect({ url: NATS_URL, prefix, name: 'recreate-test' });
+      buses.push(bus);
+      await bus.ensureStream({ name: 'GONE', subjects: ['gone.>'] });
+      const got = new Collector<number>();
+      await bus.consume({ stream: 'GONE', durable: 'worker' }, async (p) => got.push((p as { n: number }).n));
+      await bus.publishDurable('gone.x', { n: 1 });
+      await got.waitFor(1);
+
+      const nc = await connect({ servers: NATS_URL });
+      ncs.push(nc);
+      const jsm = await nc.jetstreamManager();
+      // nats-server 2.9 sometimes fails a delete racing the consumer's own writes; retry it
+      await eventually(async () => {
+        try {
+          await jsm.consumers.delete(`${prefix}_GONE`, `${prefix}_worker`);
+        } catch (err) {
+          if (!/consumer not found/i.test((err as Error).message)) throw err;
+        }
+      }, 10_000);
+      await bus.publishDurable('gone.x', { n: 2 });
+      await got.waitUntil((items) => items.includes(2), 20_000, 'a message after the consumer was deleted');
+
+      await eventually(() => jsm.streams.delete(`${prefix}_GONE`), 10_000);
+      // publishing fails until the consumer loop has recreated the stream from its definition
+      await eventually(() => bus.publishDurable('gone.x', { n: 3 }), 20_000);
+      await got.waitUntil((items) => items.includes(3), 20_000, 'a message after the stream was deleted');
+    });
+  });
+}
