@@ -9,7 +9,9 @@ import security from './plugins/security.ts';
 import web from './plugins/web.ts';
 import authRoutes from './routes/auth/index.ts';
 import configRoutes from './routes/config/index.ts';
+import groupRoutes from './routes/groups/index.ts';
 import healthRoutes from './routes/health/index.ts';
+import transcriptRoutes from './routes/transcripts/index.ts';
 import type { GatewayConfigSchema } from './service.ts';
 
 export type GatewayContext = ServiceContext<Static<typeof GatewayConfigSchema>>;
@@ -51,6 +53,8 @@ export async function buildApp(ctx: GatewayContext): Promise<FastifyInstance> {
       await api.register(healthRoutes);
       await api.register(configRoutes);
       await api.register(authRoutes);
+      await api.register(transcriptRoutes);
+      await api.register(groupRoutes);
     },
     { prefix: '/api' },
   );

@@ -4,3 +4,4 @@ export * from './health.ts';
 export * from './rpc.ts';
 export * from './events.ts';
 export * from './auth.ts';
+export * from './sessions.ts';

@@ -1,0 +1,194 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startOAuthPeer, type OAuthPeer } from '../peers/oauth.ts';
+import { launchBrowser, newPage } from '../support/browser.ts';
+import { startSystem, type TestSystem } from '../support/system.ts';
+
+const storage = (page: Page) =>
+  page.evaluate(() => {
+    // Runs in the page; the test project's TypeScript has no DOM types.
+    const ls = (globalThis as unknown as { localStorage: { getItem(key: string): string | null } })
+      .localStorage;
+    return {
+      auth_user: ls.getItem('auth_user'),
+      auth_state: ls.getItem('auth_state'),
+      auth_token: ls.getItem('auth_token'),
+      admin_override_disabled: ls.getItem('admin_override_disabled'),
+    };
+  });
+
+const visible = (page: Page, text: string) => page.getByText(text, { exact: true }).first().waitFor();
+
+describe('sign-in with a local account (fresh embedded start, nothing configured)', () => {
+  let system: TestSystem;
+  let browser: Browser;
+  beforeAll(async () => {
+    system = await startSystem({ mode: 'embedded' });
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await system?.stop();
+  });
+
+  it('signs a new user in and lands on /welcome, which says the invite URL is missing', async () => {
+    const { page, errors } = await newPage(browser, system.url);
+    await page.goto('/login');
+    await visible(page, 'Use a local account');
+    await page.getByLabel('Username').fill('Grog');
+    await page.getByRole('button', { name: 'Sign in locally' }).click();
+    await visible(page, 'Successfully authenticated');
+    await page.waitForURL('**/welcome');
+    await visible(page, 'Getting Started');
+    await visible(page, 'Invite URL is not configured. Please set the invite URL setting.');
+    expect(await page.getByRole('button', { name: 'Add Chronicler to Discord' }).isDisabled()).toBe(true);
+    await visible(page, 'Grog');
+    const stored = await storage(page);
+    expect(stored.auth_state).toBe('authenticated');
+    expect(JSON.parse(stored.auth_user ?? '{}')).toMatchObject({ username: 'Grog', is_admin: false });
+    expect(stored.auth_token).toMatch(/^ey/);
+    // The Admin entry is for admins only.
+    expect(await page.getByRole('link', { name: 'Admin' }).count()).toBe(0);
+
+    // A reload keeps the user signed in; an already signed-in user is sent away from /login.
+    await page.reload();
+    await visible(page, 'Getting Started');
+    await page.goto('/login');
+    await page.waitForURL((url) => url.pathname === '/');
+    expect(errors).toEqual([]);
+  });
+
+  it('logs out: clears local auth data, says so, and the old token stops working', async () => {
+    const { page } = await newPage(browser, system.url);
+    await page.goto('/login');
+    await page.getByLabel('Username').fill('Pike');
+    await page.getByRole('button', { name: 'Sign in locally' }).click();
+    await page.waitForURL('**/welcome');
+    const token = (await storage(page)).auth_token!;
+
+    await page.getByRole('button', { name: 'Logout' }).click();
+    await visible(page, 'Successfully logged out');
+    await page.waitForURL('**/login');
+    expect(await storage(page)).toEqual({
+      auth_user: null,
+      auth_state: null,
+      auth_token: null,
+      admin_override_disabled: null,
+    });
+    const cookies = await page.context().cookies();
+    expect(cookies.find((c) => c.name === 'access_token')).toBeUndefined();
+    const check = await fetch(`${system.url}/api/auth/user`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(await check.json()).toMatchObject({ authenticated: false });
+
+    await page.goto('/welcome');
+    await page.waitForURL('**/login');
+  });
+
+  it('sends a returning user who has sessions to / instead of /welcome', async () => {
+    const first = await newPage(browser, system.url);
+    await first.page.goto('/login');
+    await first.page.getByLabel('Username').fill('Keyleth');
+    await first.page.getByRole('button', { name: 'Sign in locally' }).click();
+    await first.page.waitForURL('**/welcome');
+    const user = JSON.parse((await storage(first.page)).auth_user ?? '{}') as { id: string };
+    // Seeded where the sessions issue's create endpoint will write.
+    await system.platform!.db.query(
+      `insert into transcript.transcripts (owner_id, name, source) values ($1, 'The Sunken Tomb', 'manual')`,
+      [user.id],
+    );
+
+    const { page } = await newPage(browser, system.url);
+    await page.goto('/login');
+    await page.getByLabel('Username').fill('keyleth');
+    await page.getByRole('button', { name: 'Sign in locally' }).click();
+    await visible(page, 'Successfully authenticated');
+    await page.waitForURL((url) => url.pathname === '/');
+  });
+
+  it('retries a callback that cannot sign in 3 times, then fails and returns to /login', async () => {
+    const { page } = await newPage(browser, system.url);
+    await page.goto('/auth/callback?token=not-a-token');
+    await visible(page, 'Finalizing Authentication...');
+    // The token is taken out of the address at once.
+    await page.waitForURL((url) => !url.searchParams.has('token'));
+    await visible(page, 'Retrying... (1/3)');
+    await visible(page, 'Retrying... (3/3)');
+    await visible(page, 'Authentication failed. Please try logging in again.');
+    await page.waitForURL('**/login', { timeout: 10_000 });
+    expect((await storage(page)).auth_token).toBeNull();
+  });
+});
+
+describe('sign-in with Discord in the browser, against the OAuth peer', () => {
+  let peer: OAuthPeer;
+  let system: TestSystem;
+  let browser: Browser;
+  beforeAll(async () => {
+    peer = await startOAuthPeer();
+    peer.discordUser = {
+      ...peer.discordUser,
+      id: '424242424242424242',
+      username: 'vex',
+      global_name: "Vex'ahlia",
+    };
+    system = await startSystem({
+      mode: 'embedded',
+      env: {
+        ...peer.env('discord'),
+        ADMIN_DISCORD_IDS: '424242424242424242',
+        DISCORD_BOT_INVITE_URL: 'https://discord.com/oauth2/authorize?client_id=1&scope=bot',
+      },
+    });
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await system?.stop();
+    await peer?.close();
+  });
+
+  it('goes login → Discord → callback → /welcome, offers no local account, and shows the admin entry', async () => {
+    const { page, errors } = await newPage(browser, system.url);
+    await page.goto('/login');
+    await page.getByRole('button', { name: 'Login with Discord' }).waitFor();
+    expect(await page.getByText('Use a local account').count()).toBe(0);
+    await page.getByRole('button', { name: 'Login with Discord' }).click();
+    await visible(page, 'Successfully authenticated');
+    await page.waitForURL('**/welcome');
+    expect(await page.getByRole('link', { name: 'Add Chronicler to Discord' }).getAttribute('href')).toBe(
+      'https://discord.com/oauth2/authorize?client_id=1&scope=bot',
+    );
+    await page.getByRole('link', { name: 'Admin' }).waitFor();
+    const cookie = (await page.context().cookies()).find((c) => c.name === 'access_token');
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax' });
+    expect(errors).toEqual([]);
+
+    // The admin override: off with ?disableAdmin=true (notice, no Admin entry), on again with false.
+    await page.goto('/welcome?disableAdmin=true');
+    await visible(page, 'Admin features disabled for testing');
+    expect(await page.getByRole('link', { name: 'Admin' }).count()).toBe(0);
+    expect((await storage(page)).admin_override_disabled).toBe('true');
+    await page.goto('/admin');
+    await page.waitForURL((url) => url.pathname === '/');
+    await page.goto('/welcome?disableAdmin=false');
+    await page.getByRole('link', { name: 'Admin' }).waitFor();
+    expect(await page.getByText('Admin features disabled for testing').count()).toBe(0);
+  });
+
+  it('returns to /login when the user refuses consent at Discord', async () => {
+    peer.consent = 'deny';
+    try {
+      const { page } = await newPage(browser, system.url);
+      await page.goto('/login');
+      await page.getByRole('button', { name: 'Login with Discord' }).click();
+      await page.waitForURL(
+        (url) => url.pathname === '/login' && url.searchParams.get('error') === 'access_denied',
+      );
+      expect((await page.context().cookies()).find((c) => c.name === 'access_token')).toBeUndefined();
+    } finally {
+      peer.consent = 'allow';
+    }
+  });
+});
