@@ -3,7 +3,7 @@
 // Chronicler. Embedded (default): every service in one process. `--cluster`: each service
 // as its own process against NATS_URL, DATABASE_URL and REDIS_URL, restarted if it dies.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -13,18 +13,11 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // A .env beside package.json is read first; variables already set in the shell win.
 if (existsSync(path.join(root, '.env'))) process.loadEnvFile(path.join(root, '.env'));
 const cluster = process.argv.includes('--cluster');
-const SERVICES = [
-  'auth',
-  'transcript',
-  'group',
-  'chat',
-  'planning',
-  'summary',
-  'live-fanout',
-  'admin-stats',
-  'voice-bot',
-  'gateway',
-];
+// Every folder under services/ with a src/main.ts is a service process (all-in-one is the
+// embedded runner, not a service); the gateway starts last so it answers once the rest do.
+const SERVICES = readdirSync(path.join(root, 'services'))
+  .filter((d) => d !== 'all-in-one' && existsSync(path.join(root, 'services', d, 'src', 'main.ts')))
+  .sort((a, b) => Number(a === 'gateway') - Number(b === 'gateway'));
 
 function run(service, env) {
   const main =

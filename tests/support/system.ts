@@ -1,4 +1,5 @@
 import { startEmbedded, type EmbeddedSystem } from '@chronicler/all-in-one';
+import { SERVICE_NAMES } from '@chronicler/contracts';
 import { createLogger, type Platform } from '@chronicler/kit';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -14,19 +15,6 @@ export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 /** `embedded` unless the runner (tests/run.mjs) says `cluster`. */
 export const testMode: 'embedded' | 'cluster' =
   process.env.CHRONICLER_TEST_MODE === 'cluster' ? 'cluster' : 'embedded';
-
-export const SERVICE_PROCESSES = [
-  'auth',
-  'transcript',
-  'group',
-  'chat',
-  'planning',
-  'summary',
-  'live-fanout',
-  'admin-stats',
-  'voice-bot',
-  'gateway',
-] as const;
 
 export interface TestSystem {
   readonly url: string;
@@ -140,7 +128,7 @@ export async function startSystem(opts: StartOptions = {}): Promise<TestSystem> 
   const port = await freePort();
   env.PORT = String(port);
   const children = new Map<string, ChildProcess>();
-  for (const name of SERVICE_PROCESSES) {
+  for (const name of SERVICE_NAMES) {
     const child = spawn(process.execPath, ['--import', 'tsx', `services/${name}/src/main.ts`], {
       cwd: repoRoot,
       env: { ...env, OPS_PORT: String(await freePort()) },
