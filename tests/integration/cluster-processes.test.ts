@@ -44,4 +44,16 @@ describe.runIf(testMode === 'cluster')('cluster mode: ten processes', () => {
     for (const child of system.children.values()) expect(child.exitCode).toBeNull();
     expect([...system.children.values()].map((c) => c.pid)).toEqual(pids);
   }, 120_000);
+
+  it('stops a service process cleanly on SIGTERM, and /api/health reports just that one down', async () => {
+    const bot = system.children.get('voice-bot')!;
+    const exited = new Promise<number | null>((resolve) => bot.once('exit', (code) => resolve(code)));
+    bot.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const body = await health();
+    expect(body?.status).toBe('degraded');
+    expect(body?.services.filter((s) => s.status === 'down').map((s) => s.name)).toEqual(['voice-bot']);
+    // A service that is down still reports the version it last answered with.
+    expect(body?.services.find((s) => s.name === 'voice-bot')?.version).toMatch(/^\d+\.\d+\.\d+/);
+  });
 });

@@ -24,7 +24,8 @@ export function loadConfig<P extends TProperties>(
     // An empty variable counts as unset: `FOO=` in a .env file means "no value".
     if (value !== undefined && value !== '') raw[key] = value;
   }
-  const withDefaults = Value.Default(schema, raw);
+  // Value.Default and Value.Convert may change their input, so they work on a copy.
+  const withDefaults = Value.Default(schema, { ...raw });
   const converted = Value.Convert(schema, withDefaults);
   const problems: { variable: string; message: string }[] = [];
   for (const err of Value.Errors(schema, converted)) {
@@ -33,7 +34,7 @@ export function loadConfig<P extends TProperties>(
     const missing = raw[variable] === undefined && schema.properties[variable] !== undefined;
     problems.push({
       variable,
-      message: missing ? 'is required but not set' : `${err.message} (got ${JSON.stringify(raw[variable])})`,
+      message: missing ? 'is required but not set' : `${err.message} (got ${JSON.stringify(env[variable])})`,
     });
   }
   if (problems.length) throw new ConfigError(problems);
