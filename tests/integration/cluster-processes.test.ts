@@ -56,4 +56,20 @@ describe.runIf(testMode === 'cluster')('cluster mode: ten processes', () => {
     // A service that is down still reports the version it last answered with.
     expect(body?.services.find((s) => s.name === 'voice-bot')?.version).toMatch(/^\d+\.\d+\.\d+/);
   });
+
+  it('still reports health to a signed-in browser while the auth service is down', async () => {
+    const auth = system.children.get('auth')!;
+    const exited = new Promise((resolve) => auth.once('exit', resolve));
+    auth.kill('SIGTERM');
+    await exited;
+    // A token that would need the auth service to check it: the public route goes on anonymously.
+    const res = await fetch(`${system.url}/api/health`, { headers: { authorization: 'Bearer aaa.bbb.ccc' } });
+    const body = (await res.json()) as HealthResponse;
+    expect(body.services.find((s) => s.name === 'auth')?.status).toBe('down');
+    // A protected route cannot check the token and says so, rather than answering as if signed out.
+    const groups = await fetch(`${system.url}/api/groups`, {
+      headers: { authorization: 'Bearer aaa.bbb.ccc' },
+    });
+    expect(groups.status).toBe(503);
+  });
 });
