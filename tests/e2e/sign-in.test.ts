@@ -107,6 +107,24 @@ describe('sign-in with a local account (fresh embedded start, nothing configured
     await page.waitForURL((url) => url.pathname === '/');
   });
 
+  it('scrolls to the top when the path changes', async () => {
+    const { page } = await newPage(browser, system.url);
+    await page.setViewportSize({ width: 1280, height: 400 });
+    await page.goto('/login');
+    await page.getByLabel('Username').fill('Taryon');
+    await page.getByRole('button', { name: 'Sign in locally' }).click();
+    await page.waitForURL('**/welcome');
+    const scrollY = () => page.evaluate(() => (globalThis as unknown as { scrollY: number }).scrollY);
+    await page.mouse.wheel(0, 2000);
+    await page.waitForFunction(() => (globalThis as unknown as { scrollY: number }).scrollY > 0);
+    await page
+      .getByRole('complementary', { name: 'Sidebar' })
+      .getByRole('link', { name: 'Dashboard' })
+      .click();
+    await page.waitForURL((url) => url.pathname === '/');
+    expect(await scrollY()).toBe(0);
+  });
+
   it('retries a callback that cannot sign in 3 times, then fails and returns to /login', async () => {
     const { page } = await newPage(browser, system.url);
     await page.goto('/auth/callback?token=not-a-token');
