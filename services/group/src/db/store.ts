@@ -1,5 +1,23 @@
 import type { DatabaseHandle } from '@chronicler/kit';
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Ids that are not uuids match no row (PostgreSQL would refuse them with an error). */
+export const isUuid = (id: string): boolean => UUID.test(id);
+
+const COLUMNS = 'id, name, summary, llm_summary, summary_generated_at';
+
+function toRow(r: Record<string, unknown>): GroupRow {
+  return {
+    id: String(r.id),
+    name: String(r.name),
+    summary: String(r.summary),
+    llm_summary: String(r.llm_summary),
+    summary_generated_at: r.summary_generated_at
+      ? new Date(String(r.summary_generated_at)).toISOString()
+      : null,
+  };
+}
+
 export interface GroupRow {
   id: string;
   name: string;
@@ -20,18 +38,51 @@ export class GroupStore {
 
   async list(ownerId: string): Promise<GroupRow[]> {
     const rows = await this.db.query<Record<string, unknown>>(
-      `select id, name, summary, llm_summary, summary_generated_at
-         from ${this.table} where owner_id = $1 order by created_at, id`,
+      `select ${COLUMNS} from ${this.table} where owner_id = $1 order by created_at, id`,
       [ownerId],
     );
-    return rows.map((r) => ({
-      id: String(r.id),
-      name: String(r.name),
-      summary: String(r.summary),
-      llm_summary: String(r.llm_summary),
-      summary_generated_at: r.summary_generated_at
-        ? new Date(String(r.summary_generated_at)).toISOString()
-        : null,
-    }));
+    return rows.map(toRow);
+  }
+
+  /** One of the owner's groups, or null. */
+  async get(ownerId: string, id: string): Promise<GroupRow | null> {
+    if (!isUuid(id)) return null;
+    const [r] = await this.db.query<Record<string, unknown>>(
+      `select ${COLUMNS} from ${this.table} where id = $1 and owner_id = $2`,
+      [id, ownerId],
+    );
+    return r ? toRow(r) : null;
+  }
+
+  async create(ownerId: string, name: string): Promise<GroupRow> {
+    const [r] = await this.db.query<Record<string, unknown>>(
+      `insert into ${this.table} (owner_id, name) values ($1, $2) returning ${COLUMNS}`,
+      [ownerId, name],
+    );
+    return toRow(r!);
+  }
+
+  /** Name and/or summary; a field left undefined keeps its value. */
+  async update(
+    ownerId: string,
+    id: string,
+    c: { name?: string; summary?: string },
+  ): Promise<GroupRow | null> {
+    if (!isUuid(id)) return null;
+    const [r] = await this.db.query<Record<string, unknown>>(
+      `update ${this.table} set name = coalesce($3::text, name), summary = coalesce($4::text, summary)
+        where id = $1 and owner_id = $2 returning ${COLUMNS}`,
+      [id, ownerId, c.name ?? null, c.summary ?? null],
+    );
+    return r ? toRow(r) : null;
+  }
+
+  async delete(ownerId: string, id: string): Promise<boolean> {
+    if (!isUuid(id)) return false;
+    const rows = await this.db.query<{ id: string }>(
+      `delete from ${this.table} where id = $1 and owner_id = $2 returning id`,
+      [id, ownerId],
+    );
+    return rows.length > 0;
   }
 }

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { busEvent } from './events.ts';
 import { rpc } from './rpc.ts';
 
 /** Who asks: every transcript and group call is made for one owner, never across owners. */
@@ -52,3 +53,166 @@ export const groupMembersRpc = rpc(
 
 /** svc.group.list: the owner's groups with their session ids. */
 export const listGroupsRpc = rpc('group', 'list', OwnerRequestSchema, Type.Array(GroupSchema));
+
+/** The same owner-scoped request with the id of one session or group. */
+export const OwnedIdRequestSchema = Type.Object({
+  owner_id: Type.String({ minLength: 1 }),
+  id: Type.String(),
+});
+
+/** One session with its content (GET /transcripts/{id}). */
+export const TranscriptSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  session_timestamp: Type.String(),
+  created_at: Type.String(),
+  last_activity: Type.String(),
+  status: Type.Union([Type.Literal('active'), Type.Literal('ended')]),
+  group_id: Type.String(),
+  summary: Type.String(),
+  content: Type.String(),
+});
+export type Transcript = Static<typeof TranscriptSchema>;
+
+/**
+ * A transcript can be larger than one bus message (1 MiB): above TRANSCRIPT_INLINE_BYTES the
+ * text travels through the blob store (bucket TRANSCRIPT_BLOB_BUCKET) and the message
+ * carries its name instead; the receiver reads the blob and deletes it.
+ */
+export const TRANSCRIPT_BLOB_BUCKET = 'transcript-transfer';
+export const TRANSCRIPT_INLINE_BYTES = 256 * 1024;
+
+/** svc.transcript.get: one of the owner's sessions with its content. */
+export const getTranscriptRpc = rpc(
+  'transcript',
+  'get',
+  OwnedIdRequestSchema,
+  Type.Composite([
+    Type.Omit(TranscriptSchema, ['content']),
+    Type.Object({ content: Type.Optional(Type.String()), content_blob: Type.Optional(Type.String()) }),
+  ]),
+);
+
+/**
+ * Form fields are optional strings here so that the service answers the specification's
+ * messages (a missing name is 'Session name is required', not a schema error).
+ */
+export const CreateManualRequestSchema = Type.Object({
+  owner_id: Type.String({ minLength: 1 }),
+  name: Type.Optional(Type.String()),
+  session_date: Type.Optional(Type.String()),
+  summary: Type.Optional(Type.String()),
+  transcript: Type.Optional(Type.String()),
+  transcript_blob: Type.Optional(Type.String()),
+  group_id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+});
+
+/** svc.transcript.create-manual: a new ended session typed or pasted by the owner. */
+export const createManualTranscriptRpc = rpc(
+  'transcript',
+  'create-manual',
+  CreateManualRequestSchema,
+  TranscriptListItemSchema,
+);
+
+/** svc.transcript.update: name and summary always; session_date and transcript when changed. */
+export const updateTranscriptRpc = rpc(
+  'transcript',
+  'update',
+  Type.Object({
+    owner_id: Type.String({ minLength: 1 }),
+    id: Type.String(),
+    name: Type.Optional(Type.String()),
+    summary: Type.Optional(Type.String()),
+    session_date: Type.Optional(Type.String()),
+    transcript: Type.Optional(Type.String()),
+    transcript_blob: Type.Optional(Type.String()),
+  }),
+  TranscriptListItemSchema,
+);
+
+export const renameTranscriptRpc = rpc(
+  'transcript',
+  'rename',
+  Type.Object({
+    owner_id: Type.String({ minLength: 1 }),
+    id: Type.String(),
+    name: Type.Optional(Type.String()),
+  }),
+  TranscriptListItemSchema,
+);
+
+/** svc.transcript.assign-group: group_id null removes the session from its group. */
+export const assignTranscriptGroupRpc = rpc(
+  'transcript',
+  'assign-group',
+  Type.Object({
+    owner_id: Type.String({ minLength: 1 }),
+    id: Type.String(),
+    group_id: Type.Union([Type.String(), Type.Null()]),
+  }),
+  TranscriptListItemSchema,
+);
+
+export const OkSchema = Type.Object({ ok: Type.Literal(true) });
+
+/** svc.transcript.delete: refused while the session is active. */
+export const deleteTranscriptRpc = rpc('transcript', 'delete', OwnedIdRequestSchema, OkSchema);
+
+export const NotesSchema = Type.Object({ content: Type.String() });
+
+export const getNotesRpc = rpc('transcript', 'get-notes', OwnedIdRequestSchema, NotesSchema);
+
+export const putNotesRpc = rpc(
+  'transcript',
+  'put-notes',
+  Type.Object({ owner_id: Type.String({ minLength: 1 }), id: Type.String(), content: Type.String() }),
+  NotesSchema,
+);
+
+export const createGroupRpc = rpc(
+  'group',
+  'create',
+  Type.Object({ owner_id: Type.String({ minLength: 1 }), name: Type.Optional(Type.String()) }),
+  GroupSchema,
+);
+
+export const updateGroupRpc = rpc(
+  'group',
+  'update',
+  Type.Object({
+    owner_id: Type.String({ minLength: 1 }),
+    id: Type.String(),
+    name: Type.Optional(Type.String()),
+    summary: Type.Optional(Type.String()),
+  }),
+  GroupSchema,
+);
+
+/** svc.group.delete: deletes the group, then publishes evt.group.deleted (durable). */
+export const deleteGroupRpc = rpc('group', 'delete', OwnedIdRequestSchema, OkSchema);
+
+/** svc.group.exists: whether the id is one of the owner's groups (for assign-group). */
+export const groupExistsRpc = rpc(
+  'group',
+  'exists',
+  OwnedIdRequestSchema,
+  Type.Object({ exists: Type.Boolean() }),
+);
+
+/** Durable stream of group events, published by the group service. */
+export const GROUP_EVENTS_STREAM = 'GROUP_EVENTS';
+export const groupDeletedEvent = busEvent(
+  'group',
+  'deleted',
+  Type.Object({ group_id: Type.String(), owner_id: Type.String() }),
+);
+/**
+ * Kept 7 days: consumers ack within seconds, and the window only bounds what an outage
+ * can leave behind (the in-process bus holds a stream's messages in memory until then).
+ */
+export const groupEventsStream = {
+  name: GROUP_EVENTS_STREAM,
+  subjects: ['evt.group.>'],
+  maxAgeMs: 7 * 24 * 60 * 60 * 1000,
+};

@@ -1,14 +1,54 @@
-import { GroupSchema, listGroupsRpc } from '@chronicler/contracts';
+import {
+  createGroupRpc,
+  deleteGroupRpc,
+  GroupSchema,
+  listGroupsRpc,
+  OkSchema,
+  updateGroupRpc,
+} from '@chronicler/contracts';
 import { call } from '@chronicler/kit';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { requireAuth } from '../../plugins/auth.ts';
 
+const IdParams = Type.Object({ id: Type.String() });
+
 /** /api/groups: the signed-in user's groups (campaigns). */
 export default async function groupRoutes(app: FastifyInstance): Promise<void> {
   app.addHook('preHandler', requireAuth);
+  const bus = app.ctx.bus;
 
   app.get('/groups', { schema: { response: { 200: Type.Array(GroupSchema) } } }, (req) =>
-    call(app.ctx.bus, listGroupsRpc, { owner_id: req.user!.id }),
+    call(bus, listGroupsRpc, { owner_id: req.user!.id }),
+  );
+
+  app.post<{ Body: { name?: string } }>(
+    '/groups',
+    { schema: { body: Type.Object({ name: Type.Optional(Type.String()) }), response: { 200: GroupSchema } } },
+    (req) => call(bus, createGroupRpc, { owner_id: req.user!.id, name: req.body.name }),
+  );
+
+  app.put<{ Params: typeof IdParams.static; Body: { name?: string; summary?: string } }>(
+    '/groups/:id',
+    {
+      schema: {
+        params: IdParams,
+        body: Type.Object({ name: Type.Optional(Type.String()), summary: Type.Optional(Type.String()) }),
+        response: { 200: GroupSchema },
+      },
+    },
+    (req) =>
+      call(bus, updateGroupRpc, {
+        owner_id: req.user!.id,
+        id: req.params.id,
+        name: req.body.name,
+        summary: req.body.summary,
+      }),
+  );
+
+  app.delete<{ Params: typeof IdParams.static }>(
+    '/groups/:id',
+    { schema: { params: IdParams, response: { 200: OkSchema } } },
+    (req) => call(bus, deleteGroupRpc, { owner_id: req.user!.id, id: req.params.id }),
   );
 }

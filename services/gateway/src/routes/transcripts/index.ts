@@ -1,14 +1,155 @@
-import { listTranscriptsRpc, TranscriptListItemSchema } from '@chronicler/contracts';
+import {
+  assignTranscriptGroupRpc,
+  createManualTranscriptRpc,
+  deleteTranscriptRpc,
+  getNotesRpc,
+  getTranscriptRpc,
+  listTranscriptsRpc,
+  NotesSchema,
+  OkSchema,
+  putNotesRpc,
+  renameTranscriptRpc,
+  TranscriptListItemSchema,
+  TranscriptSchema,
+  updateTranscriptRpc,
+} from '@chronicler/contracts';
 import { call } from '@chronicler/kit';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { transcriptField, transferredContent } from '../../lib/transcript-transfer.ts';
 import { requireAuth } from '../../plugins/auth.ts';
+
+/**
+ * Bodies that may carry a transcript of 500,000 characters: at most 3 bytes of UTF-8 per
+ * UTF-16 unit (1.5 MB), plus JSON escapes and the other fields.
+ */
+export const TRANSCRIPT_BODY_LIMIT = Math.ceil(2.5 * 1024 * 1024);
+
+const IdParams = Type.Object({ id: Type.String() });
+/** Form fields stay optional strings: the transcript service answers the specification's messages. */
+const ManualBody = Type.Object({
+  name: Type.Optional(Type.String()),
+  session_date: Type.Optional(Type.String()),
+  summary: Type.Optional(Type.String()),
+  transcript: Type.Optional(Type.String()),
+  group_id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+});
+const UpdateBody = Type.Object({
+  name: Type.Optional(Type.String()),
+  summary: Type.Optional(Type.String()),
+  session_date: Type.Optional(Type.String()),
+  transcript: Type.Optional(Type.String()),
+});
 
 /** /api/transcripts: sessions of the signed-in user. */
 export default async function transcriptRoutes(app: FastifyInstance): Promise<void> {
   app.addHook('preHandler', requireAuth);
+  const bus = app.ctx.bus;
 
   app.get('/transcripts', { schema: { response: { 200: Type.Array(TranscriptListItemSchema) } } }, (req) =>
-    call(app.ctx.bus, listTranscriptsRpc, { owner_id: req.user!.id }),
+    call(bus, listTranscriptsRpc, { owner_id: req.user!.id }),
+  );
+
+  app.post<{ Body: typeof ManualBody.static }>(
+    '/transcripts/manual',
+    {
+      bodyLimit: TRANSCRIPT_BODY_LIMIT,
+      schema: { body: ManualBody, response: { 200: TranscriptListItemSchema } },
+    },
+    async (req) => {
+      const { transcript, ...rest } = req.body;
+      return call(bus, createManualTranscriptRpc, {
+        ...rest,
+        ...(await transcriptField(bus, transcript)),
+        owner_id: req.user!.id,
+      });
+    },
+  );
+
+  app.get<{ Params: typeof IdParams.static }>(
+    '/transcripts/:id',
+    { schema: { params: IdParams, response: { 200: TranscriptSchema } } },
+    async (req) => {
+      const { content_blob, content, ...rest } = await call(bus, getTranscriptRpc, {
+        owner_id: req.user!.id,
+        id: req.params.id,
+      });
+      return {
+        ...rest,
+        content: content_blob === undefined ? (content ?? '') : await transferredContent(bus, content_blob),
+      };
+    },
+  );
+
+  app.put<{ Params: typeof IdParams.static; Body: typeof UpdateBody.static }>(
+    '/transcripts/:id',
+    {
+      bodyLimit: TRANSCRIPT_BODY_LIMIT,
+      schema: { params: IdParams, body: UpdateBody, response: { 200: TranscriptListItemSchema } },
+    },
+    async (req) => {
+      const { transcript, ...rest } = req.body;
+      return call(bus, updateTranscriptRpc, {
+        ...rest,
+        ...(await transcriptField(bus, transcript)),
+        owner_id: req.user!.id,
+        id: req.params.id,
+      });
+    },
+  );
+
+  app.put<{ Params: typeof IdParams.static; Body: { name?: string } }>(
+    '/transcripts/:id/rename',
+    {
+      schema: {
+        params: IdParams,
+        body: Type.Object({ name: Type.Optional(Type.String()) }),
+        response: { 200: TranscriptListItemSchema },
+      },
+    },
+    (req) =>
+      call(bus, renameTranscriptRpc, { owner_id: req.user!.id, id: req.params.id, name: req.body.name }),
+  );
+
+  app.put<{ Params: typeof IdParams.static; Body: { group_id: string } }>(
+    '/transcripts/:id/assign-group',
+    {
+      schema: {
+        params: IdParams,
+        body: Type.Object({ group_id: Type.String() }),
+        response: { 200: TranscriptListItemSchema },
+      },
+    },
+    (req) =>
+      call(bus, assignTranscriptGroupRpc, {
+        owner_id: req.user!.id,
+        id: req.params.id,
+        group_id: req.body.group_id,
+      }),
+  );
+
+  app.delete<{ Params: typeof IdParams.static }>(
+    '/transcripts/:id/remove-group',
+    { schema: { params: IdParams, response: { 200: TranscriptListItemSchema } } },
+    (req) =>
+      call(bus, assignTranscriptGroupRpc, { owner_id: req.user!.id, id: req.params.id, group_id: null }),
+  );
+
+  app.delete<{ Params: typeof IdParams.static }>(
+    '/transcripts/:id',
+    { schema: { params: IdParams, response: { 200: OkSchema } } },
+    (req) => call(bus, deleteTranscriptRpc, { owner_id: req.user!.id, id: req.params.id }),
+  );
+
+  app.get<{ Params: typeof IdParams.static }>(
+    '/transcripts/:id/notes',
+    { schema: { params: IdParams, response: { 200: NotesSchema } } },
+    (req) => call(bus, getNotesRpc, { owner_id: req.user!.id, id: req.params.id }),
+  );
+
+  app.put<{ Params: typeof IdParams.static; Body: { content: string } }>(
+    '/transcripts/:id/notes',
+    { schema: { params: IdParams, body: NotesSchema, response: { 200: NotesSchema } } },
+    (req) => call(bus, putNotesRpc, { owner_id: req.user!.id, id: req.params.id, content: req.body.content }),
   );
 }

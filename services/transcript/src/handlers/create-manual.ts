@@ -1,0 +1,41 @@
+import type { createManualTranscriptRpc, RpcRequest, TranscriptListItem } from '@chronicler/contracts';
+import { call, ServiceError, type Bus } from '@chronicler/kit';
+import { groupExistsRpc } from '@chronicler/contracts';
+import type { TranscriptStore } from '../db/store.ts';
+import {
+  bad,
+  checkName,
+  checkSummary,
+  checkTranscript,
+  parseSessionDate,
+  previewOf,
+  transcriptOf,
+} from '../validation.ts';
+
+/** svc.transcript.create-manual: every check first, then one insert; bad input changes nothing. */
+export const createManual =
+  (store: TranscriptStore, bus: Bus) =>
+  async (req: RpcRequest<typeof createManualTranscriptRpc>): Promise<TranscriptListItem> => {
+    const name = checkName(req.name, 'Session name is required');
+    const sessionTimestamp = parseSessionDate(req.session_date);
+    const summary = req.summary ?? '';
+    const content = (await transcriptOf(bus, req)) ?? '';
+    if (!summary.trim() && !content.trim()) {
+      throw bad('Please provide either a summary, a transcript, or an audio file');
+    }
+    checkSummary(summary);
+    checkTranscript(content);
+    const groupId = req.group_id ? req.group_id : null;
+    if (groupId) {
+      const { exists } = await call(bus, groupExistsRpc, { owner_id: req.owner_id, id: groupId });
+      if (!exists) throw new ServiceError('not_found', 'Group not found');
+    }
+    return store.createManual(req.owner_id, {
+      name,
+      sessionTimestamp,
+      summary,
+      content,
+      preview: previewOf(content),
+      groupId,
+    });
+  };

@@ -1,0 +1,375 @@
+import type { Group, TranscriptListItem } from '@chronicler/contracts';
+import { createLogger } from '@chronicler/kit';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TranscriptStore } from '../../services/transcript/src/db/store.ts';
+import { onGroupDeleted } from '../../services/transcript/src/handlers/group-deleted.ts';
+import { localSignIn } from '../support/auth.ts';
+import { startSystem, testMode, waitFor, type TestSystem } from '../support/system.ts';
+
+interface Transcript extends Omit<TranscriptListItem, 'preview'> {
+  content: string;
+}
+
+describe(`sessions and groups API (${testMode} mode)`, () => {
+  let system: TestSystem;
+  let alice: { token: string; id: string };
+  let bob: { token: string; id: string };
+
+  beforeAll(async () => {
+    system = await startSystem({ env: { AUTH_LOCAL_ENABLED: 'true' } });
+    const a = await localSignIn(system.url, 'alice');
+    const b = await localSignIn(system.url, 'bob');
+    alice = { token: a.cookie, id: a.body.user?.id ?? '' };
+    bob = { token: b.cookie, id: b.body.user?.id ?? '' };
+  }, 120_000);
+  afterAll(async () => {
+    await system?.stop();
+  });
+
+  const api = async <T = Record<string, unknown>>(
+    method: string,
+    path: string,
+    token: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: T }> => {
+    const res = await fetch(`${system.url}/api${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
+  };
+
+  const createSession = async (
+    token: string,
+    extra: Record<string, unknown> = {},
+  ): Promise<TranscriptListItem> => {
+    const res = await api<TranscriptListItem>('POST', '/transcripts/manual', token, {
+      name: 'Session',
+      session_date: '2015-03-12T00:00:00.000Z',
+      transcript: 'Some text',
+      ...extra,
+    });
+    expect(res.status).toBe(200);
+    return res.body;
+  };
+  const createGroup = async (token: string, name = 'Vox Machina'): Promise<Group> => {
+    const res = await api<Group>('POST', '/groups', token, { name });
+    expect(res.status).toBe(200);
+    return res.body;
+  };
+  const list = async (token: string) => (await api<TranscriptListItem[]>('GET', '/transcripts', token)).body;
+  const groups = async (token: string) => (await api<Group[]>('GET', '/groups', token)).body;
+
+  it('creates a manual session and reads it back with its content', async () => {
+    const content = "MATT: Hello everyone, and welcome to tonight's episode of Critical Role. ".repeat(3);
+    const created = await createSession(alice.token, {
+      name: '  Arrival at Kraghammer  ',
+      session_date: '2015-03-12T05:00:00.000Z',
+      summary: 'The party arrives.',
+      transcript: content,
+    });
+    expect(created).toMatchObject({
+      name: 'Arrival at Kraghammer',
+      session_timestamp: '2015-03-12T05:00:00.000Z',
+      status: 'ended',
+      group_id: '',
+      summary: 'The party arrives.',
+      preview: `${content.slice(0, 100)}...`,
+    });
+    const got = await api<Transcript>('GET', `/transcripts/${created.id}`, alice.token);
+    expect(got.status).toBe(200);
+    expect(got.body).toMatchObject({ id: created.id, name: 'Arrival at Kraghammer', content, group_id: '' });
+    const [row] = await system.platform!.db.query<{ source: string }>(
+      'select source from transcript.transcripts where id = $1',
+      [created.id],
+    );
+    expect(row?.source).toBe('manual');
+
+    const short = await createSession(alice.token, { transcript: 'short text' });
+    expect(short.preview).toBe('short text');
+    const summaryOnly = await createSession(alice.token, {
+      transcript: undefined,
+      summary: 'Only a summary',
+    });
+    expect((await api<Transcript>('GET', `/transcripts/${summaryOnly.id}`, alice.token)).body.content).toBe(
+      '',
+    );
+  });
+
+  it('stores and returns a transcript of 500,000 multi-byte characters', async () => {
+    const big = 'ä€'.repeat(250_000);
+    const created = await createSession(alice.token, { transcript: big });
+    const got = await api<Transcript>('GET', `/transcripts/${created.id}`, alice.token);
+    expect(got.status).toBe(200);
+    expect(got.body.content).toBe(big);
+    const updated = await api('PUT', `/transcripts/${created.id}`, alice.token, {
+      name: 'Big',
+      summary: '',
+      transcript: `${big.slice(0, 499_999)}!`,
+    });
+    expect(updated.status).toBe(200);
+    expect((await api<Transcript>('GET', `/transcripts/${created.id}`, alice.token)).body.content).toBe(
+      `${big.slice(0, 499_999)}!`,
+    );
+  });
+
+  it('updates, renames, and keeps what is not sent', async () => {
+    const s = await createSession(alice.token, { transcript: 'before', summary: 'old' });
+    const upd = await api<TranscriptListItem>('PUT', `/transcripts/${s.id}`, alice.token, {
+      name: 'Into the Greyspine Mines',
+      summary: 'new summary',
+    });
+    expect(upd.status).toBe(200);
+    expect(upd.body).toMatchObject({ id: s.id, name: 'Into the Greyspine Mines', summary: 'new summary' });
+    let got = (await api<Transcript>('GET', `/transcripts/${s.id}`, alice.token)).body;
+    expect(got).toMatchObject({ content: 'before', session_timestamp: s.session_timestamp });
+
+    await api('PUT', `/transcripts/${s.id}`, alice.token, {
+      name: 'Into the Greyspine Mines',
+      summary: 'new summary',
+      session_date: '2015-03-19T02:00:00Z',
+      transcript: 'after',
+    });
+    got = (await api<Transcript>('GET', `/transcripts/${s.id}`, alice.token)).body;
+    expect(got).toMatchObject({ content: 'after', session_timestamp: '2015-03-19T02:00:00.000Z' });
+    expect((await list(alice.token)).find((t) => t.id === s.id)?.preview).toBe('after');
+
+    const renamed = await api<TranscriptListItem>('PUT', `/transcripts/${s.id}/rename`, alice.token, {
+      name: ' Trial of the Take ',
+    });
+    expect(renamed).toMatchObject({ status: 200, body: { id: s.id, name: 'Trial of the Take' } });
+  });
+
+  it('assigns a session to a group, removes it, and lists group membership', async () => {
+    const s = await createSession(alice.token);
+    const g = await createGroup(alice.token, '  Vox Machina ');
+    expect(g).toMatchObject({ name: 'Vox Machina', group_id: g.id, id: g.id, session_ids: [], summary: '' });
+
+    const assigned = await api<TranscriptListItem>('PUT', `/transcripts/${s.id}/assign-group`, alice.token, {
+      group_id: g.id,
+    });
+    expect(assigned).toMatchObject({ status: 200, body: { id: s.id, group_id: g.id } });
+    expect((await groups(alice.token)).find((x) => x.id === g.id)?.session_ids).toEqual([s.id]);
+
+    const removed = await api<TranscriptListItem>('DELETE', `/transcripts/${s.id}/remove-group`, alice.token);
+    expect(removed).toMatchObject({ status: 200, body: { id: s.id, group_id: '' } });
+    expect((await groups(alice.token)).find((x) => x.id === g.id)?.session_ids).toEqual([]);
+
+    const inGroup = await createSession(alice.token, { group_id: g.id });
+    expect(inGroup.group_id).toBe(g.id);
+  });
+
+  it('updates a group name or summary', async () => {
+    const g = await createGroup(alice.token, 'The Mighty Nein');
+    const s = await createSession(alice.token, { group_id: g.id });
+    const renamed = await api<Group>('PUT', `/groups/${g.id}`, alice.token, { name: 'Mighty Nein' });
+    expect(renamed).toMatchObject({
+      status: 200,
+      body: { name: 'Mighty Nein', summary: '', session_ids: [s.id] },
+    });
+    const summarised = await api<Group>('PUT', `/groups/${g.id}`, alice.token, { summary: 'A campaign.' });
+    expect(summarised.body).toMatchObject({ name: 'Mighty Nein', summary: 'A campaign.', group_id: g.id });
+  });
+
+  it('deleting a group ungroups its sessions', async () => {
+    const g = await createGroup(alice.token, 'Exandria Unlimited');
+    const a = await createSession(alice.token, { group_id: g.id });
+    const b = await createSession(alice.token, { group_id: g.id });
+    const other = await createGroup(alice.token, 'Other');
+    const c = await createSession(alice.token, { group_id: other.id });
+
+    expect(await api('DELETE', `/groups/${g.id}`, alice.token)).toEqual({ status: 200, body: { ok: true } });
+    expect((await groups(alice.token)).map((x) => x.id)).not.toContain(g.id);
+    await waitFor(async () => {
+      const items = await list(alice.token);
+      return items.filter((t) => t.id === a.id || t.id === b.id).every((t) => t.group_id === '');
+    });
+    expect((await list(alice.token)).find((t) => t.id === c.id)?.group_id).toBe(other.id);
+    expect((await groups(alice.token)).find((x) => x.id === other.id)?.session_ids).toEqual([c.id]);
+    expect((await api('DELETE', `/groups/${g.id}`, alice.token)).status).toBe(404);
+  });
+
+  it('handles a redelivered or foreign evt.group.deleted without changing anything more', async () => {
+    const g = await createGroup(alice.token, 'Redelivered');
+    const kept = await createGroup(alice.token, 'Kept');
+    const a = await createSession(alice.token, { group_id: g.id });
+    const k = await createSession(alice.token, { group_id: kept.id });
+    const handle = onGroupDeleted(
+      new TranscriptStore(system.platform!.db, 'transcript'),
+      createLogger(null, { level: 'silent' }),
+    );
+    await handle({ group_id: g.id, owner_id: alice.id });
+    const after = await list(alice.token);
+    await handle({ group_id: g.id, owner_id: alice.id });
+    await handle({ group_id: kept.id, owner_id: bob.id });
+    expect(await list(alice.token)).toEqual(after);
+    expect(after.find((t) => t.id === a.id)?.group_id).toBe('');
+    expect(after.find((t) => t.id === k.id)?.group_id).toBe(kept.id);
+    await expect(handle({ group_id: 42 })).rejects.toThrow();
+  });
+
+  it('reads and writes notes exactly as given', async () => {
+    const s = await createSession(alice.token);
+    expect(await api('GET', `/transcripts/${s.id}/notes`, alice.token)).toEqual({
+      status: 200,
+      body: { content: '' },
+    });
+    const content = '  # Notes\n\n- Grog owes Pike 5 gp  \n';
+    expect(await api('PUT', `/transcripts/${s.id}/notes`, alice.token, { content })).toEqual({
+      status: 200,
+      body: { content },
+    });
+    expect((await api('GET', `/transcripts/${s.id}/notes`, alice.token)).body).toEqual({ content });
+    await api('PUT', `/transcripts/${s.id}/notes`, alice.token, { content: '' });
+    expect((await api('GET', `/transcripts/${s.id}/notes`, alice.token)).body).toEqual({ content: '' });
+  });
+
+  it('deletes an ended session and refuses an active one', async () => {
+    const s = await createSession(alice.token);
+    await api('PUT', `/transcripts/${s.id}/notes`, alice.token, { content: 'gone with it' });
+    expect(await api('DELETE', `/transcripts/${s.id}`, alice.token)).toEqual({
+      status: 200,
+      body: { ok: true },
+    });
+    expect((await api('GET', `/transcripts/${s.id}`, alice.token)).status).toBe(404);
+
+    const [active] = await system.platform!.db.query<{ id: string }>(
+      `insert into transcript.transcripts (owner_id, name, status, source) values ($1, 'Live now', 'active', 'live')
+       returning id`,
+      [alice.id],
+    );
+    const refused = await api<{ detail: string }>('DELETE', `/transcripts/${active!.id}`, alice.token);
+    expect(refused.status).toBe(400);
+    expect(refused.body.detail).toMatch(/active session/);
+    expect((await api('GET', `/transcripts/${active!.id}`, alice.token)).status).toBe(200);
+  });
+
+  describe('validation: 400 with the specification message, nothing changed', () => {
+    const expect400 = async (method: string, path: string, body: unknown, detail: string | RegExp) => {
+      const res = await api<{ detail: string }>(method, path, alice.token, body);
+      expect(res.status).toBe(400);
+      if (typeof detail === 'string') expect(res.body.detail).toBe(detail);
+      else expect(res.body.detail).toMatch(detail);
+    };
+
+    it('on manual create', async () => {
+      const before = await list(alice.token);
+      const ok = { name: 'N', session_date: '2020-01-01T00:00:00Z', transcript: 'x' };
+      await expect400('POST', '/transcripts/manual', { ...ok, name: '   ' }, 'Session name is required');
+      await expect400('POST', '/transcripts/manual', { ...ok, name: undefined }, 'Session name is required');
+      await expect400('POST', '/transcripts/manual', { ...ok, session_date: '' }, 'Session date is required');
+      await expect400('POST', '/transcripts/manual', { ...ok, session_date: 'not a date' }, /date/i);
+      await expect400(
+        'POST',
+        '/transcripts/manual',
+        { ...ok, transcript: '  ', summary: '' },
+        'Please provide either a summary, a transcript, or an audio file',
+      );
+      await expect400(
+        'POST',
+        '/transcripts/manual',
+        { ...ok, summary: 'x'.repeat(10_001) },
+        'Session summary cannot exceed 10,000 characters',
+      );
+      await expect400(
+        'POST',
+        '/transcripts/manual',
+        { ...ok, transcript: 'x'.repeat(500_001) },
+        'Transcript cannot exceed 500,000 characters',
+      );
+      const missing = await api<{ detail: string }>('POST', '/transcripts/manual', alice.token, {
+        ...ok,
+        group_id: randomUUID(),
+      });
+      expect(missing).toEqual({ status: 404, body: { detail: 'Group not found' } });
+      expect(await list(alice.token)).toEqual(before);
+    });
+
+    it('on update, rename and groups', async () => {
+      const s = await createSession(alice.token, { name: 'Keep', summary: 'keep', transcript: 'keep' });
+      const g = await createGroup(alice.token, 'Keep group');
+      const path = `/transcripts/${s.id}`;
+      await expect400('PUT', path, { name: ' ', summary: 's' }, 'Session name is required');
+      await expect400(
+        'PUT',
+        path,
+        { name: 'n', summary: 'x'.repeat(10_001) },
+        'Session summary cannot exceed 10,000 characters',
+      );
+      await expect400(
+        'PUT',
+        path,
+        { name: 'n', summary: 's', transcript: 'x'.repeat(500_001) },
+        'Transcript cannot exceed 500,000 characters',
+      );
+      await expect400('PUT', path, { name: 'n', summary: 's', session_date: 'yesterday-ish' }, /date/i);
+      await expect400('PUT', `${path}/rename`, { name: '  ' }, 'Transcript name cannot be empty.');
+      await expect400('POST', '/groups', { name: ' ' }, 'Group name cannot be empty.');
+      await expect400('PUT', `/groups/${g.id}`, { name: '' }, 'Group name cannot be empty.');
+      const got = (await api<Transcript>('GET', path, alice.token)).body;
+      expect(got).toMatchObject({
+        name: 'Keep',
+        summary: 'keep',
+        content: 'keep',
+        session_timestamp: s.session_timestamp,
+      });
+      expect((await groups(alice.token)).find((x) => x.id === g.id)?.name).toBe('Keep group');
+      expect((await groups(alice.token)).filter((x) => x.name.trim() === '')).toEqual([]);
+    });
+  });
+
+  it("answers 404 for another user's ids (and ids that are not uuids) on every route", async () => {
+    const s = await createSession(alice.token, {
+      name: 'Alice only',
+      summary: 'secret',
+      transcript: 'secret',
+    });
+    const g = await createGroup(alice.token, 'Alice group');
+    await api('PUT', `/transcripts/${s.id}/notes`, alice.token, { content: 'alice notes' });
+    const bobSession = await createSession(bob.token);
+    const bobGroup = await createGroup(bob.token, 'Bob group');
+
+    const notFound = { status: 404, body: { detail: 'Transcript not found' } };
+    const groupNotFound = { status: 404, body: { detail: 'Group not found' } };
+    for (const id of [s.id, 'not-a-uuid', randomUUID()]) {
+      const t = `/transcripts/${id}`;
+      expect(await api('GET', t, bob.token)).toEqual(notFound);
+      expect(await api('PUT', t, bob.token, { name: 'x', summary: 'x' })).toEqual(notFound);
+      expect(await api('PUT', `${t}/rename`, bob.token, { name: 'x' })).toEqual(notFound);
+      expect(await api('PUT', `${t}/assign-group`, bob.token, { group_id: bobGroup.id })).toEqual(notFound);
+      expect(await api('DELETE', `${t}/remove-group`, bob.token)).toEqual(notFound);
+      expect(await api('GET', `${t}/notes`, bob.token)).toEqual(notFound);
+      expect(await api('PUT', `${t}/notes`, bob.token, { content: 'x' })).toEqual(notFound);
+      expect(await api('DELETE', t, bob.token)).toEqual(notFound);
+    }
+    for (const id of [g.id, 'not-a-uuid', randomUUID()]) {
+      expect(await api('PUT', `/groups/${id}`, bob.token, { name: 'x' })).toEqual(groupNotFound);
+      expect(await api('DELETE', `/groups/${id}`, bob.token)).toEqual(groupNotFound);
+      expect(
+        await api('PUT', `/transcripts/${bobSession.id}/assign-group`, bob.token, { group_id: id }),
+      ).toEqual(groupNotFound);
+      expect(
+        await api('POST', '/transcripts/manual', bob.token, {
+          name: 'x',
+          session_date: '2020-01-01',
+          transcript: 'x',
+          group_id: id,
+        }),
+      ).toEqual(groupNotFound);
+    }
+
+    const got = (await api<Transcript>('GET', `/transcripts/${s.id}`, alice.token)).body;
+    expect(got).toMatchObject({ name: 'Alice only', summary: 'secret', content: 'secret', group_id: '' });
+    expect((await api('GET', `/transcripts/${s.id}/notes`, alice.token)).body).toEqual({
+      content: 'alice notes',
+    });
+    expect((await groups(alice.token)).find((x) => x.id === g.id)?.name).toBe('Alice group');
+    expect((await list(bob.token)).find((t) => t.id === bobSession.id)?.group_id).toBe('');
+  });
+});
