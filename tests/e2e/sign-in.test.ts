@@ -109,20 +109,29 @@ describe('sign-in with a local account (fresh embedded start, nothing configured
 
   it('scrolls to the top when the path changes', async () => {
     const { page } = await newPage(browser, system.url);
-    await page.setViewportSize({ width: 1280, height: 400 });
+    // Shorter than the dashboard too, so the browser cannot reach 0 by clamping a short page.
+    await page.setViewportSize({ width: 1280, height: 120 });
     await page.goto('/login');
     await page.getByLabel('Username').fill('Taryon');
     await page.getByRole('button', { name: 'Sign in locally' }).click();
     await page.waitForURL('**/welcome');
-    const scrollY = () => page.evaluate(() => (globalThis as unknown as { scrollY: number }).scrollY);
-    await page.mouse.wheel(0, 2000);
-    await page.waitForFunction(() => (globalThis as unknown as { scrollY: number }).scrollY > 0);
+    type Win = { scrollY: number; scrollTo(x: number, y: number): void };
+    // Scroll the window itself (a wheel event goes to whatever is under the pointer), and
+    // again until it moves: the page may still be growing as its data arrives.
+    await page.waitForFunction(() => {
+      const w = globalThis as unknown as Win;
+      w.scrollTo(0, 10_000);
+      return w.scrollY > 0;
+    });
     await page
       .getByRole('complementary', { name: 'Sidebar' })
       .getByRole('link', { name: 'Dashboard' })
       .click();
     await page.waitForURL((url) => url.pathname === '/');
-    expect(await scrollY()).toBe(0);
+    // The reset runs in an effect after the new page renders: wait for it (fails if it never comes).
+    await page.waitForFunction(() => (globalThis as unknown as Win).scrollY === 0, undefined, {
+      timeout: 5_000,
+    });
   });
 
   it('retries a callback that cannot sign in 3 times, then fails and returns to /login', async () => {
