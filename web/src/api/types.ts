@@ -45,14 +45,38 @@ export interface AppConfig {
   community_url: string | null;
 }
 
-/** Only the fields this part of the client reads; the full shapes come with the screens that use them. */
+/** GET /groups items (POST /groups answers one). */
 export interface GroupSummaryItem {
   id: string;
   group_id?: string;
   name: string;
+  session_ids?: string[];
+  summary?: string | null;
+  llm_summary?: string | null;
+  summary_generated_at?: string | null;
 }
 
+/** GET /transcripts items, newest first. */
 export interface TranscriptSummaryItem {
   id: string;
   name: string;
+  session_timestamp?: string | null;
+  created_at?: string | null;
+  last_activity?: string | null;
+  status?: string | null;
+  /** '' or absent when the session belongs to no group. */
+  group_id?: string | null;
+  summary?: string | null;
+  preview?: string | null;
+}
+
+/** GET /users/stats. */
+export interface UserStats {
+  transcription_hours?: number | null;
+  ai_requests_total?: number | null;
+}
+
+/** DELETE answers. */
+export interface OkResponse {
+  ok: boolean;
 }

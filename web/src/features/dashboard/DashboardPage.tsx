@@ -1,5 +1,308 @@
-import { ScreenPlaceholder } from '../../components/ScreenPlaceholder.tsx';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import toast from 'react-hot-toast';
+import { Link, useNavigate } from 'react-router-dom';
+import { createGroup, deleteGroup } from '../../api/groups.ts';
+import { listGroups, listTranscripts } from '../../api/lists.ts';
+import { getUserStats } from '../../api/stats.ts';
+import type { GroupSummaryItem, TranscriptSummaryItem } from '../../api/types.ts';
+import { cacheTimes, queryKeys } from '../../app/query-client.ts';
+import { Spinner } from '../../components/Spinner.tsx';
+import { isApiError } from '../../api/http.ts';
+import { Modal } from './Modal.tsx';
+import { formatCount, formatHours, formatSessionDate, recentSessions, statsRange } from './dashboard-data.ts';
+
+/** The id a group's page and its sessions use. */
+const groupRouteId = (group: GroupSummaryItem) => group.group_id || group.id;
+
+function StatCard({ label, value, loading }: { label: string; value: string; loading: boolean }) {
+  return (
+    <div className="card stat-card">
+      <h2 className="stat-label">{label}</h2>
+      <p className="stat-value" aria-busy={loading || undefined}>
+        {value}
+      </p>
+    </div>
+  );
+}
+
+function StatCards() {
+  const [range] = useState(statsRange);
+  const stats = useQuery({
+    queryKey: ['users', 'stats', range.start, range.end],
+    queryFn: () => getUserStats(range.start, range.end),
+    // A missing endpoint or a refused request will not get better by asking again.
+    retry: (count, error) =>
+      count < 2 && !(isApiError(error) && error.httpStatus !== undefined && error.httpStatus < 500),
+  });
+  return (
+    <div className="stat-grid">
+      <StatCard
+        label="Transcription Time (30 days)"
+        value={formatHours(stats.data?.transcription_hours)}
+        loading={stats.isPending}
+      />
+      <StatCard
+        label="AI Requests (30 days)"
+        value={formatCount(stats.data?.ai_requests_total)}
+        loading={stats.isPending}
+      />
+    </div>
+  );
+}
+
+function CreateGroupModal({ onClose }: { onClose: () => void }) {
+  const queryClient = useQueryClient();
+  const [name, setName] = useState('');
+  const create = useMutation({
+    mutationFn: (groupName: string) => createGroup(groupName),
+    onSuccess: (group) => {
+      queryClient.setQueryData<GroupSummaryItem[]>(queryKeys.groups, (old) => [...(old ?? []), group]);
+      if (group.session_ids && group.session_ids.length > 0) {
+        void queryClient.invalidateQueries({ queryKey: queryKeys.transcripts });
+      }
+      toast.success('Group created successfully');
+      onClose();
+    },
+    onError: (error) => {
+      console.error('Failed to create group', error);
+      toast.error('Failed to create group');
+    },
+  });
+  const trimmed = name.trim();
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (!trimmed || create.isPending) return;
+    create.mutate(trimmed);
+  };
+
+  return (
+    <Modal
+      title="Create New Group"
+      onClose={onClose}
+      footer={
+        <div className="button-row modal-actions">
+          <button type="button" className="button button-secondary" onClick={onClose}>
+            Cancel
+          </button>
+          <button
+            type="submit"
+            form="create-group-form"
+            className="button button-primary"
+            disabled={!trimmed || create.isPending}
+          >
+            {create.isPending ? 'Creating...' : 'Create'}
+          </button>
+        </div>
+      }
+    >
+      <form id="create-group-form" onSubmit={submit}>
+        <label className="field-label" htmlFor="create-group-name">
+          Group name
+        </label>
+        <input
+          id="create-group-name"
+          className="text-input"
+          type="text"
+          value={name}
+          autoComplete="off"
+          onChange={(event) => setName(event.target.value)}
+        />
+      </form>
+    </Modal>
+  );
+}
+
+function DeleteGroupModal({ group, onClose }: { group: GroupSummaryItem; onClose: () => void }) {
+  const queryClient = useQueryClient();
+  const remove = useMutation({
+    mutationFn: () => deleteGroup(group.id),
+    onSuccess: () => {
+      const ids = new Set([group.id, groupRouteId(group)]);
+      queryClient.setQueryData<GroupSummaryItem[]>(queryKeys.groups, (old) =>
+        old?.filter((item) => item.id !== group.id),
+      );
+      queryClient.setQueryData<TranscriptSummaryItem[]>(queryKeys.transcripts, (old) =>
+        old?.map((item) => (item.group_id && ids.has(item.group_id) ? { ...item, group_id: '' } : item)),
+      );
+      toast.success('Group deleted successfully');
+      onClose();
+    },
+    onError: (error) => {
+      console.error('Failed to delete group', error);
+      toast.error('Failed to delete group');
+    },
+  });
+
+  return (
+    <Modal
+      title="Delete Group"
+      onClose={onClose}
+      footer={
+        <div className="button-row modal-actions">
+          <button type="button" className="button button-secondary" onClick={onClose}>
+            Cancel
+          </button>
+          <button
+            type="button"
+            className="button button-danger"
+            disabled={remove.isPending}
+            onClick={() => remove.mutate()}
+          >
+            {remove.isPending ? 'Deleting...' : 'Delete'}
+          </button>
+        </div>
+      }
+    >
+      <p>Are you sure you want to delete the group? Sessions will become ungrouped.</p>
+    </Modal>
+  );
+}
+
+function RecentSessions({ transcripts }: { transcripts: TranscriptSummaryItem[] }) {
+  const navigate = useNavigate();
+  const recent = recentSessions(transcripts);
+  return (
+    <section className="card" aria-labelledby="recent-sessions-title">
+      <h2 id="recent-sessions-title" className="card-title">
+        Recent Sessions
+      </h2>
+      {recent.length === 0 ? (
+        <p className="muted">You don&apos;t have any sessions yet.</p>
+      ) : (
+        <ul className="dashboard-list">
+          {recent.map((session) => (
+            <li key={session.id}>
+              <button
+                type="button"
+                className="dashboard-list-item"
+                onClick={() => void navigate(`/sessions/${session.id}`)}
+              >
+                <span className="dashboard-item-name">{session.name}</span>
+                <span className="dashboard-item-meta">{formatSessionDate(session.session_timestamp)}</span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function YourGroups({
+  groups,
+  onDelete,
+}: {
+  groups: GroupSummaryItem[];
+  onDelete: (group: GroupSummaryItem) => void;
+}) {
+  const navigate = useNavigate();
+  return (
+    <section className="card" aria-labelledby="your-groups-title">
+      <h2 id="your-groups-title" className="card-title">
+        Your Groups
+      </h2>
+      <ul className="dashboard-list">
+        {groups.map((group) => (
+          <li key={group.id} className="dashboard-group-row">
+            <button
+              type="button"
+              className="dashboard-list-item"
+              onClick={() => void navigate(`/groups/${groupRouteId(group)}`)}
+            >
+              <span className="dashboard-item-name">{group.name}</span>
+              <span className="dashboard-item-meta">
+                {(group.session_ids?.length ?? 0) === 1
+                  ? '1 session'
+                  : `${group.session_ids?.length ?? 0} sessions`}
+              </span>
+            </button>
+            <button
+              type="button"
+              className="icon-button dashboard-delete"
+              aria-label={`Delete group ${group.name}`}
+              title="Delete group"
+              onClick={() => onDelete(group)}
+            >
+              <TrashIcon />
+            </button>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function TrashIcon() {
+  return (
+    <svg
+      className="icon"
+      viewBox="0 0 24 24"
+      width="20"
+      height="20"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth="2"
+      strokeLinecap="round"
+      strokeLinejoin="round"
+      aria-hidden="true"
+      focusable="false"
+    >
+      <path d="M4 7h16" />
+      <path d="M10 11v6M14 11v6" />
+      <path d="M6 7l1 13h10l1-13" />
+      <path d="M9 7V4h6v3" />
+    </svg>
+  );
+}
 
 export function DashboardPage() {
-  return <ScreenPlaceholder title="Your Dashboard" />;
+  const [creating, setCreating] = useState(false);
+  const [deleting, setDeleting] = useState<GroupSummaryItem | null>(null);
+  const groups = useQuery({ queryKey: queryKeys.groups, queryFn: listGroups, ...cacheTimes.groupList });
+  const transcripts = useQuery({
+    queryKey: queryKeys.transcripts,
+    queryFn: listTranscripts,
+    ...cacheTimes.transcriptList,
+  });
+  const loading = groups.isPending || transcripts.isPending;
+
+  return (
+    <div className="page">
+      <header className="page-header">
+        <h1 className="page-title">Your Dashboard</h1>
+      </header>
+
+      <StatCards />
+
+      {loading ? (
+        <div className="content-center">
+          <Spinner label="Loading your dashboard..." />
+        </div>
+      ) : (
+        <div className="dashboard-grid">
+          <RecentSessions transcripts={transcripts.data ?? []} />
+          <section className="card" aria-labelledby="quick-actions-title">
+            <h2 id="quick-actions-title" className="card-title">
+              Quick Actions
+            </h2>
+            <div className="button-row dashboard-actions">
+              <Link className="button button-primary" to="/add-session">
+                New Session
+              </Link>
+              <button type="button" className="button button-secondary" onClick={() => setCreating(true)}>
+                New Group
+              </button>
+            </div>
+          </section>
+          {groups.data && groups.data.length > 0 ? (
+            <YourGroups groups={groups.data} onDelete={setDeleting} />
+          ) : null}
+        </div>
+      )}
+
+      {creating ? <CreateGroupModal onClose={() => setCreating(false)} /> : null}
+      {deleting ? <DeleteGroupModal group={deleting} onClose={() => setDeleting(null)} /> : null}
+    </div>
+  );
 }

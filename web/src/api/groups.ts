@@ -1,0 +1,19 @@
+import { apiRequest } from './http.ts';
+import type { GroupSummaryItem, OkResponse } from './types.ts';
+
+/** POST /groups; errors are rethrown. */
+export function createGroup(name: string): Promise<GroupSummaryItem> {
+  return apiRequest<GroupSummaryItem>('/groups', {
+    method: 'POST',
+    body: { name },
+    errorMessage: 'Failed to create group',
+  });
+}
+
+/** DELETE /groups/{id}; the server ungroups the group's sessions. Errors are rethrown. */
+export function deleteGroup(id: string): Promise<OkResponse> {
+  return apiRequest<OkResponse>(`/groups/${encodeURIComponent(id)}`, {
+    method: 'DELETE',
+    errorMessage: 'Failed to delete group',
+  });
+}
