@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, newPage } from '../support/browser.ts';
+import { launchBrowser, newPage, signInLocally } from '../support/browser.ts';
 import { startSystem, type TestSystem } from '../support/system.ts';
 
 const visible = (page: Page, text: string) => page.getByText(text, { exact: true }).first().waitFor();
@@ -29,9 +29,7 @@ describe('dashboard (fresh embedded start)', () => {
 
   it('shows empty texts and stats, creates a group, lists recent sessions, deletes the group', async () => {
     const { page, errors } = await newPage(browser, system.url);
-    await page.goto('/login');
-    await page.getByLabel('Username').fill('Vex');
-    await page.getByRole('button', { name: 'Sign in locally' }).click();
+    await signInLocally(page, 'Vex');
     await page.waitForURL('**/welcome');
     await page.goto('/');
 

@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOAuthPeer, type OAuthPeer } from '../peers/oauth.ts';
-import { launchBrowser, newPage } from '../support/browser.ts';
+import { launchBrowser, newPage, signInLocally } from '../support/browser.ts';
 import { startSystem, type TestSystem } from '../support/system.ts';
 
 const storage = (page: Page) =>
@@ -60,9 +60,7 @@ describe('sign-in with a local account (fresh embedded start, nothing configured
 
   it('logs out: clears local auth data, says so, and the old token stops working', async () => {
     const { page } = await newPage(browser, system.url);
-    await page.goto('/login');
-    await page.getByLabel('Username').fill('Pike');
-    await page.getByRole('button', { name: 'Sign in locally' }).click();
+    await signInLocally(page, 'Pike');
     await page.waitForURL('**/welcome');
     const token = (await storage(page)).auth_token!;
 
@@ -88,9 +86,7 @@ describe('sign-in with a local account (fresh embedded start, nothing configured
 
   it('sends a returning user who has sessions to / instead of /welcome', async () => {
     const first = await newPage(browser, system.url);
-    await first.page.goto('/login');
-    await first.page.getByLabel('Username').fill('Keyleth');
-    await first.page.getByRole('button', { name: 'Sign in locally' }).click();
+    await signInLocally(first.page, 'Keyleth');
     await first.page.waitForURL('**/welcome');
     const user = JSON.parse((await storage(first.page)).auth_user ?? '{}') as { id: string };
     // Seeded where the sessions issue's create endpoint will write.
@@ -100,9 +96,7 @@ describe('sign-in with a local account (fresh embedded start, nothing configured
     );
 
     const { page } = await newPage(browser, system.url);
-    await page.goto('/login');
-    await page.getByLabel('Username').fill('keyleth');
-    await page.getByRole('button', { name: 'Sign in locally' }).click();
+    await signInLocally(page, 'keyleth');
     await visible(page, 'Successfully authenticated');
     await page.waitForURL((url) => url.pathname === '/');
   });
@@ -111,9 +105,7 @@ describe('sign-in with a local account (fresh embedded start, nothing configured
     const { page } = await newPage(browser, system.url);
     // Shorter than the dashboard too, so the browser cannot reach 0 by clamping a short page.
     await page.setViewportSize({ width: 1280, height: 120 });
-    await page.goto('/login');
-    await page.getByLabel('Username').fill('Taryon');
-    await page.getByRole('button', { name: 'Sign in locally' }).click();
+    await signInLocally(page, 'Taryon');
     await page.waitForURL('**/welcome');
     type Win = { scrollY: number; scrollTo(x: number, y: number): void };
     // Scroll the window itself (a wheel event goes to whatever is under the pointer), and

@@ -24,3 +24,10 @@ export async function newPage(browser: Browser, baseURL: string): Promise<{ page
   page.on('pageerror', (err) => errors.push(err));
   return { page, errors };
 }
+
+/** Signs in through the login page's local account form; the caller waits for where it lands. */
+export async function signInLocally(page: Page, username: string): Promise<void> {
+  await page.goto('/login');
+  await page.getByLabel('Username').fill(username);
+  await page.getByRole('button', { name: 'Sign in locally' }).click();
+}

@@ -79,3 +79,12 @@ export const WarningIcon = () => (
     <path d="M12 10v4.5M12 17.5v.01" />
   </Icon>
 );
+
+export const TrashIcon = () => (
+  <Icon>
+    <path d="M4 7h16" />
+    <path d="M10 11v6M14 11v6" />
+    <path d="M6 7l1 13h10l1-13" />
+    <path d="M9 7V4h6v3" />
+  </Icon>
+);

@@ -7,6 +7,7 @@ import { listGroups, listTranscripts } from '../../api/lists.ts';
 import { getUserStats } from '../../api/stats.ts';
 import type { GroupSummaryItem, TranscriptSummaryItem } from '../../api/types.ts';
 import { cacheTimes, queryKeys } from '../../app/query-client.ts';
+import { TrashIcon } from '../../components/icons.tsx';
 import { Spinner } from '../../components/Spinner.tsx';
 import { isApiError } from '../../api/http.ts';
 import { Modal } from './Modal.tsx';
@@ -230,29 +231,6 @@ function YourGroups({
         ))}
       </ul>
     </section>
-  );
-}
-
-function TrashIcon() {
-  return (
-    <svg
-      className="icon"
-      viewBox="0 0 24 24"
-      width="20"
-      height="20"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth="2"
-      strokeLinecap="round"
-      strokeLinejoin="round"
-      aria-hidden="true"
-      focusable="false"
-    >
-      <path d="M4 7h16" />
-      <path d="M10 11v6M14 11v6" />
-      <path d="M6 7l1 13h10l1-13" />
-      <path d="M9 7V4h6v3" />
-    </svg>
   );
 }
 
