@@ -19,10 +19,15 @@ function newestMtime(p) {
   return newest;
 }
 
-/** Builds web/dist when a source is newer than the build; false when the build failed. */
+/**
+ * Builds the web app when a source is newer than the build; false when the build failed.
+ * The output goes to WEB_DIST when it is set (the folder the gateway serves), else web/dist,
+ * so that two checkouts or test runs can build side by side without sharing one folder.
+ */
 export function buildWebIfNeeded() {
   const web = path.join(root, 'web');
-  const built = path.join(web, 'dist', 'index.html');
+  const outDir = process.env.WEB_DIST ? path.resolve(root, process.env.WEB_DIST) : path.join(web, 'dist');
+  const built = path.join(outDir, 'index.html');
   const sources = Math.max(
     newestMtime(path.join(web, 'src')),
     newestMtime(path.join(web, 'index.html')),
@@ -32,6 +37,9 @@ export function buildWebIfNeeded() {
   );
   if (existsSync(built) && statSync(built).mtimeMs >= sources) return true;
   console.log('Building the web app...');
-  const r = spawnSync('pnpm', ['--filter', '@chronicler/web', 'build'], { cwd: root, stdio: 'inherit' });
+  const r = spawnSync('pnpm', ['--filter', '@chronicler/web', 'build', '--outDir', outDir, '--emptyOutDir'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
   return r.status === 0;
 }

@@ -68,6 +68,39 @@ export interface TranscriptSummaryItem {
   group_id?: string | null;
   summary?: string | null;
   preview?: string | null;
+  /** 'live' (the bot), 'manual' (typed or pasted) or 'audio' (an uploaded recording). */
+  source?: 'live' | 'manual' | 'audio';
+  /** Where an uploaded recording's transcription stands; 'none' for other sessions. */
+  transcription_status?: TranscriptionStatus;
+  /** Why the transcription failed ('' otherwise). */
+  transcription_error?: string;
+  /** Length of the uploaded recording in seconds (0 when none). */
+  audio_seconds?: number;
+}
+
+export type TranscriptionStatus = 'none' | 'queued' | 'processing' | 'completed' | 'failed';
+
+/** GET /transcripts/{id}: a session with its transcript text. */
+export interface TranscriptDetail extends TranscriptSummaryItem {
+  content: string;
+}
+
+/** GET /transcripts/active items. */
+export interface ActiveSessionItem {
+  session_id: string;
+  transcript_id: string;
+  start_time?: string | null;
+  created_at?: string | null;
+  last_activity?: string | null;
+  is_active: boolean;
+  final_results: number;
+  interim_results: number;
+  connected_clients: number;
+}
+
+/** GET and PUT /transcripts/{id}/notes. */
+export interface SessionNotes {
+  content: string;
 }
 
 /** GET /users/stats. */

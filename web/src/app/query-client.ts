@@ -22,7 +22,12 @@ export const queryKeys = {
   authProviders: ['auth', 'providers'] as const,
   appConfig: ['config'] as const,
   groups: ['groups'] as const,
+  /** The session list; every per-session key below starts with it, so one invalidation covers all. */
   transcripts: ['transcripts'] as const,
+  transcript: (id: string) => ['transcripts', 'detail', id] as const,
+  activeSessions: ['transcripts', 'active'] as const,
+  notes: (id: string) => ['notes', id] as const,
+  userStats: (start: string, end: string) => ['users', 'stats', start, end] as const,
 };
 
 export function createQueryClient(): QueryClient {

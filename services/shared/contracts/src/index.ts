@@ -5,3 +5,5 @@ export * from './rpc.ts';
 export * from './events.ts';
 export * from './auth.ts';
 export * from './sessions.ts';
+export * from './audio.ts';
+export * from './usage.ts';

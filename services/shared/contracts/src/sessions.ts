@@ -5,6 +5,38 @@ import { rpc } from './rpc.ts';
 /** Who asks: every transcript and group call is made for one owner, never across owners. */
 export const OwnerRequestSchema = Type.Object({ owner_id: Type.String({ minLength: 1 }) });
 
+/** How a session came to be: recorded live by the bot, typed or pasted, or an uploaded recording. */
+export const TranscriptSourceSchema = Type.Union([
+  Type.Literal('live'),
+  Type.Literal('manual'),
+  Type.Literal('audio'),
+]);
+export type TranscriptSource = Static<typeof TranscriptSourceSchema>;
+
+/**
+ * Where the transcription of an uploaded recording stands. 'none' for sessions that have no
+ * recording to transcribe (live and manual ones); an audio session goes queued -> processing
+ * -> completed, or failed with `transcription_error` saying why (and no transcript written).
+ */
+export const TranscriptionStatusSchema = Type.Union([
+  Type.Literal('none'),
+  Type.Literal('queued'),
+  Type.Literal('processing'),
+  Type.Literal('completed'),
+  Type.Literal('failed'),
+]);
+export type TranscriptionStatus = Static<typeof TranscriptionStatusSchema>;
+
+/** Fields shared by list items and full sessions that say where a session came from. */
+const SessionOriginFields = {
+  source: TranscriptSourceSchema,
+  transcription_status: TranscriptionStatusSchema,
+  /** '' unless transcription_status is 'failed'. */
+  transcription_error: Type.String(),
+  /** Length of the uploaded recording in seconds (0 when none, or not transcribed yet). */
+  audio_seconds: Type.Number(),
+};
+
 /**
  * A session in lists (GET /transcripts): everything but the transcript content, which a
  * list never reads. `group_id` is '' for an ungrouped session; `preview` is the first 100
@@ -20,6 +52,7 @@ export const TranscriptListItemSchema = Type.Object({
   group_id: Type.String(),
   summary: Type.String(),
   preview: Type.String(),
+  ...SessionOriginFields,
 });
 export type TranscriptListItem = Static<typeof TranscriptListItemSchema>;
 
@@ -71,6 +104,7 @@ export const TranscriptSchema = Type.Object({
   group_id: Type.String(),
   summary: Type.String(),
   content: Type.String(),
+  ...SessionOriginFields,
 });
 export type Transcript = Static<typeof TranscriptSchema>;
 

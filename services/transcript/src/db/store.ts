@@ -8,7 +8,11 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (id: string): boolean => UUID.test(id);
 
 const ITEM_COLUMNS =
-  'id, name, session_timestamp, created_at, last_activity, status, group_id, summary, preview';
+  'id, name, session_timestamp, created_at, last_activity, status, group_id, summary, preview, ' +
+  'source, transcription_status, transcription_error, audio_seconds';
+
+const SOURCES = new Set(['live', 'manual', 'audio']);
+const TRANSCRIPTION_STATES = new Set(['none', 'queued', 'processing', 'completed', 'failed']);
 
 function toItem(r: Record<string, unknown>): TranscriptListItem {
   return {
@@ -21,6 +25,12 @@ function toItem(r: Record<string, unknown>): TranscriptListItem {
     group_id: r.group_id ? String(r.group_id) : '',
     summary: String(r.summary),
     preview: String(r.preview),
+    source: (SOURCES.has(String(r.source)) ? r.source : 'manual') as TranscriptListItem['source'],
+    transcription_status: (TRANSCRIPTION_STATES.has(String(r.transcription_status))
+      ? r.transcription_status
+      : 'none') as TranscriptListItem['transcription_status'],
+    transcription_error: String(r.transcription_error ?? ''),
+    audio_seconds: Number(r.audio_seconds ?? 0),
   };
 }
 
