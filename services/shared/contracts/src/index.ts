@@ -7,3 +7,4 @@ export * from './auth.ts';
 export * from './sessions.ts';
 export * from './audio.ts';
 export * from './usage.ts';
+export * from './transcript-lines.ts';

@@ -1,2 +1,57 @@
-// Usage records (transcription seconds, AI requests) and the per-user stats built from them.
-export {};
+import { Type, type Static } from '@sinclair/typebox';
+import { busEvent } from './events.ts';
+import { rpc } from './rpc.ts';
+
+/**
+ * Usage records: what was transcribed and which AI requests were made, per user. Producers
+ * publish them durably (msgId = `record_id`, so a retry records once); the admin-stats
+ * service keeps the ledger that `/users/stats` and the admin dashboard read.
+ */
+export const USAGE_EVENTS_STREAM = 'USAGE_EVENTS';
+/** Kept 7 days: the consumer acks within seconds; the window only bounds an outage's backlog. */
+export const usageEventsStream = {
+  name: USAGE_EVENTS_STREAM,
+  subjects: ['evt.usage.>'],
+  maxAgeMs: 7 * 24 * 60 * 60 * 1000,
+};
+
+/** Seconds of audio transcribed for a user: an uploaded recording, or a live session. */
+export const transcriptionRecordedEvent = busEvent(
+  'usage',
+  'transcription-recorded',
+  Type.Object({
+    /** Unique per usage (e.g. `audio:<transcript id>`); also the message id. */
+    record_id: Type.String({ minLength: 1 }),
+    owner_id: Type.String({ minLength: 1 }),
+    transcript_id: Type.String(),
+    source: Type.Union([Type.Literal('audio'), Type.Literal('live')]),
+    /** Which speech provider did the work (deepgram, assemblyai). */
+    provider: Type.String(),
+    seconds: Type.Number({ minimum: 0 }),
+    /** ISO time the usage happened; stats windows are counted by it. */
+    recorded_at: Type.String(),
+  }),
+);
+export type TranscriptionRecorded = Static<typeof transcriptionRecordedEvent.payload>;
+
+/** GET /users/stats: totals for the signed-in user over a date range. */
+export const UserStatsSchema = Type.Object({
+  transcription_hours: Type.Number(),
+  ai_requests_total: Type.Integer(),
+});
+export type UserStats = Static<typeof UserStatsSchema>;
+
+/**
+ * svc.admin-stats.user-stats: the owner's totals from `start` 00:00 UTC to the end of `end`
+ * (YYYY-MM-DD, both inclusive).
+ */
+export const userStatsRpc = rpc(
+  'admin-stats',
+  'user-stats',
+  Type.Object({
+    owner_id: Type.String({ minLength: 1 }),
+    start: Type.String(),
+    end: Type.String(),
+  }),
+  UserStatsSchema,
+);
