@@ -17,3 +17,15 @@ export function deleteGroup(id: string): Promise<OkResponse> {
     errorMessage: 'Failed to delete group',
   });
 }
+
+/** PUT /groups/{id}: the name or the campaign summary (what is not sent stays); errors are rethrown. */
+export function updateGroup(
+  id: string,
+  changes: { name?: string; summary?: string },
+): Promise<GroupSummaryItem> {
+  return apiRequest<GroupSummaryItem>(`/groups/${encodeURIComponent(id)}`, {
+    method: 'PUT',
+    body: changes,
+    errorMessage: 'Failed to update group',
+  });
+}

@@ -11,6 +11,7 @@ import {
 } from '../../components/icons.tsx';
 import { useAuth } from '../auth/useAuth.ts';
 import { AdminDisabledNotice } from './AdminDisabledNotice.tsx';
+import { TranscriptBrowser } from './TranscriptBrowser.tsx';
 import { UserAvatar } from './UserAvatar.tsx';
 
 interface SidebarProps {
@@ -124,6 +125,8 @@ export function Sidebar({ id, isMobile, collapsed, open, onToggleCollapsed, onCl
           </div>
         )}
         <AdminDisabledNotice compact={rail} />
+        {/* The rail has no room for lists: expanding the sidebar brings the browser back. */}
+        {user && !rail && <TranscriptBrowser />}
       </div>
     </aside>
   );
