@@ -1,7 +1,13 @@
 // `pnpm bench [name...]`: runs the named benchmarks (all when none is named).
 import { benchBus } from './bus.ts';
+import { benchListLatency } from './list-latency.ts';
+import { benchUploadMemory } from './upload-memory.ts';
 
-const benches: Record<string, () => Promise<void>> = { bus: benchBus };
+const benches: Record<string, () => Promise<void>> = {
+  bus: benchBus,
+  'upload-memory': benchUploadMemory,
+  'list-latency': benchListLatency,
+};
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 for (const name of wanted.length ? wanted : Object.keys(benches)) {
   const run = benches[name];

@@ -86,6 +86,7 @@ describe(`tokens, guard and gateway security (${testMode} mode)`, () => {
     expect(config).toEqual({
       bot_invite_url: 'https://discord.com/oauth2/authorize?client_id=42&scope=bot',
       community_url: null,
+      speech_provider: null,
     });
   });
 

@@ -1,9 +1,42 @@
-import { defineService, packageVersion } from '@chronicler/kit';
+import {
+  transcriptionRecordedEvent,
+  USAGE_EVENTS_STREAM,
+  usageEventsStream,
+  userStatsRpc,
+} from '@chronicler/contracts';
+import { defineService, packageVersion, serve } from '@chronicler/kit';
 import { Type } from '@sinclair/typebox';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { onTranscriptionRecorded } from './consumers/transcription-recorded.ts';
+import { UsageStore } from './db/store.ts';
+import { userStats } from './handlers/user-stats.ts';
 
 export default defineService({
   name: 'admin-stats',
   version: packageVersion(import.meta.url),
   config: Type.Object({}),
-  async start() {},
+  migrationsDir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../migrations'),
+  async start(ctx) {
+    const store = new UsageStore(ctx.db, ctx.schema);
+    // Producers ensure the stream too (idempotent), so either side may start first.
+    await ctx.bus.ensureStream(usageEventsStream);
+    const subs = [serve(ctx.bus, userStatsRpc, userStats(store))];
+    const consumer = await ctx.bus.consume(
+      {
+        stream: USAGE_EVENTS_STREAM,
+        durable: 'admin-stats-transcription-usage',
+        filterSubject: transcriptionRecordedEvent.subject,
+        // Inserts are independent and idempotent; a few at once drain a backlog faster.
+        concurrency: 4,
+      },
+      onTranscriptionRecorded(store, ctx.logger),
+    );
+    return {
+      async stop() {
+        await consumer.stop();
+        await Promise.all(subs.map((s) => s.unsubscribe()));
+      },
+    };
+  },
 });

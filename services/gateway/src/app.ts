@@ -12,6 +12,7 @@ import configRoutes from './routes/config/index.ts';
 import groupRoutes from './routes/groups/index.ts';
 import healthRoutes from './routes/health/index.ts';
 import transcriptRoutes from './routes/transcripts/index.ts';
+import userRoutes from './routes/users/index.ts';
 import type { GatewayConfigSchema } from './service.ts';
 
 export type GatewayContext = ServiceContext<Static<typeof GatewayConfigSchema>>;
@@ -55,6 +56,7 @@ export async function buildApp(ctx: GatewayContext): Promise<FastifyInstance> {
       await api.register(authRoutes);
       await api.register(transcriptRoutes);
       await api.register(groupRoutes);
+      await api.register(userRoutes);
     },
     { prefix: '/api' },
   );

@@ -1,5 +1,8 @@
 import {
   assignTranscriptGroupRpc,
+  audioConfigRpc,
+  audioJobsStream,
+  createAudioTranscriptRpc,
   createManualTranscriptRpc,
   deleteTranscriptRpc,
   getNotesRpc,
@@ -8,32 +11,44 @@ import {
   groupDeletedEvent,
   groupEventsStream,
   groupMembersRpc,
+  listActiveTranscriptsRpc,
+  listTranscriptsPageRpc,
   listTranscriptsRpc,
   putNotesRpc,
   renameTranscriptRpc,
   updateTranscriptRpc,
+  updateTranscriptSummaryRpc,
+  usageEventsStream,
 } from '@chronicler/contracts';
 import { defineService, packageVersion, serve } from '@chronicler/kit';
-import { Type } from '@sinclair/typebox';
+import { createSpeechProvider, SpeechConfigSchema } from '@chronicler/speech';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startAudioWorker } from './consumers/transcribe-audio.ts';
 import { TranscriptStore } from './db/store.ts';
 import { assignGroup } from './handlers/assign-group.ts';
+import { createAudio } from './handlers/create-audio.ts';
 import { createManual } from './handlers/create-manual.ts';
 import { deleteTranscript } from './handlers/delete-transcript.ts';
 import { getTranscript } from './handlers/get-transcript.ts';
 import { onGroupDeleted } from './handlers/group-deleted.ts';
+import { listActive } from './handlers/list-active.ts';
+import { listPage } from './handlers/list-page.ts';
 import { getNotes, putNotes } from './handlers/notes.ts';
 import { renameTranscript } from './handlers/rename-transcript.ts';
+import { updateSummary } from './handlers/update-summary.ts';
 import { updateTranscript } from './handlers/update-transcript.ts';
 
 export default defineService({
   name: 'transcript',
   version: packageVersion(import.meta.url),
-  config: Type.Object({}),
+  config: SpeechConfigSchema,
   migrationsDir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../migrations'),
   async start(ctx) {
     const store = new TranscriptStore(ctx.db, ctx.schema);
+    const speech = createSpeechProvider(ctx.config);
+    await ctx.bus.ensureStream(audioJobsStream);
+    await ctx.bus.ensureStream(usageEventsStream);
     const subs = [
       serve(ctx.bus, listTranscriptsRpc, (req) => store.list(req.owner_id)),
       serve(ctx.bus, groupMembersRpc, (req) => store.groupMembers(req.owner_id)),
@@ -45,6 +60,11 @@ export default defineService({
       serve(ctx.bus, deleteTranscriptRpc, deleteTranscript(store)),
       serve(ctx.bus, getNotesRpc, getNotes(store)),
       serve(ctx.bus, putNotesRpc, putNotes(store)),
+      serve(ctx.bus, audioConfigRpc, () => ({ speech_provider: speech?.name ?? null })),
+      serve(ctx.bus, createAudioTranscriptRpc, createAudio(store, ctx.bus, speech)),
+      serve(ctx.bus, listTranscriptsPageRpc, listPage(store)),
+      serve(ctx.bus, listActiveTranscriptsRpc, listActive(store)),
+      serve(ctx.bus, updateTranscriptSummaryRpc, updateSummary(store)),
     ];
     // The group service owns the stream; ensuring it here too (idempotent) lets either start first.
     await ctx.bus.ensureStream(groupEventsStream);
@@ -56,8 +76,10 @@ export default defineService({
       },
       onGroupDeleted(store, ctx.logger),
     );
+    const audioWorker = await startAudioWorker({ bus: ctx.bus, store, provider: speech, logger: ctx.logger });
     return {
       async stop() {
+        await audioWorker.stop();
         await consumer.stop();
         await Promise.all(subs.map((s) => s.unsubscribe()));
       },

@@ -77,6 +77,39 @@ export class GroupStore {
     return r ? toRow(r) : null;
   }
 
+  /**
+   * Whether the id is one of the owner's groups. FOR KEY SHARE waits for a delete of the row
+   * that is in flight (see deleteWithin) and then answers false, so no caller is told that a
+   * group exists whose deletion is about to commit.
+   */
+  async exists(ownerId: string, id: string): Promise<boolean> {
+    if (!isUuid(id)) return false;
+    const rows = await this.db.query<{ id: string }>(
+      `select id from ${this.table} where id = $1 and owner_id = $2 for key share`,
+      [id, ownerId],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * Deletes the group in a transaction and runs `beforeCommit` (publishing the deletion)
+   * before it commits: when `beforeCommit` throws, the delete is rolled back. Answers false,
+   * without calling `beforeCommit`, when there is no such group.
+   */
+  async deleteWithin(ownerId: string, id: string, beforeCommit: () => Promise<void>): Promise<boolean> {
+    if (!isUuid(id) || !isUuid(ownerId)) return false;
+    // drizzle's transaction is the one the kit offers on both drivers; its `sql` tag is not a
+    // dependency of this package, so the two ids, checked as uuids above, are inlined.
+    return this.db.db.transaction(async (tx) => {
+      const result = (await tx.execute(
+        `delete from ${this.table} where id = '${id}' and owner_id = '${ownerId}' returning id`,
+      )) as unknown as { rows: unknown[] };
+      if (result.rows.length === 0) return false;
+      await beforeCommit();
+      return true;
+    });
+  }
+
   async delete(ownerId: string, id: string): Promise<boolean> {
     if (!isUuid(id)) return false;
     const rows = await this.db.query<{ id: string }>(

@@ -4,5 +4,5 @@ import type { GroupStore } from '../db/store.ts';
 export const groupExists =
   (store: GroupStore) =>
   async (req: { owner_id: string; id: string }): Promise<{ exists: boolean }> => ({
-    exists: (await store.get(req.owner_id, req.id)) !== null,
+    exists: await store.exists(req.owner_id, req.id),
   });

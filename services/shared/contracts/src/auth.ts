@@ -67,6 +67,8 @@ export type AuthProviders = Static<typeof AuthProvidersSchema>;
 export const AppConfigSchema = Type.Object({
   bot_invite_url: Type.Union([Type.String(), Type.Null()]),
   community_url: Type.Union([Type.String(), Type.Null()]),
+  /** The speech-to-text provider that transcribes uploads, or null: audio upload is not available. */
+  speech_provider: Type.Union([Type.String(), Type.Null()]),
 });
 export type AppConfig = Static<typeof AppConfigSchema>;
 

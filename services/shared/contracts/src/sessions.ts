@@ -76,6 +76,22 @@ export const listTranscriptsRpc = rpc(
   Type.Array(TranscriptListItemSchema),
 );
 
+/**
+ * svc.transcript.list-page: the owner's sessions in the same order (ties broken by id), one
+ * page at a time, for callers that may see many sessions: a whole list of 10,000 sessions,
+ * or of a few dozen with 10,000-character summaries, exceeds one bus message (1 MiB).
+ * `after` is the previous page's `next`; `next` is null after the last page.
+ */
+export const listTranscriptsPageRpc = rpc(
+  'transcript',
+  'list-page',
+  Type.Object({ owner_id: Type.String({ minLength: 1 }), after: Type.Optional(Type.String()) }),
+  Type.Object({
+    items: Type.Array(TranscriptListItemSchema),
+    next: Type.Union([Type.String(), Type.Null()]),
+  }),
+);
+
 /** svc.transcript.group-members: the owner's grouped session ids, by group id. */
 export const groupMembersRpc = rpc(
   'transcript',
@@ -192,6 +208,43 @@ export const OkSchema = Type.Object({ ok: Type.Literal(true) });
 
 /** svc.transcript.delete: refused while the session is active. */
 export const deleteTranscriptRpc = rpc('transcript', 'delete', OwnedIdRequestSchema, OkSchema);
+
+/**
+ * A session being recorded now (GET /transcripts/active). The counters are the live
+ * pipeline's; they are zero while sessions are listed from the transcript store alone.
+ */
+export const ActiveSessionSchema = Type.Object({
+  session_id: Type.String(),
+  transcript_id: Type.String(),
+  start_time: Type.String(),
+  created_at: Type.String(),
+  last_activity: Type.String(),
+  is_active: Type.Literal(true),
+  final_results: Type.Integer(),
+  interim_results: Type.Integer(),
+  connected_clients: Type.Integer(),
+});
+export type ActiveSession = Static<typeof ActiveSessionSchema>;
+
+/** svc.transcript.list-active: the owner's sessions whose status is 'active', newest first. */
+export const listActiveTranscriptsRpc = rpc(
+  'transcript',
+  'list-active',
+  OwnerRequestSchema,
+  Type.Array(ActiveSessionSchema),
+);
+
+/** svc.transcript.update-summary: the summary edited on the viewer; refused while recording. */
+export const updateTranscriptSummaryRpc = rpc(
+  'transcript',
+  'update-summary',
+  Type.Object({
+    owner_id: Type.String({ minLength: 1 }),
+    id: Type.String(),
+    summary: Type.Optional(Type.String()),
+  }),
+  TranscriptListItemSchema,
+);
 
 export const NotesSchema = Type.Object({ content: Type.String() });
 

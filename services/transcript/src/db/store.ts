@@ -43,12 +43,41 @@ export interface NewTranscript {
   groupId: string | null;
 }
 
+/** A position in the session list: the last session of a page. */
+export interface ListCursor {
+  ts: string;
+  created: string;
+  id: string;
+}
+
+/** What GET /transcripts/active needs of a session row. */
+export interface ActiveRow {
+  id: string;
+  session_timestamp: string;
+  created_at: string;
+  last_activity: string;
+}
+
 export interface TranscriptChanges {
   name: string;
   summary: string;
   sessionTimestamp?: string;
   content?: string;
   preview?: string;
+}
+
+export interface NewAudioTranscript {
+  name: string;
+  sessionTimestamp: string;
+  summary: string;
+  groupId: string | null;
+  provider: string;
+}
+
+/** Where an audio session's transcription stands, for the worker. */
+export interface AudioJobState {
+  status: TranscriptListItem['transcription_status'];
+  jobId: string;
 }
 
 /** Every query of the transcript schema, so handlers never spell SQL. Every query filters by owner. */
@@ -72,6 +101,48 @@ export class TranscriptStore {
       [ownerId],
     );
     return rows.map(toItem);
+  }
+
+  /**
+   * Up to `limit` of the owner's sessions in list order after the cursor, each with the
+   * cursor that points past it. The cursor keeps the timestamps as PostgreSQL's own text,
+   * which round-trips their microseconds (an ISO string from JavaScript would not).
+   */
+  async listPage(
+    ownerId: string,
+    after: ListCursor | null,
+    limit: number,
+  ): Promise<{ item: TranscriptListItem; cursor: ListCursor }[]> {
+    const rows = await this.db.query<Record<string, unknown>>(
+      `select ${ITEM_COLUMNS}, session_timestamp::text as ts_key, created_at::text as created_key
+         from ${this.table}
+        where owner_id = $1
+          and ($2::timestamptz is null
+               or (session_timestamp, created_at, id) < ($2::timestamptz, $3::timestamptz, $4::uuid))
+        order by session_timestamp desc, created_at desc, id desc
+        limit $5`,
+      [ownerId, after?.ts ?? null, after?.created ?? null, after?.id ?? null, limit],
+    );
+    return rows.map((r) => ({
+      item: toItem(r),
+      cursor: { ts: String(r.ts_key), created: String(r.created_key), id: String(r.id) },
+    }));
+  }
+
+  /** The owner's sessions being recorded, newest first; like list(), never reads content. */
+  async listActive(ownerId: string): Promise<ActiveRow[]> {
+    const rows = await this.db.query<Record<string, unknown>>(
+      `select id, session_timestamp, created_at, last_activity
+         from ${this.table} where owner_id = $1 and status = 'active'
+        order by session_timestamp desc, created_at desc`,
+      [ownerId],
+    );
+    return rows.map((r) => ({
+      id: String(r.id),
+      session_timestamp: iso(r.session_timestamp),
+      created_at: iso(r.created_at),
+      last_activity: iso(r.last_activity),
+    }));
   }
 
   async groupMembers(ownerId: string): Promise<Record<string, string[]>> {
@@ -141,6 +212,22 @@ export class TranscriptStore {
     return r ? toItem(r) : null;
   }
 
+  /** Replaces the summary of an ended session; an active one is left as it is. */
+  async updateSummary(
+    ownerId: string,
+    id: string,
+    summary: string,
+  ): Promise<TranscriptListItem | 'active' | 'missing'> {
+    if (!isUuid(id)) return 'missing';
+    const [r] = await this.db.query<Record<string, unknown>>(
+      `update ${this.table} set summary = $3
+        where id = $1 and owner_id = $2 and status <> 'active' returning ${ITEM_COLUMNS}`,
+      [id, ownerId, summary],
+    );
+    if (r) return toItem(r);
+    return (await this.getItem(ownerId, id)) ? 'active' : 'missing';
+  }
+
   async setGroup(ownerId: string, id: string, groupId: string | null): Promise<TranscriptListItem | null> {
     if (!isUuid(id)) return null;
     const [r] = await this.db.query<Record<string, unknown>>(
@@ -192,5 +279,88 @@ export class TranscriptStore {
       [id, ownerId, content],
     );
     return r ? r.content : null;
+  }
+  /** A session made from an uploaded recording: no content yet, transcription queued. */
+  async createAudio(ownerId: string, t: NewAudioTranscript): Promise<TranscriptListItem> {
+    const [r] = await this.db.query<Record<string, unknown>>(
+      `insert into ${this.table}
+              (owner_id, group_id, name, session_timestamp, summary, source, status,
+               transcription_status, transcription_provider)
+       values ($1, $2, $3, $4, $5, 'audio', 'ended', 'queued', $6)
+       returning ${ITEM_COLUMNS}`,
+      [ownerId, t.groupId, t.name, t.sessionTimestamp, t.summary, t.provider],
+    );
+    return toItem(r!);
+  }
+
+  /** Removes a session whose job could not be queued (nothing else refers to it yet). */
+  async deleteUnqueuedAudio(ownerId: string, id: string): Promise<void> {
+    if (!isUuid(id)) return;
+    await this.db.query(
+      `delete from ${this.table} where id = $1 and owner_id = $2 and source = 'audio' and transcription_status = 'queued'`,
+      [id, ownerId],
+    );
+  }
+
+  async audioJobState(ownerId: string, id: string): Promise<AudioJobState | null> {
+    if (!isUuid(id)) return null;
+    const [r] = await this.db.query<{ transcription_status: string; transcription_job_id: string }>(
+      `select transcription_status, transcription_job_id from ${this.table}
+        where id = $1 and owner_id = $2 and source = 'audio'`,
+      [id, ownerId],
+    );
+    if (!r) return null;
+    return {
+      status: (TRANSCRIPTION_STATES.has(r.transcription_status)
+        ? r.transcription_status
+        : 'none') as AudioJobState['status'],
+      jobId: r.transcription_job_id,
+    };
+  }
+
+  /** queued -> processing (a redelivery finds it processing already); the provider's job id when known. */
+  async markAudioProcessing(ownerId: string, id: string, jobId?: string): Promise<boolean> {
+    const rows = await this.db.query<{ id: string }>(
+      `update ${this.table}
+          set transcription_status = 'processing',
+              transcription_job_id = coalesce($3::text, transcription_job_id)
+        where id = $1 and owner_id = $2 and transcription_status in ('queued', 'processing')
+       returning id`,
+      [id, ownerId, jobId ?? null],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * Writes the transcript, its preview and length and 'completed' in one statement, so a
+   * reader sees either no transcript or all of it. False when the session is gone or was
+   * already finished (a redelivered job).
+   */
+  async completeAudio(
+    ownerId: string,
+    id: string,
+    r: { content: string; preview: string; audioSeconds: number; provider: string },
+  ): Promise<boolean> {
+    const rows = await this.db.query<{ id: string }>(
+      `update ${this.table}
+          set content = $3, preview = $4, audio_seconds = $5, transcription_provider = $6,
+              transcription_status = 'completed', transcription_error = '', last_activity = now()
+        where id = $1 and owner_id = $2 and transcription_status in ('queued', 'processing')
+       returning id`,
+      [id, ownerId, r.content, r.preview, r.audioSeconds, r.provider],
+    );
+    return rows.length > 0;
+  }
+
+  /** 'failed' with the reason; the content stays empty. */
+  async failAudio(ownerId: string, id: string, message: string): Promise<boolean> {
+    const rows = await this.db.query<{ id: string }>(
+      `update ${this.table}
+          set transcription_status = 'failed', transcription_error = $3, content = '', preview = ''
+        where id = $1 and owner_id = $2 and transcription_status in ('queued', 'processing')
+       returning id`,
+      [id, ownerId, message],
+    );
+    return rows.length > 0;
   }
 }

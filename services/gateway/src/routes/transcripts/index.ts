@@ -1,23 +1,28 @@
 import {
+  ActiveSessionSchema,
   assignTranscriptGroupRpc,
   createManualTranscriptRpc,
   deleteTranscriptRpc,
   getNotesRpc,
   getTranscriptRpc,
-  listTranscriptsRpc,
+  listActiveTranscriptsRpc,
+  listTranscriptsPageRpc,
   NotesSchema,
   OkSchema,
   putNotesRpc,
   renameTranscriptRpc,
   TranscriptListItemSchema,
   TranscriptSchema,
+  type TranscriptListItem,
   updateTranscriptRpc,
+  updateTranscriptSummaryRpc,
 } from '@chronicler/contracts';
 import { call } from '@chronicler/kit';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { transcriptField, transferredContent } from '../../lib/transcript-transfer.ts';
 import { requireAuth } from '../../plugins/auth.ts';
+import audioRoutes from './audio.ts';
 
 /**
  * Bodies that may carry a transcript of 500,000 characters: at most 3 bytes of UTF-8 per
@@ -45,9 +50,27 @@ const UpdateBody = Type.Object({
 export default async function transcriptRoutes(app: FastifyInstance): Promise<void> {
   app.addHook('preHandler', requireAuth);
   const bus = app.ctx.bus;
+  await app.register(audioRoutes);
 
-  app.get('/transcripts', { schema: { response: { 200: Type.Array(TranscriptListItemSchema) } } }, (req) =>
-    call(bus, listTranscriptsRpc, { owner_id: req.user!.id }),
+  // Page by page: the whole list can be larger than one bus message.
+  app.get(
+    '/transcripts',
+    { schema: { response: { 200: Type.Array(TranscriptListItemSchema) } } },
+    async (req) => {
+      const items: TranscriptListItem[] = [];
+      let after: string | undefined;
+      do {
+        const page = await call(bus, listTranscriptsPageRpc, { owner_id: req.user!.id, after });
+        items.push(...page.items);
+        after = page.next ?? undefined;
+      } while (after);
+      return items;
+    },
+  );
+
+  // A static path: fastify matches it before '/transcripts/:id', whatever the order of registration.
+  app.get('/transcripts/active', { schema: { response: { 200: Type.Array(ActiveSessionSchema) } } }, (req) =>
+    call(bus, listActiveTranscriptsRpc, { owner_id: req.user!.id }),
   );
 
   app.post<{ Body: typeof ManualBody.static }>(
@@ -133,6 +156,23 @@ export default async function transcriptRoutes(app: FastifyInstance): Promise<vo
     { schema: { params: IdParams, response: { 200: TranscriptListItemSchema } } },
     (req) =>
       call(bus, assignTranscriptGroupRpc, { owner_id: req.user!.id, id: req.params.id, group_id: null }),
+  );
+
+  app.put<{ Params: typeof IdParams.static; Body: { summary?: string } }>(
+    '/transcripts/:id/summary',
+    {
+      schema: {
+        params: IdParams,
+        body: Type.Object({ summary: Type.Optional(Type.String()) }),
+        response: { 200: TranscriptListItemSchema },
+      },
+    },
+    (req) =>
+      call(bus, updateTranscriptSummaryRpc, {
+        owner_id: req.user!.id,
+        id: req.params.id,
+        summary: req.body.summary,
+      }),
   );
 
   app.delete<{ Params: typeof IdParams.static }>(

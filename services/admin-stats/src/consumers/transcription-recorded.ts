@@ -1,0 +1,24 @@
+import { transcriptionRecordedEvent, type TranscriptionRecorded } from '@chronicler/contracts';
+import { assertValid, type DurableContext, type Logger } from '@chronicler/kit';
+import type { UsageStore } from '../db/store.ts';
+
+/**
+ * evt.usage.transcription-recorded (durable): one ledger row per record id, so a redelivery
+ * or a producer's retry counts once. A record that cannot be valid throws and ends in the
+ * dead-letter subject after the consumer's deliveries, where it can be inspected.
+ */
+export const onTranscriptionRecorded =
+  (store: UsageStore, logger: Logger) =>
+  async (payload: unknown, ctx: DurableContext): Promise<void> => {
+    assertValid(transcriptionRecordedEvent.payload, payload, transcriptionRecordedEvent.subject);
+    const record = payload as TranscriptionRecorded;
+    const recordedAt = new Date(record.recorded_at);
+    if (Number.isNaN(recordedAt.getTime())) {
+      throw new Error(`recorded_at is not a time: ${JSON.stringify(record.recorded_at)}`);
+    }
+    const inserted = await store.recordTranscription(record, recordedAt);
+    logger.debug(
+      { record_id: record.record_id, seq: ctx.seq, duplicate: !inserted },
+      'transcription usage recorded',
+    );
+  };

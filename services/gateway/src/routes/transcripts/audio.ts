@@ -1,0 +1,192 @@
+import {
+  AUDIO_BLOB_BUCKET,
+  AUDIO_MAX_BYTES,
+  AUDIO_UPLOAD_UNAVAILABLE,
+  audioConfigRpc,
+  audioInvalidTypeMessage,
+  audioTooLargeMessage,
+  createAudioTranscriptRpc,
+  TranscriptListItemSchema,
+} from '@chronicler/contracts';
+import { call } from '@chronicler/kit';
+import { SNIFF_BYTES, sniffAudio, type AudioFormat } from '@chronicler/speech';
+import multipart from '@fastify/multipart';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { pipeline, Transform } from 'node:stream';
+
+/** Room for the form's text fields and multipart framing around the file. */
+const FORM_OVERHEAD_BYTES = 256 * 1024;
+/** A refused request whose rest is at most this big is read to its end, so the client sees the answer. */
+const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
+const SUMMARY_MAX = 10_000;
+
+/** A refusal with the specification's message, answered 400 `{detail}`. */
+class Refusal extends Error {}
+
+/**
+ * Counts the file's bytes (refusing past the cap) and judges its type by its first bytes:
+ * the chunks before the verdict (at most SNIFF_BYTES) are the only ones held back.
+ */
+class AudioGate extends Transform {
+  size = 0;
+  format: AudioFormat | null = null;
+  private head: Buffer[] = [];
+  private headBytes = 0;
+  private judged = false;
+
+  constructor(
+    private readonly declaredType: string,
+    private readonly declaredLength: number | null,
+  ) {
+    super();
+  }
+
+  private judge(): Error | null {
+    this.judged = true;
+    const head = Buffer.concat(this.head);
+    this.head = [];
+    this.format = sniffAudio(head);
+    if (!this.format) return new Refusal(audioInvalidTypeMessage(this.declaredType));
+    if (head.length > 0) this.push(head);
+    return null;
+  }
+
+  override _transform(
+    chunk: Buffer,
+    _enc: BufferEncoding,
+    done: (err?: Error | null, data?: Buffer) => void,
+  ) {
+    this.size += chunk.length;
+    if (this.size > AUDIO_MAX_BYTES) {
+      return done(new Refusal(audioTooLargeMessage(Math.max(this.size, this.declaredLength ?? 0))));
+    }
+    if (this.judged) return done(null, chunk);
+    this.head.push(chunk);
+    this.headBytes += chunk.length;
+    if (this.headBytes < SNIFF_BYTES) return done();
+    done(this.judge());
+  }
+
+  override _flush(done: (err?: Error | null) => void) {
+    done(this.judged ? null : this.judge());
+  }
+}
+
+/** The browser's type for a file it could not type is `application/octet-stream`: 'unknown'. */
+const declaredTypeOf = (mimetype: string | undefined): string =>
+  !mimetype || mimetype === 'application/octet-stream' ? '' : mimetype;
+
+function checkForm(fields: Record<string, string>): void {
+  if (!(fields.name ?? '').trim()) throw new Refusal('Session name is required');
+  const date = (fields.session_date ?? '').trim();
+  if (!date) throw new Refusal('Session date is required');
+  if (!Number.isFinite(Date.parse(date))) throw new Refusal('Invalid session date');
+  if ((fields.summary ?? '').length > SUMMARY_MAX) {
+    throw new Refusal('Session summary cannot exceed 10,000 characters');
+  }
+}
+
+/**
+ * Answers a refusal. A small unread rest of the body is read first (closing a socket that
+ * still holds unread data resets it, and the client may lose the answer); a large one is not
+ * worth receiving, and the connection closes after the answer.
+ */
+async function refuse(req: FastifyRequest, reply: FastifyReply, message: string): Promise<FastifyReply> {
+  const raw = req.raw;
+  const declared = Number(req.headers['content-length']);
+  if (!raw.readableEnded && Number.isFinite(declared) && declared <= DRAIN_LIMIT_BYTES) {
+    raw.unpipe();
+    await new Promise<void>((resolve) => {
+      raw.once('end', resolve);
+      raw.once('close', resolve);
+      raw.once('error', () => resolve());
+      raw.resume();
+    });
+  } else if (!raw.readableEnded) {
+    reply.header('connection', 'close');
+  }
+  return reply.code(400).send({ detail: message });
+}
+
+/**
+ * POST /api/transcripts/manual-audio: a session from an uploaded recording. The file is
+ * streamed into the bus blob store as it arrives (never held whole), counted against the
+ * 500 MB cap and judged by its bytes; then the transcript service creates the session and
+ * queues its transcription, and the answer is the session, transcription 'queued'.
+ */
+export default async function audioRoutes(app: FastifyInstance): Promise<void> {
+  const bus = app.ctx.bus;
+  await app.register(multipart, {
+    limits: {
+      // One byte over the cap reaches AudioGate, which refuses with the specification's message.
+      fileSize: AUDIO_MAX_BYTES + 1,
+      files: 1,
+      fields: 10,
+      fieldSize: 64 * 1024,
+      parts: 12,
+    },
+    throwFileSizeLimit: true,
+  });
+
+  app.post(
+    '/transcripts/manual-audio',
+    { schema: { response: { 200: TranscriptListItemSchema } } },
+    async (req, reply) => {
+      const { speech_provider } = await call(bus, audioConfigRpc, {});
+      if (!speech_provider) return refuse(req, reply, AUDIO_UPLOAD_UNAVAILABLE);
+      const declared = Number(req.headers['content-length']);
+      const declaredLength = Number.isFinite(declared) ? declared : null;
+      if (declaredLength !== null && declaredLength > AUDIO_MAX_BYTES + FORM_OVERHEAD_BYTES) {
+        return refuse(req, reply, audioTooLargeMessage(declaredLength));
+      }
+      if (!req.isMultipart()) return refuse(req, reply, 'Please select an audio file');
+
+      const fields: Record<string, string> = {};
+      let stored: { blob: string; size: number; format: AudioFormat; filename: string } | null = null;
+      let partial: string | null = null;
+      try {
+        for await (const part of req.parts()) {
+          if (part.type === 'field') {
+            if (typeof part.value === 'string') fields[part.fieldname] = part.value;
+            continue;
+          }
+          // Fields sent before the file are checked before a byte of it is stored.
+          checkForm(fields);
+          const gate = new AudioGate(declaredTypeOf(part.mimetype), declaredLength);
+          const source = pipeline(part.file, gate, () => {});
+          partial = randomUUID();
+          const info = await bus.blobs.put(AUDIO_BLOB_BUCKET, partial, source, {
+            contentType: part.mimetype || 'application/octet-stream',
+          });
+          stored = { blob: partial, size: info.size, format: gate.format!, filename: part.filename ?? '' };
+        }
+        if (!stored) throw new Refusal('Please select an audio file');
+        checkForm(fields);
+        const item = await call(bus, createAudioTranscriptRpc, {
+          owner_id: req.user!.id,
+          name: fields.name,
+          session_date: fields.session_date,
+          ...(fields.summary !== undefined ? { summary: fields.summary } : {}),
+          ...(fields.group_id ? { group_id: fields.group_id } : {}),
+          blob: stored.blob,
+          size: stored.size,
+          format: stored.format,
+          filename: stored.filename,
+        });
+        partial = null;
+        return item;
+      } catch (err) {
+        if (partial) await bus.blobs.delete(AUDIO_BLOB_BUCKET, partial).catch(() => false);
+        const code = (err as { code?: string }).code;
+        if (err instanceof Refusal) return refuse(req, reply, err.message);
+        if (code === 'FST_REQ_FILE_TOO_LARGE') {
+          return refuse(req, reply, audioTooLargeMessage(Math.max(AUDIO_MAX_BYTES + 1, declaredLength ?? 0)));
+        }
+        if (code === 'FST_FILES_LIMIT') return refuse(req, reply, 'Please select only one audio file');
+        if (code?.startsWith('FST_')) return refuse(req, reply, (err as Error).message);
+        throw err;
+      }
+    },
+  );
+}

@@ -1,0 +1,46 @@
+import { UserStatsSchema, userStatsRpc } from '@chronicler/contracts';
+import { call } from '@chronicler/kit';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { requireAuth } from '../../plugins/auth.ts';
+
+/** The dashboard's window (specification §9): 30 days back from the end date. */
+const DEFAULT_WINDOW_DAYS = 30;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+const StatsQuery = Type.Object({
+  start: Type.Optional(Type.String()),
+  end: Type.Optional(Type.String()),
+});
+
+const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+
+/**
+ * The range a request asks for, with the defaults filled in (UTC days). Checking the dates
+ * is the admin-stats service's job, so that one place words every message; here an empty
+ * parameter counts as absent, and a start is derived only from an end that reads as a date.
+ */
+export function statsRange(
+  query: { start?: string; end?: string },
+  now = Date.now(),
+): {
+  start: string;
+  end: string;
+} {
+  const end = query.end || utcDay(now);
+  if (query.start) return { start: query.start, end };
+  const endMs = Date.parse(`${end}T00:00:00.000Z`);
+  return { start: utcDay((Number.isFinite(endMs) ? endMs : now) - DEFAULT_WINDOW_DAYS * DAY_MS), end };
+}
+
+/** /api/users: the signed-in user's own figures. */
+export default async function userRoutes(app: FastifyInstance): Promise<void> {
+  app.addHook('preHandler', requireAuth);
+  const bus = app.ctx.bus;
+
+  app.get<{ Querystring: typeof StatsQuery.static }>(
+    '/users/stats',
+    { schema: { querystring: StatsQuery, response: { 200: UserStatsSchema } } },
+    (req) => call(bus, userStatsRpc, { owner_id: req.user!.id, ...statsRange(req.query) }),
+  );
+}

@@ -1,0 +1,174 @@
+import {
+  AUDIO_BLOB_BUCKET,
+  AUDIO_JOB_SUBJECT,
+  AUDIO_JOBS_STREAM,
+  AudioJobSchema,
+  formatTranscriptLine,
+  transcriptionRecordedEvent,
+  type AudioJob,
+  type TranscriptionRecorded,
+} from '@chronicler/contracts';
+import { assertValid, type Bus, type Consumer, type DurableContext, type Logger } from '@chronicler/kit';
+import {
+  MIME_BY_FORMAT,
+  SpeechError,
+  type AudioFormat,
+  type SpeechLine,
+  type SpeechProvider,
+} from '@chronicler/speech';
+import type { TranscriptStore } from '../db/store.ts';
+import { previewOf, TRANSCRIPT_MAX } from '../validation.ts';
+
+/** Deliveries of one job before it is given up as failed (the last one marks it failed). */
+export const AUDIO_JOB_MAX_DELIVER = 5;
+/** Jobs transcribed at once by one worker process. */
+const CONCURRENCY = 2;
+/** The ack deadline; a running job renews it well before (provider calls take minutes). */
+const ACK_WAIT_MS = 60_000;
+
+/** Speaker-labelled lines in the stored form, cut at a line boundary to the transcript limit. */
+export function transcriptContent(lines: SpeechLine[]): string {
+  let out = '';
+  for (const l of lines) {
+    const line = formatTranscriptLine({ seconds: l.seconds, speaker: l.speaker, text: l.text });
+    const next = out ? `${out}\n${line}` : line;
+    if (next.length > TRANSCRIPT_MAX) break;
+    out = next;
+  }
+  return out;
+}
+
+class Stopping extends Error {
+  constructor() {
+    super('The worker is stopping; the job is handed back to the queue');
+  }
+}
+
+/**
+ * The audio worker: transcribes each queued recording with the configured provider. The
+ * session moves queued -> processing -> completed in one final write (content, preview,
+ * seconds), or -> failed with the reason and no content when the provider refuses for good
+ * or the last delivery fails. The recording's blob is deleted either way. A redelivered job
+ * of a finished session does nothing; a deleted session's job only drops its blob.
+ */
+export async function startAudioWorker(opts: {
+  bus: Bus;
+  store: TranscriptStore;
+  provider: SpeechProvider | null;
+  logger: Logger;
+}): Promise<Consumer> {
+  const { bus, store, provider, logger } = opts;
+  const stopping = new AbortController();
+
+  const dropBlob = (job: AudioJob) =>
+    bus.blobs.delete(AUDIO_BLOB_BUCKET, job.blob).catch((err: unknown) => {
+      logger.warn({ err, transcriptId: job.transcript_id }, 'could not delete an audio upload');
+      return false;
+    });
+
+  async function recordUsage(job: AudioJob, seconds: number, providerName: string): Promise<void> {
+    const usage: TranscriptionRecorded = {
+      record_id: `audio:${job.transcript_id}`,
+      owner_id: job.owner_id,
+      transcript_id: job.transcript_id,
+      source: 'audio',
+      provider: providerName,
+      seconds,
+      recorded_at: new Date().toISOString(),
+    };
+    await bus.publishDurable(transcriptionRecordedEvent.subject, usage, { msgId: usage.record_id });
+  }
+
+  async function handle(payload: unknown, ctx: DurableContext): Promise<void> {
+    assertValid(AudioJobSchema, payload, 'audio job');
+    const job = payload as AudioJob;
+    const log = logger.child({ transcriptId: job.transcript_id, delivery: ctx.deliveryCount });
+    const state = await store.audioJobState(job.owner_id, job.transcript_id);
+    if (!state) {
+      log.info('audio session was deleted before its transcription; dropping the upload');
+      await dropBlob(job);
+      return;
+    }
+    if (state.status === 'completed' || state.status === 'failed') {
+      await dropBlob(job);
+      return;
+    }
+    if (!provider) {
+      await store.failAudio(
+        job.owner_id,
+        job.transcript_id,
+        'Transcription failed: no speech-to-text provider is configured on this server.',
+      );
+      await dropBlob(job);
+      return;
+    }
+    await store.markAudioProcessing(job.owner_id, job.transcript_id);
+    const heartbeat = setInterval(() => ctx.working(), ACK_WAIT_MS / 4);
+    try {
+      const result = await provider.transcribe({
+        openAudio: async () => {
+          const audio = await bus.blobs.get(AUDIO_BLOB_BUCKET, job.blob);
+          // The upload is gone (deleted by an earlier, finished attempt): nothing to retry with.
+          if (!audio) throw new SpeechError('the uploaded recording is no longer available', false);
+          return audio;
+        },
+        size: job.size,
+        contentType: MIME_BY_FORMAT[job.format as AudioFormat] ?? 'application/octet-stream',
+        resumeJobId: state.jobId || null,
+        onJobId: async (jobId) => {
+          await store.markAudioProcessing(job.owner_id, job.transcript_id, jobId);
+        },
+        signal: stopping.signal,
+      });
+      const content = transcriptContent(result.lines);
+      const completed = await store.completeAudio(job.owner_id, job.transcript_id, {
+        content,
+        preview: previewOf(content),
+        audioSeconds: result.durationSeconds,
+        provider: provider.name,
+      });
+      if (completed) {
+        // The usage record carries its id as msgId and the ledger keys on it, so publishing
+        // it again after a failure here (the job is redelivered) records it once.
+        await recordUsage(job, result.durationSeconds, provider.name);
+        log.info({ seconds: result.durationSeconds, lines: result.lines.length }, 'audio transcribed');
+      }
+      await dropBlob(job);
+    } catch (err) {
+      if (stopping.signal.aborted) throw new Stopping();
+      const speech = err instanceof SpeechError ? err : null;
+      const retry = (speech ? speech.retryable : true) && ctx.deliveryCount < AUDIO_JOB_MAX_DELIVER;
+      if (retry) {
+        log.warn({ err }, 'audio transcription failed; it will be tried again');
+        throw err;
+      }
+      const reason = speech?.message ?? 'an unexpected error occurred';
+      log.warn({ err }, 'audio transcription failed for good');
+      await store.failAudio(job.owner_id, job.transcript_id, `Transcription failed: ${reason}`);
+      await dropBlob(job);
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  const consumer = await bus.consume(
+    {
+      stream: AUDIO_JOBS_STREAM,
+      durable: 'transcript-audio-jobs',
+      filterSubject: AUDIO_JOB_SUBJECT,
+      ackWaitMs: ACK_WAIT_MS,
+      maxDeliver: AUDIO_JOB_MAX_DELIVER + 1,
+      concurrency: CONCURRENCY,
+      backoffMs: 1000,
+    },
+    handle,
+  );
+  return {
+    async stop() {
+      // Jobs in flight are cancelled and handed back; a restarted worker picks them up
+      // (AssemblyAI jobs resume polling the provider's job).
+      stopping.abort(new Stopping());
+      await consumer.stop();
+    },
+  };
+}

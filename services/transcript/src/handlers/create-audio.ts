@@ -1,0 +1,61 @@
+import {
+  AUDIO_BLOB_BUCKET,
+  AUDIO_JOB_SUBJECT,
+  AUDIO_MAX_BYTES,
+  AUDIO_UPLOAD_UNAVAILABLE,
+  audioTooLargeMessage,
+  groupExistsRpc,
+  type AudioJob,
+  type createAudioTranscriptRpc,
+  type RpcRequest,
+  type TranscriptListItem,
+} from '@chronicler/contracts';
+import { call, ServiceError, type Bus } from '@chronicler/kit';
+import type { SpeechProvider } from '@chronicler/speech';
+import type { TranscriptStore } from '../db/store.ts';
+import { bad, checkName, checkSummary, parseSessionDate } from '../validation.ts';
+
+/**
+ * svc.transcript.create-audio: the gateway has stored the recording; every check again here
+ * (the service trusts no caller), then the session row, then the durable job. A job that
+ * cannot be queued takes its row with it, so a refusal leaves nothing behind.
+ */
+export const createAudio =
+  (store: TranscriptStore, bus: Bus, provider: SpeechProvider | null) =>
+  async (req: RpcRequest<typeof createAudioTranscriptRpc>): Promise<TranscriptListItem> => {
+    if (!provider) throw bad(AUDIO_UPLOAD_UNAVAILABLE);
+    const name = checkName(req.name, 'Session name is required');
+    const sessionTimestamp = parseSessionDate(req.session_date);
+    const summary = req.summary ?? '';
+    checkSummary(summary);
+    if (req.size > AUDIO_MAX_BYTES) throw bad(audioTooLargeMessage(req.size));
+    const groupId = req.group_id ? req.group_id : null;
+    if (groupId) {
+      const { exists } = await call(bus, groupExistsRpc, { owner_id: req.owner_id, id: groupId });
+      if (!exists) throw new ServiceError('not_found', 'Group not found');
+    }
+    const stored = await bus.blobs.info(AUDIO_BLOB_BUCKET, req.blob);
+    if (!stored || stored.size !== req.size) throw bad('Audio upload not found');
+
+    const item = await store.createAudio(req.owner_id, {
+      name,
+      sessionTimestamp,
+      summary,
+      groupId,
+      provider: provider.name,
+    });
+    const job: AudioJob = {
+      transcript_id: item.id,
+      owner_id: req.owner_id,
+      blob: req.blob,
+      size: req.size,
+      format: req.format,
+    };
+    try {
+      await bus.publishDurable(AUDIO_JOB_SUBJECT, job, { msgId: item.id });
+    } catch (err) {
+      await store.deleteUnqueuedAudio(req.owner_id, item.id).catch(() => {});
+      throw err;
+    }
+    return item;
+  };

@@ -1,0 +1,401 @@
+import {
+  AUDIO_UPLOAD_UNAVAILABLE,
+  audioTooLargeMessage,
+  type Transcript,
+  type TranscriptListItem,
+} from '@chronicler/contracts';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAssemblyAiPeer, type AssemblyAiPeer } from '../peers/assemblyai.ts';
+import { startDeepgramPeer, type DeepgramPeer } from '../peers/deepgram.ts';
+import { localSignIn } from '../support/auth.ts';
+import { createTestDatabase, startSystem, testMode, waitFor, type TestSystem } from '../support/system.ts';
+
+/** A small WAV file: a real RIFF/WAVE header, then `dataBytes` of quiet noise. */
+function wav(dataBytes: number): Buffer {
+  const h = Buffer.alloc(44);
+  h.write('RIFF', 0);
+  h.writeUInt32LE(36 + dataBytes, 4);
+  h.write('WAVEfmt ', 8);
+  h.writeUInt32LE(16, 16);
+  h.writeUInt16LE(1, 20);
+  h.writeUInt16LE(1, 22);
+  h.writeUInt32LE(16_000, 24);
+  h.writeUInt32LE(32_000, 28);
+  h.writeUInt16LE(2, 32);
+  h.writeUInt16LE(16, 34);
+  h.write('data', 36);
+  h.writeUInt32LE(dataBytes, 40);
+  return Buffer.concat([h, randomBytes(dataBytes)]);
+}
+
+const expectedContent = (bytes: number) =>
+  [
+    '[00:00:01] 1: Welcome back to the table, everyone.',
+    '[00:00:03] 2: I roll for initiative.',
+    `[00:00:04] 1: That recording had ${bytes} bytes.`,
+  ].join('\n');
+
+interface User {
+  token: string;
+  id: string;
+}
+
+interface Client {
+  url: string;
+  user: User;
+}
+
+async function signIn(system: TestSystem, name: string): Promise<User> {
+  const s = await localSignIn(system.url, name);
+  return { token: s.cookie, id: s.body.user?.id ?? '' };
+}
+
+async function upload(
+  c: Client,
+  file: { bytes: Buffer; type?: string; filename?: string } | null,
+  fields: Record<string, string> = {
+    name: 'Session 12: The Sunken Temple',
+    session_date: '2015-03-12T00:00:00.000Z',
+  },
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const form = new FormData();
+  for (const [k, v] of Object.entries(fields)) form.append(k, v);
+  if (file) {
+    form.append(
+      'audio',
+      new Blob([file.bytes], { type: file.type ?? 'audio/wav' }),
+      file.filename ?? 'session.wav',
+    );
+  }
+  const res = await fetch(`${c.url}/api/transcripts/manual-audio`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${c.user.token}` },
+    body: form,
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+async function get<T>(c: Client, p: string): Promise<{ status: number; body: T }> {
+  const res = await fetch(`${c.url}/api${p}`, { headers: { authorization: `Bearer ${c.user.token}` } });
+  return { status: res.status, body: (await res.json()) as T };
+}
+
+/** Polls the session (as the viewer does) until its transcription is finished. */
+async function finished(c: Client, id: string, timeoutMs = 20_000): Promise<Transcript> {
+  let last: Transcript | undefined;
+  await waitFor(
+    async () => {
+      last = (await get<Transcript>(c, `/transcripts/${id}`)).body;
+      return last.transcription_status === 'completed' || last.transcription_status === 'failed';
+    },
+    timeoutMs,
+    50,
+  );
+  return last!;
+}
+
+describe(`audio sessions (${testMode} mode)`, () => {
+  let deepgram: DeepgramPeer;
+  let assembly: AssemblyAiPeer;
+
+  beforeAll(async () => {
+    deepgram = await startDeepgramPeer();
+    assembly = await startAssemblyAiPeer();
+  });
+  afterAll(async () => {
+    await deepgram?.close();
+    await assembly?.close();
+  });
+
+  describe('with Deepgram', () => {
+    let system: TestSystem;
+    let alice: Client;
+    let bob: Client;
+    beforeAll(async () => {
+      system = await startSystem({
+        env: { AUTH_LOCAL_ENABLED: 'true', ...deepgram.env(), SPEECH_HTTP_TIMEOUT_MS: '5000' },
+      });
+      alice = { url: system.url, user: await signIn(system, 'alice') };
+      bob = { url: system.url, user: await signIn(system, 'bob') };
+    }, 120_000);
+    afterAll(async () => {
+      await system?.stop();
+    });
+
+    it('says which provider transcribes uploads in /api/config', async () => {
+      const res = await fetch(`${system.url}/api/config`);
+      expect(((await res.json()) as { speech_provider: string | null }).speech_provider).toBe('deepgram');
+    });
+
+    it('answers the session queued, then the viewer sees it completed with speaker lines', async () => {
+      const audio = wav(48_000);
+      const before = deepgram.requests.length;
+      const res = await upload(
+        alice,
+        { bytes: audio },
+        {
+          name: '  Session 12: The Sunken Temple ',
+          session_date: '2015-03-12T00:00:00.000Z',
+          summary: 'The party dives.',
+        },
+      );
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({
+        name: 'Session 12: The Sunken Temple',
+        summary: 'The party dives.',
+        source: 'audio',
+        transcription_status: 'queued',
+        transcription_error: '',
+        status: 'ended',
+        preview: '',
+      });
+      const id = String(res.body.id);
+      const done = await finished(alice, id);
+      expect(done.transcription_status).toBe('completed');
+      expect(done.content).toBe(expectedContent(audio.length));
+      expect(done.audio_seconds).toBeCloseTo(audio.length / 32_000 + 5, 2);
+      const sent = deepgram.requests.slice(before);
+      expect(sent).toHaveLength(1);
+      expect(sent[0]!.bytes).toBe(audio.length);
+      expect(sent[0]!.head.subarray(0, 4).toString()).toBe('RIFF');
+      expect(sent[0]!.query).toMatchObject({ diarize: 'true', utterances: 'true', model: 'nova-3' });
+      const item = (await get<TranscriptListItem[]>(alice, '/transcripts')).body.find((t) => t.id === id);
+      expect(item).toMatchObject({ transcription_status: 'completed', source: 'audio' });
+      expect(item?.preview).toBe(`${expectedContent(audio.length).slice(0, 100)}...`);
+      // Another user's id is not found.
+      expect((await get(bob, `/transcripts/${id}`)).status).toBe(404);
+    });
+
+    it('refuses a file whose bytes are not audio with the specification message, and creates nothing', async () => {
+      const before = (await get<TranscriptListItem[]>(alice, '/transcripts')).body.length;
+      const pdf = Buffer.concat([Buffer.from('%PDF-1.7\n'), randomBytes(5000)]);
+      const res = await upload(alice, { bytes: pdf, type: 'application/pdf', filename: 'notes.pdf' });
+      expect(res).toEqual({
+        status: 400,
+        body: {
+          detail:
+            'Invalid file type. Please select an audio file (MP3, M4A, WAV, etc.). Detected type: application/pdf',
+        },
+      });
+      const untyped = await upload(alice, { bytes: pdf, type: '', filename: 'notes' });
+      expect(untyped.body.detail).toBe(
+        'Invalid file type. Please select an audio file (MP3, M4A, WAV, etc.). Detected type: unknown',
+      );
+      // Audio bytes under a wrong declared type are judged by what they are.
+      const mislabelled = await upload(alice, {
+        bytes: wav(1000),
+        type: 'application/pdf',
+        filename: 'x.pdf',
+      });
+      expect(mislabelled.status).toBe(200);
+      await finished(alice, String(mislabelled.body.id));
+      expect((await get<TranscriptListItem[]>(alice, '/transcripts')).body.length).toBe(before + 1);
+    });
+
+    it('checks the form before storing the file', async () => {
+      const before = deepgram.requests.length;
+      const count = (await get<TranscriptListItem[]>(alice, '/transcripts')).body.length;
+      const noName = await upload(alice, { bytes: wav(1000) }, { name: '   ', session_date: '2015-03-12' });
+      expect(noName).toEqual({ status: 400, body: { detail: 'Session name is required' } });
+      const noDate = await upload(alice, { bytes: wav(1000) }, { name: 'A', session_date: '' });
+      expect(noDate).toEqual({ status: 400, body: { detail: 'Session date is required' } });
+      const longSummary = await upload(
+        alice,
+        { bytes: wav(1000) },
+        { name: 'A', session_date: '2015-03-12', summary: 'x'.repeat(10_001) },
+      );
+      expect(longSummary).toEqual({
+        status: 400,
+        body: { detail: 'Session summary cannot exceed 10,000 characters' },
+      });
+      const noFile = await upload(alice, null);
+      expect(noFile.status).toBe(400);
+      expect((await get<TranscriptListItem[]>(alice, '/transcripts')).body.length).toBe(count);
+      expect(deepgram.requests.length).toBe(before);
+    });
+
+    it('refuses a body declared over 500 MB before reading it', async () => {
+      const boundary = 'chronicler-boundary';
+      const declared = 500 * 1024 * 1024 + 300 * 1024;
+      const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = http.request(`${system.url}/api/transcripts/manual-audio`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${alice.user.token}`,
+            'content-type': `multipart/form-data; boundary=${boundary}`,
+            'content-length': String(declared),
+          },
+        });
+        req.on('response', (r) => {
+          let body = '';
+          r.on('data', (c: Buffer) => (body += c.toString()));
+          r.on('end', () => {
+            resolve({ status: r.statusCode ?? 0, body });
+            req.destroy();
+          });
+        });
+        req.on('error', reject);
+        // Only the start of the body is ever sent; the answer comes without the rest.
+        req.write(
+          `--${boundary}\r\nContent-Disposition: form-data; name="audio"; filename="big.wav"\r\n` +
+            `Content-Type: audio/wav\r\n\r\n`,
+        );
+        req.write(wav(1000));
+      });
+      expect(res.status).toBe(400);
+      expect(JSON.parse(res.body)).toEqual({ detail: audioTooLargeMessage(declared) });
+      expect(audioTooLargeMessage(declared)).toBe(
+        'File too large. Maximum size is 500MB. Selected file: 500.3MB',
+      );
+    });
+
+    it('marks the session failed with the provider message and no transcript when the key is refused', async () => {
+      deepgram.failures.push({ status: 401, message: 'Invalid credentials.' });
+      const res = await upload(alice, { bytes: wav(2000) });
+      expect(res.status).toBe(200);
+      const done = await finished(alice, String(res.body.id));
+      expect(done).toMatchObject({
+        transcription_status: 'failed',
+        transcription_error: 'Transcription failed: Deepgram answered 401: Invalid credentials.',
+        content: '',
+        audio_seconds: 0,
+      });
+    });
+
+    it('tries again after a 429 and completes', async () => {
+      const before = deepgram.requests.length;
+      deepgram.failures.push({ status: 429, message: 'Too many requests' });
+      const audio = wav(3000);
+      const res = await upload(alice, { bytes: audio });
+      const done = await finished(alice, String(res.body.id));
+      expect(done.transcription_status).toBe('completed');
+      expect(done.content).toBe(expectedContent(audio.length));
+      expect(deepgram.requests.slice(before).map((r) => r.status)).toEqual([429, 200]);
+    });
+  });
+
+  describe('with AssemblyAI', () => {
+    let system: TestSystem;
+    let alice: Client;
+    beforeAll(async () => {
+      system = await startSystem({ env: { AUTH_LOCAL_ENABLED: 'true', ...assembly.env() } });
+      alice = { url: system.url, user: await signIn(system, 'alice') };
+    }, 120_000);
+    afterAll(async () => {
+      await system?.stop();
+    });
+
+    it('uploads, polls the job and stores speaker lines, times and duration', async () => {
+      const audio = wav(64_000);
+      const res = await upload(alice, { bytes: audio, type: 'audio/x-wav' });
+      expect(res.status).toBe(200);
+      expect(res.body.transcription_status).toBe('queued');
+      const done = await finished(alice, String(res.body.id));
+      expect(done.transcription_status).toBe('completed');
+      expect(done.content).toBe(expectedContent(audio.length));
+      expect(done.audio_seconds).toBe(Math.round(audio.length / 32_000 + 5));
+      expect([...assembly.jobs.values()].some((j) => j.bytes === audio.length && j.speakerLabels)).toBe(true);
+    });
+
+    it('reports a job that ends in error', async () => {
+      assembly.jobError = 'File does not appear to contain audio.';
+      try {
+        const res = await upload(alice, { bytes: wav(1000) });
+        const done = await finished(alice, String(res.body.id));
+        expect(done).toMatchObject({
+          transcription_status: 'failed',
+          transcription_error:
+            'Transcription failed: AssemblyAI could not transcribe the recording: File does not appear to contain audio.',
+          content: '',
+        });
+      } finally {
+        assembly.jobError = null;
+      }
+    });
+  });
+
+  describe('after a worker restart mid-job', () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'chronicler-audio-restart-'));
+    let env: Record<string, string>;
+    let dropDb: (() => Promise<void>) | undefined;
+    let system: TestSystem | undefined;
+
+    beforeAll(async () => {
+      env = {
+        AUTH_LOCAL_ENABLED: 'true',
+        ...assembly.env(),
+        DATA_DIR: dataDir,
+        BUS_PREFIX: `t${randomBytes(4).toString('hex')}`,
+        AUTH_JWT_SECRET: randomBytes(32).toString('base64url'),
+      };
+      if (testMode === 'cluster') {
+        const db = await createTestDatabase();
+        env.DATABASE_URL = db.url;
+        dropDb = () => db.drop();
+      }
+    });
+    afterAll(async () => {
+      assembly.holdJobs = false;
+      await system?.stop();
+      await dropDb?.();
+      rmSync(dataDir, { recursive: true, force: true });
+    });
+
+    it('resumes the provider job and completes it exactly once', async () => {
+      system = await startSystem({ env });
+      let alice: Client = { url: system.url, user: await signIn(system, 'alice') };
+      const uploads = assembly.calls.upload;
+      const jobsBefore = assembly.jobs.size;
+      assembly.holdJobs = true;
+      const audio = wav(20_011);
+      const res = await upload(alice, { bytes: audio });
+      expect(res.status).toBe(200);
+      const id = String(res.body.id);
+      const job = await assembly.waitForPolledJob((j) => j.bytes === audio.length);
+      expect((await get<Transcript>(alice, `/transcripts/${id}`)).body.transcription_status).toBe(
+        'processing',
+      );
+
+      await system.stop();
+      system = undefined;
+      system = await startSystem({ env });
+      alice = { url: system.url, user: await signIn(system, 'alice') };
+      const pollsBefore = job.polls;
+      assembly.holdJobs = false;
+      const done = await finished(alice, id, 60_000);
+      expect(done.transcription_status).toBe('completed');
+      expect(done.content).toBe(expectedContent(audio.length));
+      expect(job.polls).toBeGreaterThan(pollsBefore);
+      // One upload, one job: the restarted worker polled the job it had started.
+      expect(assembly.calls.upload).toBe(uploads + 1);
+      expect(assembly.jobs.size).toBe(jobsBefore + 1);
+      const list = (await get<TranscriptListItem[]>(alice, '/transcripts')).body;
+      expect(list.filter((t) => t.id === id)).toHaveLength(1);
+    }, 120_000);
+  });
+
+  describe('with no speech provider', () => {
+    let system: TestSystem;
+    let alice: Client;
+    beforeAll(async () => {
+      system = await startSystem({ env: { AUTH_LOCAL_ENABLED: 'true' } });
+      alice = { url: system.url, user: await signIn(system, 'alice') };
+    }, 120_000);
+    afterAll(async () => {
+      await system?.stop();
+    });
+
+    it('says so in /api/config and refuses uploads, creating nothing', async () => {
+      const config = (await (await fetch(`${system.url}/api/config`)).json()) as { speech_provider: unknown };
+      expect(config.speech_provider).toBeNull();
+      const res = await upload(alice, { bytes: wav(1000) });
+      expect(res).toEqual({ status: 400, body: { detail: AUDIO_UPLOAD_UNAVAILABLE } });
+      expect((await get<TranscriptListItem[]>(alice, '/transcripts')).body).toEqual([]);
+    });
+  });
+});
