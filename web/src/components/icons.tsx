@@ -1,13 +1,13 @@
 // Inline icons (decorative: the control next to or around them carries the name).
 import type { ReactNode } from 'react';
 
-function Icon({ children }: { children: ReactNode }) {
+function Icon({ children, size = 20 }: { children: ReactNode; size?: number }) {
   return (
     <svg
       className="icon"
       viewBox="0 0 24 24"
-      width="20"
-      height="20"
+      width={size}
+      height={size}
       fill="none"
       stroke="currentColor"
       strokeWidth="2"
@@ -86,5 +86,76 @@ export const TrashIcon = () => (
     <path d="M10 11v6M14 11v6" />
     <path d="M6 7l1 13h10l1-13" />
     <path d="M9 7V4h6v3" />
+  </Icon>
+);
+
+export const RefreshIcon = () => (
+  <Icon>
+    <path d="M20 11a8 8 0 0 0-14.6-4.5L4 8" />
+    <path d="M4 3v5h5" />
+    <path d="M4 13a8 8 0 0 0 14.6 4.5L20 16" />
+    <path d="M20 21v-5h-5" />
+  </Icon>
+);
+
+export const SearchIcon = () => (
+  <Icon size={18}>
+    <circle cx="11" cy="11" r="6.5" />
+    <path d="m16 16 4.5 4.5" />
+  </Icon>
+);
+
+export const FolderIcon = () => (
+  <Icon size={18}>
+    <path d="M3 6.5A1.5 1.5 0 0 1 4.5 5H9l2 2.5h8.5A1.5 1.5 0 0 1 21 9v9.5a1.5 1.5 0 0 1-1.5 1.5h-15A1.5 1.5 0 0 1 3 18.5z" />
+  </Icon>
+);
+
+export const DocumentIcon = () => (
+  <Icon size={18}>
+    <path d="M6 3h8l4 4v14H6z" />
+    <path d="M14 3v4h4" />
+    <path d="M9 12h6M9 16h6" />
+  </Icon>
+);
+
+export const ArrowLeftIcon = () => (
+  <Icon size={18}>
+    <path d="M19 12H5" />
+    <path d="m11 6-6 6 6 6" />
+  </Icon>
+);
+
+export const PencilIcon = () => (
+  <Icon size={18}>
+    <path d="M4 20h4L19 9l-4-4L4 16z" />
+    <path d="m13.5 6.5 4 4" />
+  </Icon>
+);
+
+export const ChevronDownIcon = () => (
+  <Icon size={18}>
+    <path d="m6 9 6 6 6-6" />
+  </Icon>
+);
+
+export const PlusIcon = () => (
+  <Icon size={18}>
+    <path d="M12 5v14M5 12h14" />
+  </Icon>
+);
+
+export const NotesIcon = () => (
+  <Icon size={18}>
+    <path d="M6 3h9l4 4v14H6z" />
+    <path d="M14 3v5h5" />
+    <path d="M9 13h7M9 17h5" />
+  </Icon>
+);
+
+export const CalendarIcon = () => (
+  <Icon size={18}>
+    <rect x="3.5" y="5" width="17" height="15" rx="2" />
+    <path d="M3.5 10h17M8 3v4M16 3v4" />
   </Icon>
 );

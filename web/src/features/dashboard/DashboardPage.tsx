@@ -10,7 +10,7 @@ import { cacheTimes, queryKeys } from '../../app/query-client.ts';
 import { TrashIcon } from '../../components/icons.tsx';
 import { Spinner } from '../../components/Spinner.tsx';
 import { isApiError } from '../../api/http.ts';
-import { Modal } from './Modal.tsx';
+import { Modal, ModalActions } from './Modal.tsx';
 import { formatCount, formatHours, formatSessionDate, recentSessions, statsRange } from './dashboard-data.ts';
 
 /** The id a group's page and its sessions use. */
@@ -82,19 +82,14 @@ function CreateGroupModal({ onClose }: { onClose: () => void }) {
       title="Create New Group"
       onClose={onClose}
       footer={
-        <div className="button-row modal-actions">
-          <button type="button" className="button button-secondary" onClick={onClose}>
-            Cancel
-          </button>
-          <button
-            type="submit"
-            form="create-group-form"
-            className="button button-primary"
-            disabled={!trimmed || create.isPending}
-          >
-            {create.isPending ? 'Creating...' : 'Create'}
-          </button>
-        </div>
+        <ModalActions
+          onCancel={onClose}
+          form="create-group-form"
+          label="Create"
+          pendingLabel="Creating..."
+          pending={create.isPending}
+          disabled={!trimmed}
+        />
       }
     >
       <form id="create-group-form" onSubmit={submit}>
@@ -140,19 +135,14 @@ function DeleteGroupModal({ group, onClose }: { group: GroupSummaryItem; onClose
       title="Delete Group"
       onClose={onClose}
       footer={
-        <div className="button-row modal-actions">
-          <button type="button" className="button button-secondary" onClick={onClose}>
-            Cancel
-          </button>
-          <button
-            type="button"
-            className="button button-danger"
-            disabled={remove.isPending}
-            onClick={() => remove.mutate()}
-          >
-            {remove.isPending ? 'Deleting...' : 'Delete'}
-          </button>
-        </div>
+        <ModalActions
+          onCancel={onClose}
+          danger
+          label="Delete"
+          pendingLabel="Deleting..."
+          pending={remove.isPending}
+          onConfirm={() => remove.mutate()}
+        />
       }
     >
       <p>Are you sure you want to delete the group? Sessions will become ungrouped.</p>

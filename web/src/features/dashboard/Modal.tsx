@@ -79,3 +79,46 @@ export function Modal({ title, onClose, children, footer }: ModalProps) {
     </div>
   );
 }
+
+interface ModalActionsProps {
+  onCancel: () => void;
+  /** The action's label, and what it says while the action runs. */
+  label: string;
+  pendingLabel: string;
+  pending: boolean;
+  /** Disabled for another reason than running (nothing chosen, blank input). */
+  disabled?: boolean;
+  danger?: boolean;
+  /** Submits this form (by id) instead of calling onConfirm. */
+  form?: string;
+  onConfirm?: () => void;
+}
+
+/** The footer every dialog has: Cancel, then the action (a submit button when `form` is given). */
+export function ModalActions({
+  onCancel,
+  label,
+  pendingLabel,
+  pending,
+  disabled = false,
+  danger = false,
+  form,
+  onConfirm,
+}: ModalActionsProps) {
+  return (
+    <div className="button-row modal-actions">
+      <button type="button" className="button button-secondary" onClick={onCancel}>
+        Cancel
+      </button>
+      <button
+        type={form ? 'submit' : 'button'}
+        form={form}
+        className={danger ? 'button button-danger' : 'button button-primary'}
+        disabled={disabled || pending}
+        onClick={form ? undefined : onConfirm}
+      >
+        {pending ? pendingLabel : label}
+      </button>
+    </div>
+  );
+}

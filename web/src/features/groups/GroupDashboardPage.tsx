@@ -7,7 +7,7 @@ import { listGroups, listTranscripts } from '../../api/lists.ts';
 import type { GroupSummaryItem, TranscriptSummaryItem } from '../../api/types.ts';
 import { cacheTimes, queryKeys } from '../../app/query-client.ts';
 import { Spinner } from '../../components/Spinner.tsx';
-import { ChevronDownIcon, PencilIcon, PlusIcon, RefreshIcon } from '../../components/sidebar-icons.tsx';
+import { ChevronDownIcon, PencilIcon, PlusIcon, RefreshIcon } from '../../components/icons.tsx';
 import { formatSessionDate } from '../dashboard/dashboard-data.ts';
 import { SessionBadges } from './SessionBadges.tsx';
 import {

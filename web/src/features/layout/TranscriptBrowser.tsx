@@ -5,13 +5,7 @@ import { listGroups, listTranscripts } from '../../api/lists.ts';
 import type { GroupSummaryItem, TranscriptSummaryItem } from '../../api/types.ts';
 import { cacheTimes, queryKeys } from '../../app/query-client.ts';
 import { Spinner } from '../../components/Spinner.tsx';
-import {
-  ArrowLeftIcon,
-  DocumentIcon,
-  FolderIcon,
-  RefreshIcon,
-  SearchIcon,
-} from '../../components/sidebar-icons.tsx';
+import { ArrowLeftIcon, DocumentIcon, FolderIcon, RefreshIcon, SearchIcon } from '../../components/icons.tsx';
 import { SessionBadges } from '../groups/SessionBadges.tsx';
 import {
   findGroup,
