@@ -1,7 +1,9 @@
+import { transcriptionRecordedEvent } from '@chronicler/contracts';
+import { randomUUID } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, newPage, signInLocally } from '../support/browser.ts';
-import { startSystem, type TestSystem } from '../support/system.ts';
+import { startSystem, waitFor, type TestSystem } from '../support/system.ts';
 
 const visible = (page: Page, text: string) => page.getByText(text, { exact: true }).first().waitFor();
 
@@ -33,7 +35,7 @@ describe('dashboard (fresh embedded start)', () => {
     await page.waitForURL('**/welcome');
     await page.goto('/');
 
-    // A new user: nothing yet, and stats the server cannot give show '--'.
+    // A new user: nothing yet, and no usage in the last 30 days.
     await page.getByRole('heading', { name: 'Your Dashboard', level: 1 }).waitFor();
     await visible(page, "You don't have any sessions yet.");
     await visible(page, 'Quick Actions');
@@ -42,8 +44,8 @@ describe('dashboard (fresh embedded start)', () => {
     const statValue = (label: string) =>
       page.locator('.stat-card', { has: page.getByText(label, { exact: true }) }).locator('.stat-value');
     await expect.poll(() => statValue('Transcription Time (30 days)').getAttribute('aria-busy')).toBeNull();
-    expect(await statValue('Transcription Time (30 days)').textContent()).toBe('--');
-    expect(await statValue('AI Requests (30 days)').textContent()).toBe('--');
+    expect(await statValue('Transcription Time (30 days)').textContent()).toBe('0.0');
+    expect(await statValue('AI Requests (30 days)').textContent()).toBe('0');
 
     // Create a group through the modal.
     await page.getByRole('button', { name: 'New Group' }).click();
@@ -80,7 +82,44 @@ describe('dashboard (fresh embedded start)', () => {
       );
     await seed('The Feywild Crossing', '2026-03-14T19:00:00Z');
     await seed('Whitestone Siege', '2026-02-07T19:00:00Z');
+    // Usage in the window: 90 minutes transcribed yesterday (recorded through the bus, as the
+    // transcription pipeline does), an older recording outside it, and three AI requests.
+    const usage = (seconds: number, daysAgo: number) => {
+      const recordId = `audio:${randomUUID()}`;
+      return system
+        .platform!.bus.publishDurable(
+          transcriptionRecordedEvent.subject,
+          {
+            record_id: recordId,
+            owner_id: userId,
+            transcript_id: randomUUID(),
+            source: 'audio',
+            provider: 'deepgram',
+            seconds,
+            recorded_at: new Date(Date.now() - daysAgo * 24 * 60 * 60 * 1000).toISOString(),
+          },
+          { msgId: recordId },
+        )
+        .then(() => recordId);
+    };
+    const recorded = [await usage(5400, 1), await usage(7200, 40)];
+    await waitFor(async () => {
+      const rows = await system.platform!.db.query<{ n: number }>(
+        'select count(*)::int as n from admin_stats.transcription_usage where record_id = any($1)',
+        [recorded],
+      );
+      return rows[0]?.n === recorded.length;
+    });
+    for (const model of ['gpt-4.1-nano', 'gpt-4.1-nano', 'gpt-4.1-mini']) {
+      await system.platform!.db.query(
+        `insert into admin_stats.ai_requests (record_id, user_id, request_type, model, success, created_at)
+         values ($1, $2, 'chat', $3, true, now() - interval '2 days')`,
+        [randomUUID(), userId, model],
+      );
+    }
     await page.reload();
+    await expect.poll(() => statValue('Transcription Time (30 days)').textContent()).toBe('1.5');
+    expect(await statValue('AI Requests (30 days)').textContent()).toBe('3');
     await visible(page, 'Recent Sessions');
     const recent = page.locator('section', { has: page.getByRole('heading', { name: 'Recent Sessions' }) });
     await recent.getByText('Whitestone Siege').waitFor();
@@ -104,6 +143,18 @@ describe('dashboard (fresh embedded start)', () => {
     await visible(page, 'Group deleted successfully');
     await page.getByText('Your Groups', { exact: true }).waitFor({ state: 'detached' });
     expect(await page.getByRole('button', { name: 'Delete group Vox Machina' }).count()).toBe(0);
+
+    // Stats the server cannot give show '--'.
+    const statsCall = (url: URL) => url.pathname === '/api/users/stats';
+    await page.route(statsCall, (route) =>
+      route.fulfill({ status: 404, contentType: 'application/json', body: '{"detail":"Not Found"}' }),
+    );
+    await page.reload();
+    await page.getByRole('heading', { name: 'Your Dashboard', level: 1 }).waitFor();
+    await expect.poll(() => statValue('Transcription Time (30 days)').getAttribute('aria-busy')).toBeNull();
+    expect(await statValue('Transcription Time (30 days)').textContent()).toBe('--');
+    expect(await statValue('AI Requests (30 days)').textContent()).toBe('--');
+    await page.unroute(statsCall);
 
     // A session opens on click.
     await recent.getByText('The Feywild Crossing').click();
