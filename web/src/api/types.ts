@@ -43,6 +43,8 @@ export interface DebugCookiesResponse {
 export interface AppConfig {
   bot_invite_url: string | null;
   community_url: string | null;
+  /** The speech-to-text provider in use; null: audio upload is not available. */
+  speech_provider: string | null;
 }
 
 /** GET /groups items (POST /groups answers one). */
