@@ -1,9 +1,144 @@
-import { apiRequest } from './http.ts';
-import type { TranscriptDetail } from './types.ts';
+import type { QueryClient } from '@tanstack/react-query';
+import { queryKeys } from '../app/query-client.ts';
+import { apiRequest, listRequest } from './http.ts';
+import type {
+  ActiveSessionItem,
+  GroupSummaryItem,
+  OkResponse,
+  TranscriptDetail,
+  TranscriptSummaryItem,
+} from './types.ts';
+
+const path = (id: string, rest = '') => `/transcripts/${encodeURIComponent(id)}${rest}`;
 
 /** GET /transcripts/{id}: one session with its transcript text; errors are rethrown. */
 export function getTranscript(id: string): Promise<TranscriptDetail> {
-  return apiRequest<TranscriptDetail>(`/transcripts/${encodeURIComponent(id)}`, {
+  return apiRequest<TranscriptDetail>(path(id), {
     errorMessage: 'Failed to load session details.',
   });
+}
+
+/** GET /transcripts/active: sessions being recorded now; failures give an empty list. */
+export function listActiveSessions(): Promise<ActiveSessionItem[]> {
+  return listRequest<ActiveSessionItem>('/transcripts/active', {
+    errorMessage: 'Failed to load active sessions',
+  });
+}
+
+/** PUT /transcripts/{id}/rename; errors are rethrown. */
+export function renameTranscript(id: string, name: string): Promise<TranscriptSummaryItem> {
+  return apiRequest<TranscriptSummaryItem>(path(id, '/rename'), {
+    method: 'PUT',
+    body: { name },
+    errorMessage: 'Failed to rename transcript',
+  });
+}
+
+/** PUT /transcripts/{id}/summary; errors are rethrown. */
+export function updateTranscriptSummary(id: string, summary: string): Promise<TranscriptSummaryItem> {
+  return apiRequest<TranscriptSummaryItem>(path(id, '/summary'), {
+    method: 'PUT',
+    body: { summary },
+    errorMessage: 'Failed to update summary',
+  });
+}
+
+/** DELETE /transcripts/{id}; the server refuses active sessions. Errors are rethrown. */
+export function deleteTranscript(id: string): Promise<OkResponse> {
+  return apiRequest<OkResponse>(path(id), { method: 'DELETE', errorMessage: 'Failed to delete session' });
+}
+
+/** PUT /transcripts/{id}/assign-group; errors are rethrown. */
+export function assignTranscriptGroup(id: string, groupId: string): Promise<TranscriptSummaryItem> {
+  return apiRequest<TranscriptSummaryItem>(path(id, '/assign-group'), {
+    method: 'PUT',
+    body: { group_id: groupId },
+    errorMessage: 'Failed to assign session to group',
+  });
+}
+
+/** DELETE /transcripts/{id}/remove-group; errors are rethrown. */
+export function removeTranscriptGroup(id: string): Promise<TranscriptSummaryItem> {
+  return apiRequest<TranscriptSummaryItem>(path(id, '/remove-group'), {
+    method: 'DELETE',
+    errorMessage: 'Failed to remove session from group',
+  });
+}
+
+const groupKey = (group: GroupSummaryItem) => group.group_id || group.id;
+
+/** Fields a list item and a detail share, compared to tell whether a cached copy is stale. */
+const SHARED_FIELDS = [
+  'name',
+  'session_timestamp',
+  'last_activity',
+  'status',
+  'group_id',
+  'summary',
+  'preview',
+  'transcription_status',
+  'transcription_error',
+  'audio_seconds',
+] as const satisfies readonly (keyof TranscriptSummaryItem)[];
+
+function differs(a: TranscriptSummaryItem, b: TranscriptSummaryItem): boolean {
+  return SHARED_FIELDS.some((field) => b[field] !== undefined && a[field] !== b[field]);
+}
+
+/**
+ * Puts a changed session into every cache that shows it (the session list, its detail,
+ * the groups' session_ids), so the sidebar and dashboards show the change at once. A
+ * detail keeps its content: list-shaped answers (rename, assign) carry none.
+ */
+export function syncSessionInCaches(queryClient: QueryClient, session: TranscriptSummaryItem): void {
+  const list = queryClient.getQueryData<TranscriptSummaryItem[]>(queryKeys.transcripts);
+  const current = list?.find((item) => item.id === session.id);
+  if (list && !current) {
+    // A session the cached list does not know yet: the server knows where it belongs in the order.
+    void queryClient.invalidateQueries({ queryKey: queryKeys.transcripts, exact: true });
+  } else if (list && current && differs(current, session)) {
+    const merged: TranscriptSummaryItem & { content?: string } = { ...current, ...session };
+    // A list item never carries content; a detail passed in here must not bloat the list.
+    delete merged.content;
+    queryClient.setQueryData<TranscriptSummaryItem[]>(
+      queryKeys.transcripts,
+      list.map((item) => (item.id === session.id ? merged : item)),
+    );
+  }
+  queryClient.setQueryData<TranscriptDetail>(queryKeys.transcript(session.id), (old) =>
+    old && differs(old, session) ? { ...old, ...session, content: old.content } : old,
+  );
+  const groupId = session.group_id ?? '';
+  queryClient.setQueryData<GroupSummaryItem[]>(queryKeys.groups, (old) => {
+    if (!old) return old;
+    let changed = false;
+    const next = old.map((group) => {
+      const ids = group.session_ids ?? [];
+      const member = ids.includes(session.id);
+      const belongs = groupId !== '' && groupKey(group) === groupId;
+      if (member === belongs) return group;
+      changed = true;
+      return {
+        ...group,
+        session_ids: belongs ? [...ids, session.id] : ids.filter((id) => id !== session.id),
+      };
+    });
+    return changed ? next : old;
+  });
+}
+
+/** A deleted session leaves the list, its groups and its own cache entries. */
+export function dropSessionFromCaches(queryClient: QueryClient, id: string): void {
+  queryClient.setQueryData<TranscriptSummaryItem[]>(queryKeys.transcripts, (old) =>
+    old?.filter((item) => item.id !== id),
+  );
+  queryClient.setQueryData<GroupSummaryItem[]>(queryKeys.groups, (old) =>
+    old?.map((group) =>
+      group.session_ids?.includes(id)
+        ? { ...group, session_ids: group.session_ids.filter((sessionId) => sessionId !== id) }
+        : group,
+    ),
+  );
+  queryClient.removeQueries({ queryKey: queryKeys.transcript(id), exact: true });
+  queryClient.removeQueries({ queryKey: queryKeys.notes(id), exact: true });
 }
