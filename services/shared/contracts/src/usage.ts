@@ -55,3 +55,24 @@ export const userStatsRpc = rpc(
   }),
   UserStatsSchema,
 );
+
+/** One AI request (chat, a summary, planning), as the admin dashboard and /users/stats count it. */
+export const aiRequestRecordedEvent = busEvent(
+  'usage',
+  'ai-request-recorded',
+  Type.Object({
+    /** Unique per request; also the message id. */
+    record_id: Type.String({ minLength: 1 }),
+    user_id: Type.String({ minLength: 1 }),
+    request_type: Type.String(),
+    model: Type.String(),
+    input_tokens: Type.Integer({ minimum: 0 }),
+    output_tokens: Type.Integer({ minimum: 0 }),
+    /** Rounded to 4 decimals with the prices configured when the request was made. */
+    estimated_cost_usd: Type.Number({ minimum: 0 }),
+    success: Type.Boolean(),
+    processing_time_ms: Type.Integer({ minimum: 0 }),
+    created_at: Type.String(),
+  }),
+);
+export type AiRequestRecorded = Static<typeof aiRequestRecordedEvent.payload>;

@@ -1,0 +1,107 @@
+/**
+ * What the summary, chat and planning services ask of an AI, whoever answers: an
+ * OpenAI-compatible model (OPENAI_API_KEY / OPENAI_BASE_URL), or the built-in offline engine
+ * when no model is configured. Services depend on this interface only; `createAiEngine`
+ * picks the implementation from configuration.
+ *
+ * Every method takes the request's context so the engine can apply per-user rate limits and
+ * write one durable AI usage record per model request (the offline engine records its
+ * requests too, with model 'offline' and zero cost, so usage counts stay true).
+ */
+
+/** A chat turn as the specification names it (role user, assistant or system). */
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+/** The kinds of AI request, as recorded in the usage ledger's request_type. */
+export type AiRequestType = 'session_summary' | 'campaign_summary' | 'chat' | 'planning';
+
+export interface AiRequestContext {
+  /** The user the request is made for (rate limits and usage records are per user). */
+  userId: string;
+  type: AiRequestType;
+  /** Aborts the request (a socket closed, the service is stopping). */
+  signal?: AbortSignal;
+}
+
+/** A session as the campaign summary and planning see it. */
+export interface SessionDigest {
+  name: string;
+  /** ISO date-time of the session. */
+  date: string;
+  summary: string;
+}
+
+/** What the planning editor sends with each message (02 §3). */
+export interface EditorContext {
+  content: string;
+  selection: { start: number; end: number } | null;
+  selectedText: string;
+}
+
+export interface AiEngine {
+  /** 'openai' for any OpenAI-compatible server, 'offline' for the built-in engine. */
+  readonly kind: 'openai' | 'offline';
+  /** The model id recorded with each request ('offline' for the built-in engine). */
+  readonly model: string;
+
+  /**
+   * A summary of one session's transcript (up to 500,000 characters: in one pass when it
+   * fits the model's context, else map-reduce over chunks). Plain text or light markdown.
+   */
+  summarizeSession(ctx: AiRequestContext, input: { name: string; transcript: string }): Promise<string>;
+
+  /** A campaign summary built from its sessions' summaries, oldest first. */
+  summarizeCampaign(
+    ctx: AiRequestContext,
+    input: { name: string; sessions: SessionDigest[] },
+  ): Promise<string>;
+
+  /**
+   * An answer about one transcript: sends the passages relevant to the question (plus a
+   * fixed prefix), never the whole transcript when it is long, and cites [HH:MM:SS] times.
+   * `temperature` defaults to 0.7 (01 §9).
+   */
+  answer(
+    ctx: AiRequestContext,
+    input: {
+      transcriptName: string;
+      transcript: string;
+      history: ChatMessage[];
+      question: string;
+      temperature?: number;
+    },
+  ): Promise<string>;
+
+  /**
+   * A planning reply for a campaign. When the request asks to change the document, the
+   * reply is a JSON object `{"actionHint": "replaceSelection"|"insertAtCursor"|"append",
+   * "aiContent": "..."}` (02 §3-4) and nothing else; otherwise plain text or markdown.
+   */
+  plan(
+    ctx: AiRequestContext,
+    input: {
+      groupName: string;
+      sessions: SessionDigest[];
+      campaignSummary: string;
+      history: ChatMessage[];
+      message: string;
+      editor: EditorContext | null;
+    },
+  ): Promise<string>;
+}
+
+/** Thrown when a user has made too many AI requests in the current window. */
+export class AiRateLimitedError extends Error {
+  override readonly name = 'AiRateLimitedError';
+  constructor(readonly retryAfterMs: number) {
+    super('Too many AI requests. Please wait a moment and try again.');
+  }
+}
+
+/** Thrown when the model could not be reached or refused for good (after retries). */
+export class AiUnavailableError extends Error {
+  override readonly name = 'AiUnavailableError';
+}
