@@ -5,7 +5,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from './system.ts';
 
-export const CRD3_DIR = path.resolve(repoRoot, '../shared/data/crd3');
+/** The project's shared folder sits beside the checkout (CI clones it there too); CRD3_DIR overrides. */
+export const CRD3_DIR = process.env.CRD3_DIR ?? path.resolve(repoRoot, '../shared/data/crd3');
 export const CRD3_EPISODES = ['C1E001', 'C1E005', 'C1E022', 'C1E056', 'C2E003', 'C2E030'] as const;
 export type Crd3Episode = (typeof CRD3_EPISODES)[number];
 
@@ -64,4 +65,32 @@ export function crd3Transcript(
     size += line.length + 1;
   }
   return lines.join('\n');
+}
+
+interface SynopsisSection {
+  heading?: string;
+  content?: { 'sub-heading'?: string; content?: string }[] | string;
+}
+
+/**
+ * The fan wiki's synopsis of the episode (a longer human-written reference), section by
+ * section as plain text. `skipHeadings` leaves out sections by heading, e.g. 'Announcements'.
+ */
+export function crd3Synopsis(episode: Crd3Episode, opts: { skipHeadings?: string[] } = {}): string {
+  const skip = new Set((opts.skipHeadings ?? []).map((h) => h.toLowerCase()));
+  const sections = load(episode).METADATA.Synopsis;
+  if (!Array.isArray(sections)) return '';
+  const parts: string[] = [];
+  for (const section of sections as SynopsisSection[]) {
+    if (skip.has((section.heading ?? '').trim().toLowerCase())) continue;
+    const content = section.content;
+    if (typeof content === 'string') parts.push(content);
+    else for (const sub of content ?? []) if (sub.content) parts.push(sub.content);
+  }
+  return parts
+    .join('\n')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .join('\n');
 }

@@ -1,4 +1,5 @@
 import {
+  aiRequestRecordedEvent,
   transcriptionRecordedEvent,
   USAGE_EVENTS_STREAM,
   usageEventsStream,
@@ -8,6 +9,7 @@ import { defineService, packageVersion, serve } from '@chronicler/kit';
 import { Type } from '@sinclair/typebox';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { onAiRequestRecorded } from './consumers/ai-request-recorded.ts';
 import { onTranscriptionRecorded } from './consumers/transcription-recorded.ts';
 import { UsageStore } from './db/store.ts';
 import { userStats } from './handlers/user-stats.ts';
@@ -32,9 +34,18 @@ export default defineService({
       },
       onTranscriptionRecorded(store, ctx.logger),
     );
+    const aiConsumer = await ctx.bus.consume(
+      {
+        stream: USAGE_EVENTS_STREAM,
+        durable: 'admin-stats-ai-requests',
+        filterSubject: aiRequestRecordedEvent.subject,
+        concurrency: 4,
+      },
+      onAiRequestRecorded(store, ctx.logger),
+    );
     return {
       async stop() {
-        await consumer.stop();
+        await Promise.all([consumer.stop(), aiConsumer.stop()]);
         await Promise.all(subs.map((s) => s.unsubscribe()));
       },
     };

@@ -1,4 +1,4 @@
-import type { TranscriptionRecorded } from '@chronicler/contracts';
+import type { AiRequestRecorded, TranscriptionRecorded } from '@chronicler/contracts';
 import type { DatabaseHandle } from '@chronicler/kit';
 
 /** A half-open time window [from, to). */
@@ -28,6 +28,31 @@ export class UsageStore {
        on conflict (record_id) do nothing
        returning record_id`,
       [r.record_id, r.owner_id, r.transcript_id, r.source, r.provider, r.seconds, recordedAt.toISOString()],
+    );
+    return rows.length > 0;
+  }
+
+  /** Records an AI request once per record id; answers false for a record already kept. */
+  async recordAiRequest(r: AiRequestRecorded, createdAt: Date): Promise<boolean> {
+    const rows = await this.db.query<{ record_id: string }>(
+      `insert into ${this.aiRequests}
+              (record_id, user_id, request_type, model, input_tokens, output_tokens,
+               estimated_cost_usd, success, processing_time_ms, created_at)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+       on conflict (record_id) do nothing
+       returning record_id`,
+      [
+        r.record_id,
+        r.user_id,
+        r.request_type,
+        r.model,
+        r.input_tokens,
+        r.output_tokens,
+        r.estimated_cost_usd,
+        r.success,
+        r.processing_time_ms,
+        createdAt.toISOString(),
+      ],
     );
     return rows.length > 0;
   }

@@ -1,1 +1,6 @@
 export * from './cost.ts';
+export * from './engine.ts';
+export * from './config.ts';
+export * from './create.ts';
+export * from './usage.ts';
+export * from './retrieval.ts';

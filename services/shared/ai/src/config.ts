@@ -1,0 +1,26 @@
+import { Env } from '@chronicler/kit';
+import { Type, type Static } from '@sinclair/typebox';
+
+/**
+ * The AI settings every AI-using service reads (summary, chat, planning). No key and no base
+ * URL: the built-in offline engine answers. The model id and its prices are configuration,
+ * never constants in code (models are retired): OPENAI_MODEL is required as soon as a key or
+ * a base URL is set.
+ */
+export const AiConfigSchema = Type.Object({
+  OPENAI_API_KEY: Type.Optional(Type.String()),
+  /** Any OpenAI-compatible server (Ollama, vLLM, llama.cpp): e.g. http://localhost:11434/v1. */
+  OPENAI_BASE_URL: Type.Optional(Env.url()),
+  OPENAI_MODEL: Type.Optional(Type.String({ minLength: 1 })),
+  /** The model's context window in tokens; decides one pass or map-reduce for summaries. */
+  OPENAI_CONTEXT_TOKENS: Type.Integer({ default: 128_000, minimum: 2_000 }),
+  /** Limit of one model call, and how often a 429 or 5xx is retried (with backoff). */
+  OPENAI_TIMEOUT_MS: Type.Integer({ default: 120_000, minimum: 1_000 }),
+  OPENAI_MAX_RETRIES: Type.Integer({ default: 3, minimum: 0, maximum: 10 }),
+  /** USD per million tokens, for the cost estimate of each request (rounded to 4 decimals). */
+  AI_PRICE_INPUT_PER_MILLION_USD: Type.Number({ default: 0.1, minimum: 0 }),
+  AI_PRICE_OUTPUT_PER_MILLION_USD: Type.Number({ default: 0.4, minimum: 0 }),
+  /** AI requests per user per minute, across every replica (Redis in the cluster). */
+  AI_RATE_LIMIT_PER_MINUTE: Type.Integer({ default: 30, minimum: 1 }),
+});
+export type AiConfig = Static<typeof AiConfigSchema>;

@@ -1,0 +1,440 @@
+import {
+  aiRequestRecordedEvent,
+  USAGE_EVENTS_STREAM,
+  usageEventsStream,
+  type AiRequestRecorded,
+} from '@chronicler/contracts';
+import { createBus, createLogger, MemoryCoordination, type Bus, type Consumer } from '@chronicler/kit';
+import { randomUUID } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { AiConfig } from '../config.ts';
+import {
+  AiRateLimitedError,
+  type AiRequestContext,
+  type EditorContext,
+  type SessionDigest,
+} from '../engine.ts';
+import { tokenize } from '../retrieval.ts';
+import { OfflineEngine } from './engine.ts';
+
+// Loaded when a test needs it: the fixtures module brings the whole system's modules with it.
+const crd3 = () => import('../../../../../tests/support/crd3.ts');
+
+/** ROUGE-1 recall: the share of the reference's content words (with counts) found in the candidate. */
+function rouge1Recall(reference: string, candidate: string): number {
+  const count = (text: string) => {
+    const m = new Map<string, number>();
+    for (const t of tokenize(text)) m.set(t, (m.get(t) ?? 0) + 1);
+    return m;
+  };
+  const ref = count(reference);
+  const cand = count(candidate);
+  let hit = 0;
+  let total = 0;
+  for (const [t, n] of ref) {
+    total += n;
+    hit += Math.min(n, cand.get(t) ?? 0);
+  }
+  return total === 0 ? 0 : hit / total;
+}
+
+const config: AiConfig = {
+  OPENAI_CONTEXT_TOKENS: 128_000,
+  OPENAI_TIMEOUT_MS: 10_000,
+  OPENAI_MAX_RETRIES: 2,
+  AI_PRICE_INPUT_PER_MILLION_USD: 0.1,
+  AI_PRICE_OUTPUT_PER_MILLION_USD: 0.4,
+  AI_RATE_LIMIT_PER_MINUTE: 1000,
+};
+
+const OFFLINE_FIRST_LINE = /^_Offline [^\n]*\(no AI model is configured\)[^\n]*_$/;
+const QUOTE = /^> \[(\d\d:\d\d:\d\d)\] ([^:]+): (.+)$/;
+const SUMMARY_ITEM = /^- \[(\d\d:\d\d:\d\d)\] ([^:]+): (.+)$/;
+
+describe('OfflineEngine', () => {
+  let bus: Bus;
+  let consumer: Consumer;
+  let records: AiRequestRecorded[];
+  let recordWaiters: (() => void)[];
+  let coord: MemoryCoordination;
+  let engine: OfflineEngine;
+  const logger = createLogger('ai-offline-test', { level: 'silent' });
+
+  beforeAll(async () => {
+    // In cluster mode the usage records go through NATS JetStream, as in production.
+    bus = await createBus({
+      prefix: `aioff${randomUUID().slice(0, 8)}`,
+      name: 'ai-offline-test',
+      natsUrl: process.env.CHRONICLER_TEST_MODE === 'cluster' ? process.env.NATS_URL : undefined,
+    });
+    await bus.ensureStream(usageEventsStream);
+    records = [];
+    recordWaiters = [];
+    consumer = await bus.consume(
+      {
+        stream: USAGE_EVENTS_STREAM,
+        durable: 'ai-offline-test',
+        filterSubject: aiRequestRecordedEvent.subject,
+      },
+      async (payload) => {
+        records.push(payload as AiRequestRecorded);
+        for (const w of recordWaiters.splice(0)) w();
+      },
+    );
+  });
+  afterAll(async () => {
+    await consumer?.stop();
+    await bus?.close();
+  });
+
+  let testUser = '';
+  beforeEach(() => {
+    testUser = `user-${randomUUID()}`;
+    coord = new MemoryCoordination();
+    engine = new OfflineEngine(config, { bus, coord, logger });
+  });
+  afterEach(async () => {
+    await coord.close();
+  });
+
+  const ctx = (type: AiRequestContext['type']): AiRequestContext => ({ userId: testUser, type });
+  const newRecords = async (n: number): Promise<AiRequestRecorded[]> => {
+    for (;;) {
+      const mine = records.filter((r) => r.user_id === testUser);
+      if (mine.length >= n) return mine;
+      await new Promise<void>((resolve) => recordWaiters.push(resolve));
+    }
+  };
+
+  it('is the offline kind with model offline', () => {
+    expect(engine.kind).toBe('offline');
+    expect(engine.model).toBe('offline');
+  });
+
+  describe('summarizeSession', () => {
+    it('overlaps the wiki reference more than the same length of the transcript start (5 of 6 CRD3 episodes)', async () => {
+      const { CRD3_EPISODES, crd3Blurb, crd3Synopsis, crd3Transcript } = await crd3();
+      const wins: string[] = [];
+      for (const episode of CRD3_EPISODES) {
+        const transcript = crd3Transcript(episode, { timed: true });
+        const summary = await engine.summarizeSession(ctx('session_summary'), { name: episode, transcript });
+        const reference = `${crd3Blurb(episode)}\n${crd3Synopsis(episode)}`;
+        expect(reference.length).toBeGreaterThan(500);
+        const lead = transcript.slice(0, summary.length);
+        if (rouge1Recall(reference, summary) > rouge1Recall(reference, lead)) wins.push(episode);
+      }
+      expect(wins.length).toBeGreaterThanOrEqual(5);
+    });
+
+    it('lists up to 12 sentences of the transcript in order, with times and speakers, saying it is offline', async () => {
+      const { crd3Transcript } = await crd3();
+      const transcript = crd3Transcript('C1E022', { timed: true });
+      const summary = await engine.summarizeSession(ctx('session_summary'), { name: 'Aramente', transcript });
+      const [first, blank, ...items] = summary.split('\n');
+      expect(first).toMatch(OFFLINE_FIRST_LINE);
+      expect(blank).toBe('');
+      expect(items.length).toBeGreaterThanOrEqual(3);
+      expect(items.length).toBeLessThanOrEqual(12);
+      const times: string[] = [];
+      for (const item of items) {
+        const m = SUMMARY_ITEM.exec(item);
+        expect(m, item).not.toBeNull();
+        const [, time, speaker, text] = m!;
+        times.push(time!);
+        // The quoted text is a transcript sentence of that very line (maybe cut with '…').
+        const line = transcript.split('\n').find((l) => l.startsWith(`[${time}] ${speaker}: `));
+        expect(line, item).toBeDefined();
+        expect(line).toContain(text!.replace(/…$/, ''));
+      }
+      expect([...times].sort()).toEqual(times);
+      expect(summary.length).toBeLessThan(2500);
+    });
+
+    it('summarises a 500,000-character transcript', async () => {
+      const { CRD3_EPISODES, crd3Transcript } = await crd3();
+      const all = CRD3_EPISODES.map((e) => crd3Transcript(e, { timed: true })).join('\n');
+      const transcript = all.slice(0, all.lastIndexOf('\n', 500_000));
+      expect(transcript.length).toBeGreaterThan(490_000);
+      const summary = await engine.summarizeSession(ctx('session_summary'), { name: 'Long', transcript });
+      const items = summary.split('\n').filter((l) => l.startsWith('- '));
+      expect(items.length).toBeGreaterThanOrEqual(3);
+      for (const item of items) expect(item).toMatch(SUMMARY_ITEM);
+    });
+
+    it('says so when the transcript has nothing to summarise', async () => {
+      const summary = await engine.summarizeSession(ctx('session_summary'), {
+        name: 'Empty',
+        transcript: '\n \n',
+      });
+      expect(summary.split('\n')[0]).toMatch(OFFLINE_FIRST_LINE);
+      expect(summary).toContain('The transcript of Empty has no sentences to summarise.');
+    });
+  });
+
+  describe('summarizeCampaign', () => {
+    it('gives an overview of recurring names and one bullet per session, oldest first', async () => {
+      const sessions: SessionDigest[] = [
+        {
+          name: 'The Journey Home',
+          date: '2024-03-10T19:00:00Z',
+          summary:
+            '- [00:10:00] MATT: The Mighty Nein return to Zadash with the Gentleman. Jester misses Molly.',
+        },
+        { name: 'Nothing yet', date: '2024-03-17T19:00:00Z', summary: '' },
+        {
+          name: 'Arrival',
+          date: '2024-03-03T19:00:00Z',
+          summary:
+            'The Mighty Nein meet in Trostenwald. Beau and Jester chase a toad near Zadash.\nNott steals.',
+        },
+      ];
+      const text = await engine.summarizeCampaign(ctx('campaign_summary'), { name: 'Nein', sessions });
+      const lines = text.split('\n');
+      expect(lines[0]).toMatch(OFFLINE_FIRST_LINE);
+      expect(text).toContain('Nein spans 3 sessions.');
+      expect(text).toMatch(/The names that come up most are [^\n]*\*\*(?:Mighty Nein|Zadash|Jester)\*\*/);
+      const bullets = lines.filter((l) => l.startsWith('- '));
+      expect(bullets).toEqual([
+        '- **Arrival** (2024-03-03): The Mighty Nein meet in Trostenwald. Beau and Jester chase a toad near Zadash.',
+        '- **The Journey Home** (2024-03-10): The Mighty Nein return to Zadash with the Gentleman. Jester misses Molly.',
+        '- **Nothing yet** (2024-03-17): no summary yet.',
+      ]);
+    });
+  });
+
+  describe('answer', () => {
+    it('quotes the transcript lines that contain the question terms, with their times and speakers', async () => {
+      const { crd3Transcript } = await crd3();
+      const transcript = crd3Transcript('C1E001', { timed: true });
+      const text = await engine.answer(ctx('chat'), {
+        transcriptName: 'Arrival at Kraghammer',
+        transcript,
+        history: [],
+        question: 'Where was Lady Kima staying?',
+      });
+      const lines = text.split('\n');
+      expect(lines[0]).toMatch(OFFLINE_FIRST_LINE);
+      expect(lines[2]).toMatch(
+        /^(?:These \d lines of Arrival at Kraghammer best match|This is the line of Arrival at Kraghammer that best matches) your question/,
+      );
+      const quotes = lines.filter((l) => l.startsWith('> '));
+      expect(quotes.length).toBeGreaterThan(0);
+      const transcriptLines = transcript.split('\n');
+      for (const q of quotes) {
+        const [, time, speaker, quoted] = QUOTE.exec(q)!;
+        const source = transcriptLines.find((l) => l.startsWith(`[${time}] ${speaker}: `));
+        expect(source, q).toBeDefined();
+        expect(quoted).toMatch(/kima|lady/i);
+        for (const part of quoted!
+          .split('…')
+          .map((p) => p.trim())
+          .filter(Boolean))
+          expect(source).toContain(part);
+      }
+      // The line that answers it is among them.
+      expect(text).toContain('That was where Lady Kima was staying.');
+    });
+
+    it('takes a follow-up without terms of its own as being about the previous question', async () => {
+      const { crd3Transcript } = await crd3();
+      const text = await engine.answer(ctx('chat'), {
+        transcriptName: 'E1',
+        transcript: crd3Transcript('C1E001', { timed: true }),
+        history: [
+          { role: 'user', content: 'Who is Nostoc?' },
+          { role: 'assistant', content: 'Nostoc Greyspine is…' },
+        ],
+        question: 'And what else?',
+      });
+      const quotes = text.split('\n').filter((l) => l.startsWith('> '));
+      expect(quotes.length).toBeGreaterThan(0);
+      for (const q of quotes) expect(q).toMatch(/nostoc/i);
+    });
+
+    it('says when nothing matches and suggests rephrasing', async () => {
+      const { crd3Transcript } = await crd3();
+      const text = await engine.answer(ctx('chat'), {
+        transcriptName: 'E1',
+        transcript: crd3Transcript('C1E001', { timed: true, maxChars: 20_000 }),
+        history: [],
+        question: 'What about the xylophone quasar?',
+      });
+      expect(text.split('\n')[0]).toMatch(OFFLINE_FIRST_LINE);
+      expect(text).toContain("I couldn't find anything in E1 that matches your question.");
+      expect(text).toContain('Try rephrasing');
+      expect(text).not.toContain('> ');
+    });
+
+    it('answers the ADVENTURE request with names, places and three hooks from the transcript', async () => {
+      const { crd3Transcript } = await crd3();
+      const transcript = crd3Transcript('C1E001', { timed: true });
+      const text = await engine.answer(ctx('chat'), {
+        transcriptName: 'E1',
+        transcript,
+        history: [],
+        question: 'ADVENTURE! Generate emergency adventure content for my next session, quickly.',
+      });
+      const lines = text.split('\n');
+      expect(lines[0]).toMatch(OFFLINE_FIRST_LINE);
+      const characters = lines.find((l) => l.startsWith('**Characters:** '))!;
+      const places = lines.find((l) => l.startsWith('**Places:** '))!;
+      expect(characters).toMatch(/Grog|Trinket|Scanlan/);
+      expect(places).toContain('Kraghammer');
+      const hooks = lines.filter((l) => /^\d\. /.test(l));
+      expect(hooks).toHaveLength(3);
+      for (const hook of hooks) {
+        const cited = /\(\[(\d\d:\d\d:\d\d)\] ([^)]+)\)/.exec(hook);
+        expect(cited, hook).not.toBeNull();
+        expect(transcript).toContain(`[${cited![1]}] ${cited![2]}: `);
+      }
+    });
+  });
+
+  describe('plan', () => {
+    const sessions: SessionDigest[] = [
+      {
+        name: 'Session 1',
+        date: '2024-01-01T18:00:00Z',
+        summary:
+          'The party arrives in Kraghammer looking for Lady Kima. Nostoc Greyspine hires them to clear his mines. Nostoc promised a reward.',
+      },
+      {
+        name: 'Session 2',
+        date: '2024-01-08T18:00:00Z',
+        summary:
+          'Deep in the Greyspine Quarry the party fights duergar. They must find Lady Kima before the duergar reach the Underdark. Who sent the mind flayer?',
+      },
+    ];
+    const editor = (selectedText = ''): EditorContext => ({
+      content: '# Session 3\n\nThe party rests. They talk about Kima.',
+      selection: selectedText ? { start: 13, end: 13 + selectedText.length } : null,
+      selectedText,
+    });
+    const plan = (message: string, ed: EditorContext | null = editor()) =>
+      engine.plan(ctx('planning'), {
+        groupName: 'Vox Machina',
+        sessions,
+        campaignSummary: '',
+        history: [],
+        message,
+        editor: ed,
+      });
+
+    it('replies in plain text with the open threads when not asked to write', async () => {
+      const text = await plan('What is still unresolved about Lady Kima?');
+      expect(() => JSON.parse(text)).toThrow();
+      expect(text.split('\n')[0]).toMatch(OFFLINE_FIRST_LINE);
+      expect(text).toContain(
+        'They must find Lady Kima before the duergar reach the Underdark. _(Session 2)_',
+      );
+      expect(text).toContain('Who sent the mind flayer? _(Session 2)_');
+      expect(text).toContain('Nostoc promised a reward. _(Session 1)_');
+    });
+
+    it('gives structured suggestions grounded in the threads for GENERATE SESSION SUGGESTIONS', async () => {
+      const text = await plan('GENERATE SESSION SUGGESTIONS');
+      expect(() => JSON.parse(text)).toThrow();
+      expect(text.split('\n')[0]).toMatch(OFFLINE_FIRST_LINE);
+      for (const heading of ['### Hooks', '### NPCs', '### Locations', '### Encounters']) {
+        expect(text).toContain(heading);
+      }
+      expect(text).toMatch(/### Hooks\n1\. (?:Who sent the mind flayer\?|They must find Lady Kima)/);
+      expect(text).toMatch(/- \*\*(?:Nostoc Greyspine|Lady Kima)\*\*: last seen in Session [12]/);
+      expect(text).toMatch(/- \*\*(?:Kraghammer|Greyspine Quarry|Underdark)\*\*/);
+    });
+
+    it('returns JSON to append when asked to add to the document', async () => {
+      const text = await plan('Add session suggestions to the document');
+      const reply = JSON.parse(text) as { actionHint: string; aiContent: string };
+      expect(reply.actionHint).toBe('append');
+      expect(reply.aiContent).toContain('### Hooks');
+      expect(reply.aiContent).toContain('offline engine');
+    });
+
+    it('returns JSON to insert at the cursor when asked to insert an outline', async () => {
+      const reply = JSON.parse(await plan('Insert an outline for the next session into the doc here')) as {
+        actionHint: string;
+        aiContent: string;
+      };
+      expect(reply.actionHint).toBe('insertAtCursor');
+      expect(reply.aiContent).toContain('## Next session of Vox Machina');
+      expect(reply.aiContent).toContain('### Threads to pick up');
+    });
+
+    it('replaces the selection only when there is selected text', async () => {
+      const selected = 'The party rests. They talk about Kima.';
+      const replaced = JSON.parse(await plan('Rewrite this', editor(selected))) as {
+        actionHint: string;
+        aiContent: string;
+      };
+      expect(replaced.actionHint).toBe('replaceSelection');
+      expect(replaced.aiContent).toContain('- The party rests.\n- They talk about Kima.');
+      expect(replaced.aiContent).toContain('They must find Lady Kima');
+
+      const noSelection = JSON.parse(await plan('Rewrite the document outline', editor(''))) as {
+        actionHint: string;
+      };
+      expect(noSelection.actionHint).not.toBe('replaceSelection');
+      // Without a selection, "rewrite this" says nothing about the document: a plain reply.
+      const plain = await plan('Rewrite this', null);
+      expect(() => JSON.parse(plain)).toThrow();
+    });
+
+    it('says there is nothing to build on without summaries', async () => {
+      const text = await engine.plan(ctx('planning'), {
+        groupName: 'New Group',
+        sessions: [{ name: 'S1', date: '2024-01-01T00:00:00Z', summary: '' }],
+        campaignSummary: '',
+        history: [],
+        message: 'GENERATE SESSION SUGGESTIONS',
+        editor: null,
+      });
+      expect(text).toContain('New Group has no summarised sessions yet');
+    });
+  });
+
+  describe('usage and limits', () => {
+    it('publishes one usage record per request: model offline, cost 0, tokens at about 4 characters each', async () => {
+      const transcript = 'MATT: The dragon lands on the tower.\nLAURA: I shoot the dragon.';
+      const answer = await engine.answer(ctx('chat'), {
+        transcriptName: 'T',
+        transcript,
+        history: [],
+        question: 'dragon?',
+      });
+      const summary = await engine.summarizeSession(ctx('session_summary'), { name: 'T', transcript });
+      const recorded = await newRecords(2);
+      expect(recorded).toHaveLength(2);
+      const byType = new Map(recorded.map((r) => [r.request_type, r]));
+      expect(byType.get('chat')).toMatchObject({
+        user_id: testUser,
+        model: 'offline',
+        estimated_cost_usd: 0,
+        success: true,
+        input_tokens: Math.ceil((transcript.length + 'dragon?'.length) / 4),
+        output_tokens: Math.ceil(answer.length / 4),
+      });
+      expect(byType.get('session_summary')).toMatchObject({
+        model: 'offline',
+        estimated_cost_usd: 0,
+        success: true,
+        output_tokens: Math.ceil(summary.length / 4),
+      });
+    });
+
+    it('applies the per-user rate limit and records nothing for a refused request', async () => {
+      const limited = new OfflineEngine({ ...config, AI_RATE_LIMIT_PER_MINUTE: 2 }, { bus, coord, logger });
+      const input = { name: 'S', sessions: [] };
+      await limited.summarizeCampaign(ctx('campaign_summary'), input);
+      await limited.summarizeCampaign(ctx('campaign_summary'), input);
+      await expect(limited.summarizeCampaign(ctx('campaign_summary'), input)).rejects.toBeInstanceOf(
+        AiRateLimitedError,
+      );
+      expect(await newRecords(2)).toHaveLength(2);
+      // Another user has a limit of their own.
+      await expect(
+        limited.summarizeCampaign({ userId: `other-${randomUUID()}`, type: 'campaign_summary' }, input),
+      ).resolves.toContain('has no sessions yet');
+    });
+  });
+});

@@ -1,0 +1,117 @@
+/**
+ * The built-in engine used when no model is configured, so a fresh install has working AI:
+ * extractive session summaries, campaign summaries from session summaries, chat answers that
+ * quote the transcript with times, and planning replies from the campaign's open threads.
+ * It counts against the same per-user rate limit and records each request in the usage
+ * ledger (model 'offline', cost 0) so usage numbers stay true.
+ */
+import type { AiConfig } from '../config.ts';
+import type { AiDeps } from '../create.ts';
+import type { AiEngine, AiRequestContext, ChatMessage, EditorContext, SessionDigest } from '../engine.ts';
+import { enforceAiRateLimit, recordAiRequest } from '../usage.ts';
+import { answerText } from './answer.ts';
+import { planText } from './plan.ts';
+import { summarizeCampaignText, summarizeSessionText } from './summarize.ts';
+import { estimateTokens } from './text.ts';
+
+export class OfflineEngine implements AiEngine {
+  readonly kind = 'offline' as const;
+  readonly model = 'offline';
+
+  constructor(
+    private readonly config: AiConfig,
+    private readonly deps: AiDeps,
+  ) {}
+
+  summarizeSession(ctx: AiRequestContext, input: { name: string; transcript: string }): Promise<string> {
+    return this.run(ctx, input.transcript.length + input.name.length, () =>
+      summarizeSessionText(input.name, input.transcript),
+    );
+  }
+
+  summarizeCampaign(
+    ctx: AiRequestContext,
+    input: { name: string; sessions: SessionDigest[] },
+  ): Promise<string> {
+    const size = input.sessions.reduce((n, s) => n + s.name.length + s.summary.length, input.name.length);
+    return this.run(ctx, size, () => summarizeCampaignText(input.name, input.sessions));
+  }
+
+  answer(
+    ctx: AiRequestContext,
+    input: {
+      transcriptName: string;
+      transcript: string;
+      history: ChatMessage[];
+      question: string;
+      temperature?: number;
+    },
+  ): Promise<string> {
+    const size = input.transcript.length + input.question.length + historySize(input.history);
+    return this.run(ctx, size, () => answerText(input));
+  }
+
+  plan(
+    ctx: AiRequestContext,
+    input: {
+      groupName: string;
+      sessions: SessionDigest[];
+      campaignSummary: string;
+      history: ChatMessage[];
+      message: string;
+      editor: EditorContext | null;
+    },
+  ): Promise<string> {
+    const size =
+      input.sessions.reduce((n, s) => n + s.name.length + s.summary.length, 0) +
+      input.campaignSummary.length +
+      input.message.length +
+      historySize(input.history) +
+      (input.editor?.content.length ?? 0);
+    return this.run(ctx, size, () => planText(input));
+  }
+
+  /** Rate limit, work, usage record: the same for every kind of request. */
+  private async run(ctx: AiRequestContext, inputChars: number, work: () => string): Promise<string> {
+    ctx.signal?.throwIfAborted();
+    await enforceAiRateLimit(this.deps.coord, this.config, ctx.userId);
+    const started = Date.now();
+    let output: string;
+    try {
+      output = work();
+    } catch (err) {
+      await this.record(ctx, inputChars, 0, false, started);
+      throw err;
+    }
+    await this.record(ctx, inputChars, output.length, true, started);
+    return output;
+  }
+
+  private async record(
+    ctx: AiRequestContext,
+    inputChars: number,
+    outputChars: number,
+    success: boolean,
+    started: number,
+  ): Promise<void> {
+    try {
+      await recordAiRequest(this.deps.bus, {
+        userId: ctx.userId,
+        type: ctx.type,
+        model: this.model,
+        inputTokens: estimateTokens(inputChars),
+        outputTokens: estimateTokens(outputChars),
+        costUsd: 0,
+        success,
+        ms: Date.now() - started,
+      });
+    } catch (err) {
+      // The answer is already made; a lost usage record must not cost the user the answer.
+      this.deps.logger.error({ err, userId: ctx.userId, type: ctx.type }, 'offline AI usage record failed');
+    }
+  }
+}
+
+function historySize(history: ChatMessage[]): number {
+  return history.reduce((n, m) => n + m.content.length, 0);
+}
