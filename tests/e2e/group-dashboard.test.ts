@@ -55,7 +55,8 @@ describe('group dashboard', () => {
   const whitestoneSummary = crd3Blurb('C1E056');
 
   beforeAll(async () => {
-    system = await startSystem({ mode: 'embedded' });
+    // Sessions keep the summaries the test gives them (summaries.test.ts covers automatic ones).
+    system = await startSystem({ mode: 'embedded', env: { SUMMARY_AUTOMATIC: 'false' } });
     browser = await launchBrowser();
     ({ page, errors, api } = await signedInUser(browser, system, 'Percival'));
 

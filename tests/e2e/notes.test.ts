@@ -51,7 +51,8 @@ describe('session notes (fresh embedded start)', () => {
   let system: TestSystem;
   let browser: Browser;
   beforeAll(async () => {
-    system = await startSystem({ mode: 'embedded' });
+    // Sessions keep the summaries the test gives them (summaries.test.ts covers automatic ones).
+    system = await startSystem({ mode: 'embedded', env: { SUMMARY_AUTOMATIC: 'false' } });
     browser = await launchBrowser();
   });
   afterAll(async () => {

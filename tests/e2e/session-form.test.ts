@@ -94,7 +94,8 @@ describe('session form (embedded, no speech-to-text provider)', () => {
   beforeAll(async () => {
     system = await startSystem({
       mode: 'embedded',
-      env: { DEEPGRAM_API_KEY: '', ASSEMBLYAI_API_KEY: '', SPEECH_PROVIDER: '' },
+      // Sessions keep the summaries the test gives them (summaries.test.ts covers automatic ones).
+      env: { DEEPGRAM_API_KEY: '', ASSEMBLYAI_API_KEY: '', SPEECH_PROVIDER: '', SUMMARY_AUTOMATIC: 'false' },
     });
     browser = await launchBrowser();
   });
@@ -345,7 +346,8 @@ describe('session form with Deepgram configured (local peer)', () => {
   beforeAll(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'forms-audio-'));
     deepgram = await startDeepgramPeer();
-    system = await startSystem({ mode: 'embedded', env: deepgram.env() });
+    // Sessions keep the summaries the test gives them (summaries.test.ts covers automatic ones).
+    system = await startSystem({ mode: 'embedded', env: { ...deepgram.env(), SUMMARY_AUTOMATIC: 'false' } });
     browser = await launchBrowser();
   });
   afterAll(async () => {

@@ -41,7 +41,8 @@ describe('sidebar transcript browser', () => {
   const ids: Record<string, string> = {};
 
   beforeAll(async () => {
-    system = await startSystem({ mode: 'embedded' });
+    // Sessions keep the summaries the test gives them (summaries.test.ts covers automatic ones).
+    system = await startSystem({ mode: 'embedded', env: { SUMMARY_AUTOMATIC: 'false' } });
     browser = await launchBrowser();
     ({ page, errors } = await newPage(browser, system.url));
     await signInLocally(page, 'Keyleth');

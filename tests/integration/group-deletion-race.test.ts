@@ -22,7 +22,8 @@ describe(`deleting a group while a session is assigned to it (${testMode} mode)`
   let alice: { token: string; id: string };
 
   beforeAll(async () => {
-    system = await startSystem({ env: { AUTH_LOCAL_ENABLED: 'true' } });
+    // Sessions keep the summaries the test gives them (summaries.test.ts covers automatic ones).
+    system = await startSystem({ env: { AUTH_LOCAL_ENABLED: 'true', SUMMARY_AUTOMATIC: 'false' } });
     bus = system.platform!.bus;
     original = { request: bus.request, publishDurable: bus.publishDurable };
     const a = await localSignIn(system.url, 'alice');

@@ -11,7 +11,8 @@ describe(`active sessions and the viewer's summary edit (${testMode} mode)`, () 
   let bob: { token: string; id: string };
 
   beforeAll(async () => {
-    system = await startSystem({ env: { AUTH_LOCAL_ENABLED: 'true' } });
+    // Sessions keep the summaries the test gives them (summaries.test.ts covers automatic ones).
+    system = await startSystem({ env: { AUTH_LOCAL_ENABLED: 'true', SUMMARY_AUTOMATIC: 'false' } });
     const a = await localSignIn(system.url, 'alice');
     const b = await localSignIn(system.url, 'bob');
     alice = { token: a.cookie, id: a.body.user?.id ?? '' };

@@ -4,6 +4,7 @@ import {
   groupEventsStream,
   groupExistsRpc,
   listGroupsRpc,
+  setGroupGeneratedSummaryRpc,
   updateGroupRpc,
 } from '@chronicler/contracts';
 import { defineService, packageVersion, serve } from '@chronicler/kit';
@@ -15,6 +16,7 @@ import { createGroup } from './handlers/create-group.ts';
 import { deleteGroup } from './handlers/delete-group.ts';
 import { groupExists } from './handlers/group-exists.ts';
 import { listGroups } from './handlers/list-groups.ts';
+import { setGeneratedSummary } from './handlers/set-generated-summary.ts';
 import { updateGroup } from './handlers/update-group.ts';
 
 export default defineService({
@@ -32,6 +34,7 @@ export default defineService({
       serve(ctx.bus, updateGroupRpc, updateGroup(store, ctx.bus)),
       serve(ctx.bus, deleteGroupRpc, deleteGroup(store, ctx.bus)),
       serve(ctx.bus, groupExistsRpc, groupExists(store)),
+      serve(ctx.bus, setGroupGeneratedSummaryRpc, setGeneratedSummary(store, ctx.bus)),
     ];
     return {
       async stop() {

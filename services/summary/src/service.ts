@@ -1,9 +1,68 @@
-import { defineService, packageVersion } from '@chronicler/kit';
+import { AiConfigSchema, createAiEngine } from '@chronicler/ai';
+import {
+  checkGroupSummaryRpc,
+  generateGroupSummaryRpc,
+  generateSessionSummaryRpc,
+  TRANSCRIPT_EVENTS_STREAM,
+  transcriptEventsStream,
+  transcriptReadyForSummaryEvent,
+} from '@chronicler/contracts';
+import { defineService, Env, packageVersion, serve } from '@chronicler/kit';
 import { Type } from '@sinclair/typebox';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { onReadyForSummary, READY_MAX_DELIVER } from './consumers/ready-for-summary.ts';
+import { SummaryStore } from './db/store.ts';
+import { generateSession } from './handlers/generate-session.ts';
+import { checkGroup, generateGroup } from './handlers/group-summary.ts';
 
 export default defineService({
   name: 'summary',
   version: packageVersion(import.meta.url),
-  config: Type.Object({}),
-  async start() {},
+  config: Type.Composite([
+    AiConfigSchema,
+    Type.Object({
+      /**
+       * Summarise ended sessions that have none, and refresh campaign summaries when their
+       * sessions change. Off: summaries are made only when someone asks (saves AI cost).
+       */
+      SUMMARY_AUTOMATIC: Env.bool(true),
+    }),
+  ]),
+  migrationsDir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../migrations'),
+  async start(ctx) {
+    const engine = createAiEngine(ctx.config, { bus: ctx.bus, coord: ctx.coord, logger: ctx.logger });
+    const store = new SummaryStore(ctx.db, ctx.schema);
+    const deps = { bus: ctx.bus, coord: ctx.coord, engine, store, automatic: ctx.config.SUMMARY_AUTOMATIC };
+    const subs = [
+      serve(ctx.bus, generateSessionSummaryRpc, generateSession(ctx.bus, engine)),
+      serve(ctx.bus, generateGroupSummaryRpc, generateGroup(deps)),
+      serve(ctx.bus, checkGroupSummaryRpc, checkGroup(deps)),
+    ];
+    // The transcript service owns the stream; ensuring it here too (idempotent) lets either start first.
+    await ctx.bus.ensureStream(transcriptEventsStream);
+    // Off: the consumer does not run, and sessions wait in the stream (kept for its max age)
+    // until automatic summaries are turned on again.
+    const consumer = ctx.config.SUMMARY_AUTOMATIC
+      ? await ctx.bus.consume(
+          {
+            stream: TRANSCRIPT_EVENTS_STREAM,
+            durable: 'summary-ready-for-summary',
+            filterSubject: transcriptReadyForSummaryEvent.subject,
+            // A summary waits on the model for up to a couple of minutes; the handler heartbeats.
+            ackWaitMs: 60_000,
+            maxDeliver: READY_MAX_DELIVER,
+            concurrency: 2,
+            backoffMs: 5_000,
+          },
+          onReadyForSummary(ctx.bus, engine, ctx.logger),
+        )
+      : null;
+    return {
+      async stop() {
+        await consumer?.stop();
+        await Promise.all(subs.map((s) => s.unsubscribe()));
+      },
+    };
+  },
 });

@@ -2,9 +2,11 @@ import {
   assignTranscriptGroupRpc,
   audioConfigRpc,
   audioJobsStream,
+  claimSummaryRpc,
   createAudioTranscriptRpc,
   createManualTranscriptRpc,
   deleteTranscriptRpc,
+  getLlmSummaryRpc,
   getNotesRpc,
   getTranscriptRpc,
   GROUP_EVENTS_STREAM,
@@ -16,6 +18,9 @@ import {
   listTranscriptsRpc,
   putNotesRpc,
   renameTranscriptRpc,
+  setGeneratedSummaryRpc,
+  setSummaryStatusRpc,
+  transcriptEventsStream,
   updateTranscriptRpc,
   updateTranscriptSummaryRpc,
   usageEventsStream,
@@ -36,6 +41,7 @@ import { listActive } from './handlers/list-active.ts';
 import { listPage } from './handlers/list-page.ts';
 import { getNotes, putNotes } from './handlers/notes.ts';
 import { renameTranscript } from './handlers/rename-transcript.ts';
+import { claimSummary, getLlmSummary, setGeneratedSummary, setSummaryStatus } from './handlers/summaries.ts';
 import { updateSummary } from './handlers/update-summary.ts';
 import { updateTranscript } from './handlers/update-transcript.ts';
 
@@ -49,6 +55,7 @@ export default defineService({
     const speech = createSpeechProvider(ctx.config);
     await ctx.bus.ensureStream(audioJobsStream);
     await ctx.bus.ensureStream(usageEventsStream);
+    await ctx.bus.ensureStream(transcriptEventsStream);
     const subs = [
       serve(ctx.bus, listTranscriptsRpc, (req) => store.list(req.owner_id)),
       serve(ctx.bus, groupMembersRpc, (req) => store.groupMembers(req.owner_id)),
@@ -65,6 +72,10 @@ export default defineService({
       serve(ctx.bus, listTranscriptsPageRpc, listPage(store)),
       serve(ctx.bus, listActiveTranscriptsRpc, listActive(store)),
       serve(ctx.bus, updateTranscriptSummaryRpc, updateSummary(store)),
+      serve(ctx.bus, claimSummaryRpc, claimSummary(store)),
+      serve(ctx.bus, setSummaryStatusRpc, setSummaryStatus(store)),
+      serve(ctx.bus, setGeneratedSummaryRpc, setGeneratedSummary(store)),
+      serve(ctx.bus, getLlmSummaryRpc, getLlmSummary(store)),
     ];
     // The group service owns the stream; ensuring it here too (idempotent) lets either start first.
     await ctx.bus.ensureStream(groupEventsStream);

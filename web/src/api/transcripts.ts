@@ -79,6 +79,7 @@ const SHARED_FIELDS = [
   'transcription_status',
   'transcription_error',
   'audio_seconds',
+  'summary_status',
 ] as const satisfies readonly (keyof TranscriptSummaryItem)[];
 
 function differs(a: TranscriptSummaryItem, b: TranscriptSummaryItem): boolean {

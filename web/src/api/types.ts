@@ -78,6 +78,19 @@ export interface TranscriptSummaryItem {
   transcription_error?: string;
   /** Length of the uploaded recording in seconds (0 when none). */
   audio_seconds?: number;
+  /** Where the session's AI summary stands. */
+  summary_status?: SummaryStatus;
+}
+
+export type SummaryStatus = 'none' | 'generating' | 'done' | 'failed';
+
+/** POST /groups/{id}/check-summary. */
+export interface GroupSummaryCheck {
+  group_id: string;
+  summary: string;
+  llm_summary: string;
+  needs_update: boolean;
+  message: string;
 }
 
 export type TranscriptionStatus = 'none' | 'queued' | 'processing' | 'completed' | 'failed';

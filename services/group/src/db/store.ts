@@ -77,6 +77,22 @@ export class GroupStore {
     return r ? toRow(r) : null;
   }
 
+  /** A generated campaign summary: the shown one, the model's raw text, and when. */
+  async setGeneratedSummary(
+    ownerId: string,
+    id: string,
+    summary: string,
+    llmSummary: string,
+  ): Promise<GroupRow | null> {
+    if (!isUuid(id)) return null;
+    const [r] = await this.db.query<Record<string, unknown>>(
+      `update ${this.table} set summary = $3, llm_summary = $4, summary_generated_at = now()
+        where id = $1 and owner_id = $2 returning ${COLUMNS}`,
+      [id, ownerId, summary, llmSummary],
+    );
+    return r ? toRow(r) : null;
+  }
+
   /**
    * Whether the id is one of the owner's groups. FOR KEY SHARE waits for a delete of the row
    * that is in flight (see deleteWithin) and then answers false, so no caller is told that a

@@ -35,6 +35,13 @@ const SessionOriginFields = {
   transcription_error: Type.String(),
   /** Length of the uploaded recording in seconds (0 when none, or not transcribed yet). */
   audio_seconds: Type.Number(),
+  /** Where the session's AI summary stands (see SummaryStatusSchema). */
+  summary_status: Type.Union([
+    Type.Literal('none'),
+    Type.Literal('generating'),
+    Type.Literal('done'),
+    Type.Literal('failed'),
+  ]),
 };
 
 /**

@@ -18,6 +18,7 @@ import {
 } from '@chronicler/speech';
 import type { TranscriptStore } from '../db/store.ts';
 import { previewOf, TRANSCRIPT_MAX } from '../validation.ts';
+import { publishReadyForSummary } from '../handlers/summaries.ts';
 
 /** Deliveries of one job before it is given up as failed (the last one marks it failed). */
 export const AUDIO_JOB_MAX_DELIVER = 5;
@@ -131,6 +132,8 @@ export async function startAudioWorker(opts: {
         // The usage record carries its id as msgId and the ledger keys on it, so publishing
         // it again after a failure here (the job is redelivered) records it once.
         await recordUsage(job, result.durationSeconds, provider.name);
+        const item = await store.getItem(job.owner_id, job.transcript_id);
+        if (item) await publishReadyForSummary(bus, item, job.owner_id);
         log.info({ seconds: result.durationSeconds, lines: result.lines.length }, 'audio transcribed');
       }
       await dropBlob(job);

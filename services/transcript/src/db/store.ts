@@ -9,10 +9,11 @@ export const isUuid = (id: string): boolean => UUID.test(id);
 
 const ITEM_COLUMNS =
   'id, name, session_timestamp, created_at, last_activity, status, group_id, summary, preview, ' +
-  'source, transcription_status, transcription_error, audio_seconds';
+  'source, transcription_status, transcription_error, audio_seconds, summary_status';
 
 const SOURCES = new Set(['live', 'manual', 'audio']);
 const TRANSCRIPTION_STATES = new Set(['none', 'queued', 'processing', 'completed', 'failed']);
+const SUMMARY_STATES = new Set(['none', 'generating', 'done', 'failed']);
 
 function toItem(r: Record<string, unknown>): TranscriptListItem {
   return {
@@ -31,6 +32,9 @@ function toItem(r: Record<string, unknown>): TranscriptListItem {
       : 'none') as TranscriptListItem['transcription_status'],
     transcription_error: String(r.transcription_error ?? ''),
     audio_seconds: Number(r.audio_seconds ?? 0),
+    summary_status: (SUMMARY_STATES.has(String(r.summary_status))
+      ? r.summary_status
+      : 'none') as TranscriptListItem['summary_status'],
   };
 }
 
@@ -362,5 +366,58 @@ export class TranscriptStore {
       [id, ownerId, message],
     );
     return rows.length > 0;
+  }
+
+  /**
+   * Marks an ended session without a summary 'generating' for its automatic summary. A
+   * session already 'generating' is claimed again: that is a redelivery after the worker
+   * that claimed it stopped mid-way.
+   */
+  async claimSummary(ownerId: string, id: string): Promise<boolean> {
+    if (!isUuid(id)) return false;
+    const rows = await this.db.query<{ id: string }>(
+      `update ${this.table} set summary_status = 'generating'
+        where id = $1 and owner_id = $2 and status = 'ended' and summary = ''
+          and summary_status in ('none', 'generating')
+       returning id`,
+      [id, ownerId],
+    );
+    return rows.length > 0;
+  }
+
+  async setSummaryStatus(ownerId: string, id: string, status: string): Promise<boolean> {
+    if (!isUuid(id)) return false;
+    const rows = await this.db.query<{ id: string }>(
+      `update ${this.table} set summary_status = $3 where id = $1 and owner_id = $2 returning id`,
+      [id, ownerId, status],
+    );
+    return rows.length > 0;
+  }
+
+  /** Stores an AI summary of an ended session; 'active' when recording started again meanwhile. */
+  async setGeneratedSummary(
+    ownerId: string,
+    id: string,
+    summary: string,
+    llmSummary: string,
+  ): Promise<TranscriptListItem | 'active' | 'missing'> {
+    if (!isUuid(id)) return 'missing';
+    const [r] = await this.db.query<Record<string, unknown>>(
+      `update ${this.table} set summary = $3, llm_summary = $4, summary_status = 'done'
+        where id = $1 and owner_id = $2 and status <> 'active' returning ${ITEM_COLUMNS}`,
+      [id, ownerId, summary, llmSummary],
+    );
+    if (r) return toItem(r);
+    return (await this.getItem(ownerId, id)) ? 'active' : 'missing';
+  }
+
+  /** The raw AI summary of any owner's session (admins read it), or null. */
+  async llmSummary(id: string): Promise<string | null> {
+    if (!isUuid(id)) return null;
+    const [r] = await this.db.query<{ llm_summary: string }>(
+      `select llm_summary from ${this.table} where id = $1`,
+      [id],
+    );
+    return r ? String(r.llm_summary) : null;
   }
 }

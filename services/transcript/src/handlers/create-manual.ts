@@ -2,6 +2,7 @@ import type { createManualTranscriptRpc, RpcRequest, TranscriptListItem } from '
 import { call, ServiceError, type Bus } from '@chronicler/kit';
 import { groupExistsRpc } from '@chronicler/contracts';
 import type { TranscriptStore } from '../db/store.ts';
+import { publishReadyForSummary } from './summaries.ts';
 import {
   bad,
   checkName,
@@ -30,7 +31,7 @@ export const createManual =
       const { exists } = await call(bus, groupExistsRpc, { owner_id: req.owner_id, id: groupId });
       if (!exists) throw new ServiceError('not_found', 'Group not found');
     }
-    return store.createManual(req.owner_id, {
+    const item = await store.createManual(req.owner_id, {
       name,
       sessionTimestamp,
       summary,
@@ -38,4 +39,6 @@ export const createManual =
       preview: previewOf(content),
       groupId,
     });
+    await publishReadyForSummary(bus, item, req.owner_id);
+    return item;
   };

@@ -8,7 +8,13 @@ import type { GroupSummaryItem, TranscriptSummaryItem } from '../../api/types.ts
 import { cacheTimes, queryKeys } from '../../app/query-client.ts';
 import { Spinner } from '../../components/Spinner.tsx';
 import { ChevronDownIcon, PencilIcon, PlusIcon, RefreshIcon } from '../../components/icons.tsx';
+import { useAuth } from '../auth/useAuth.ts';
 import { formatSessionDate } from '../dashboard/dashboard-data.ts';
+import {
+  GenerateCampaignSummaryButton,
+  LlmCampaignSummary,
+  useCampaignSummaryCheck,
+} from './CampaignSummaryAi.tsx';
 import { SessionBadges } from './SessionBadges.tsx';
 import {
   findGroup,
@@ -115,6 +121,7 @@ function GroupName({ group }: { group: GroupSummaryItem }) {
 }
 
 function CampaignSummary({ group }: { group: GroupSummaryItem }) {
+  const { isAdmin } = useAuth();
   const [open, setOpen] = useState(true);
   const [showAll, setShowAll] = useState(false);
   const [editing, setEditing] = useState(false);
@@ -162,17 +169,20 @@ function CampaignSummary({ group }: { group: GroupSummaryItem }) {
           </button>
         </h2>
         {open && !editing && (
-          <button
-            type="button"
-            className="button button-secondary group-small-button"
-            onClick={() => {
-              setDraft(summary);
-              setEditing(true);
-            }}
-          >
-            <PencilIcon />
-            Edit
-          </button>
+          <div className="button-row">
+            <button
+              type="button"
+              className="button button-secondary group-small-button"
+              onClick={() => {
+                setDraft(summary);
+                setEditing(true);
+              }}
+            >
+              <PencilIcon />
+              Edit
+            </button>
+            {isAdmin ? <GenerateCampaignSummaryButton group={group} /> : null}
+          </div>
         )}
       </div>
       <div id={bodyId} hidden={!open} className="group-section-body">
@@ -232,9 +242,10 @@ function sessionSummaryText(session: TranscriptSummaryItem): { text: string; emp
   if (isActive(session))
     return { text: 'Summary is not available while the session is in progress.', empty: true };
   const summary = session.summary?.trim();
-  return summary
-    ? { text: previewText(summary), empty: false }
-    : { text: 'No summary available', empty: true };
+  if (summary) return { text: previewText(summary), empty: false };
+  if (session.summary_status === 'generating') return { text: 'Generating summary...', empty: true };
+  if (session.summary_status === 'failed') return { text: 'Error generating summary', empty: true };
+  return { text: 'No summary available', empty: true };
 }
 
 function SessionCard({ session }: { session: TranscriptSummaryItem }) {
@@ -282,6 +293,8 @@ function GroupNotFound() {
 
 function GroupDashboard({ group, sessions }: { group: GroupSummaryItem; sessions: TranscriptSummaryItem[] }) {
   const queryClient = useQueryClient();
+  const { isAdmin } = useAuth();
+  useCampaignSummaryCheck(group);
   const routeId = groupRouteId(group);
   const [refreshing, setRefreshing] = useState(false);
   const refresh = async () => {
@@ -330,6 +343,8 @@ function GroupDashboard({ group, sessions }: { group: GroupSummaryItem; sessions
         </Link>
       </section>
 
+      {isAdmin ? <LlmCampaignSummary group={group} /> : null}
+
       <section aria-labelledby="group-sessions-title">
         <h2 id="group-sessions-title" className="group-sessions-title">
           Sessions
@@ -355,6 +370,9 @@ export function GroupDashboardPage() {
     queryKey: queryKeys.transcripts,
     queryFn: listTranscripts,
     ...cacheTimes.transcriptList,
+    // Automatic summaries finish in the background: the cards follow until they are done.
+    refetchInterval: (query) =>
+      query.state.data?.some((session) => session.summary_status === 'generating') ? 3000 : false,
   });
 
   if (groups.isPending || transcripts.isPending) {

@@ -1,0 +1,48 @@
+import { claimSummaryRpc, setSummaryStatusRpc, transcriptReadyForSummaryEvent } from '@chronicler/contracts';
+import type { AiEngine } from '@chronicler/ai';
+import { assertValid, call, ServiceError, type Bus, type DurableContext, type Logger } from '@chronicler/kit';
+import { summarizeAndStore } from '../handlers/generate-session.ts';
+import { readTranscript } from '../sources.ts';
+
+export const READY_MAX_DELIVER = 4;
+
+/**
+ * The automatic summary of an ended session without one. The claim (none -> generating, in
+ * the transcript service's row) makes it once per session whichever replica gets the event;
+ * a failure is retried by redelivery and marked 'failed' on the last attempt.
+ */
+export const onReadyForSummary =
+  (bus: Bus, engine: AiEngine, logger: Logger) =>
+  async (payload: unknown, ctx: DurableContext): Promise<void> => {
+    assertValid(transcriptReadyForSummaryEvent.payload, payload, 'ready-for-summary event');
+    const { owner_id, transcript_id } = payload as { owner_id: string; transcript_id: string };
+    const log = logger.child({ transcript_id, msgId: ctx.msgId, delivery: ctx.deliveryCount });
+    const { claimed } = await call(bus, claimSummaryRpc, { owner_id, id: transcript_id });
+    if (!claimed) return;
+    const heartbeat = setInterval(() => ctx.working(), 10_000);
+    try {
+      const t = await readTranscript(bus, owner_id, transcript_id);
+      if (!t.content.trim()) {
+        await call(bus, setSummaryStatusRpc, { owner_id, id: transcript_id, status: 'none' });
+        return;
+      }
+      await summarizeAndStore(bus, engine, owner_id, t);
+      log.info('automatic summary generated');
+    } catch (err) {
+      if (err instanceof ServiceError && err.code === 'not_found') return;
+      if (ctx.deliveryCount < READY_MAX_DELIVER) {
+        // Left 'generating' so the redelivery claims it again.
+        await call(bus, setSummaryStatusRpc, { owner_id, id: transcript_id, status: 'generating' }).catch(
+          () => undefined,
+        );
+        log.warn({ err }, 'automatic summary failed; it will be tried again');
+        throw err;
+      }
+      await call(bus, setSummaryStatusRpc, { owner_id, id: transcript_id, status: 'failed' }).catch(
+        () => undefined,
+      );
+      log.warn({ err }, 'automatic summary failed for good');
+    } finally {
+      clearInterval(heartbeat);
+    }
+  };

@@ -1,0 +1,130 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useId, useState } from 'react';
+import toast from 'react-hot-toast';
+import { checkGroupSummary, generateGroupSummary } from '../../api/summaries.ts';
+import type { GroupSummaryItem } from '../../api/types.ts';
+import { queryKeys } from '../../app/query-client.ts';
+import { ChevronDownIcon } from '../../components/icons.tsx';
+import { Modal, ModalActions } from '../dashboard/Modal.tsx';
+
+export const REPLACE_CAMPAIGN_SUMMARY =
+  'This campaign already has a summary. Generating a new summary will permanently replace the existing one and cannot be undone. Continue?';
+
+/** The group in the cached list, replaced by the server's newer copy of its summary fields. */
+function useStoreGroupSummary() {
+  const queryClient = useQueryClient();
+  return (
+    groupId: string,
+    fields: Pick<GroupSummaryItem, 'summary' | 'llm_summary'> & Partial<GroupSummaryItem>,
+  ) =>
+    queryClient.setQueryData<GroupSummaryItem[]>(queryKeys.groups, (old) =>
+      old?.map((item) => (item.id === groupId || item.group_id === groupId ? { ...item, ...fields } : item)),
+    );
+}
+
+/** Groups checked in this page load: the check runs once per group, not on every visit. */
+const checkedGroups = new Set<string>();
+
+/**
+ * Asks the server once per group whether its campaign summary is out of date (it generates
+ * one when so) and puts a new summary in the cache. Failures are logged only (01 §8).
+ */
+export function useCampaignSummaryCheck(group: GroupSummaryItem) {
+  const store = useStoreGroupSummary();
+  useEffect(() => {
+    if (checkedGroups.has(group.id)) return;
+    checkedGroups.add(group.id);
+    checkGroupSummary(group.id)
+      .then((result) => {
+        if (!result.needs_update) return;
+        store(group.id, { summary: result.summary, llm_summary: result.llm_summary });
+        toast.success('Campaign summary updated automatically!');
+      })
+      .catch((error: unknown) => console.error('Failed to check campaign summary', error));
+    // Once per group: the store function changes identity every render.
+  }, [group.id]);
+}
+
+/** Admins: 'Generate Summary', or 'Regenerate Summary' after the replace confirmation. */
+export function GenerateCampaignSummaryButton({ group }: { group: GroupSummaryItem }) {
+  const store = useStoreGroupSummary();
+  const [confirming, setConfirming] = useState(false);
+  const hasSummary = Boolean(group.summary?.trim());
+  const generate = useMutation({
+    mutationFn: () => generateGroupSummary(group.id),
+    onMutate: () => toast('Generating campaign summary...', { id: `campaign-summary-${group.id}` }),
+    onSuccess: (updated) => {
+      store(group.id, updated);
+      toast.success('Campaign summary generated successfully!', { id: `campaign-summary-${group.id}` });
+    },
+    onError: (error) => {
+      console.error('Failed to generate campaign summary', error);
+      toast.error('Failed to generate campaign summary', { id: `campaign-summary-${group.id}` });
+    },
+    onSettled: () => setConfirming(false),
+  });
+  return (
+    <>
+      <button
+        type="button"
+        className="button button-primary group-small-button"
+        disabled={generate.isPending}
+        onClick={() => (hasSummary ? setConfirming(true) : generate.mutate())}
+      >
+        {generate.isPending ? 'Generating...' : hasSummary ? 'Regenerate Summary' : 'Generate Summary'}
+      </button>
+      {confirming ? (
+        <Modal
+          title="Regenerate Summary"
+          onClose={() => setConfirming(false)}
+          footer={
+            <ModalActions
+              onCancel={() => setConfirming(false)}
+              danger
+              label="Regenerate"
+              pendingLabel="Generating..."
+              pending={generate.isPending}
+              onConfirm={() => generate.mutate()}
+            />
+          }
+        >
+          <p>{REPLACE_CAMPAIGN_SUMMARY}</p>
+        </Modal>
+      ) : null}
+    </>
+  );
+}
+
+/** Admins: the model's own campaign summary, collapsed until opened. */
+export function LlmCampaignSummary({ group }: { group: GroupSummaryItem }) {
+  const [open, setOpen] = useState(false);
+  const bodyId = useId();
+  const text = group.llm_summary?.trim() ?? '';
+  return (
+    <section className="card group-section">
+      <div className="group-section-head">
+        <h2 className="card-title group-section-title">
+          <button
+            type="button"
+            className="group-collapse"
+            aria-expanded={open}
+            aria-controls={bodyId}
+            onClick={() => setOpen((value) => !value)}
+          >
+            <span className={open ? 'group-chevron is-open' : 'group-chevron'}>
+              <ChevronDownIcon />
+            </span>
+            LLM Campaign Summary (Admin)
+          </button>
+        </h2>
+      </div>
+      <div id={bodyId} hidden={!open} className="group-section-body">
+        {text ? (
+          <p className="group-summary-text">{group.llm_summary}</p>
+        ) : (
+          <p className="muted">No LLM campaign summary yet.</p>
+        )}
+      </div>
+    </section>
+  );
+}
