@@ -1,4 +1,5 @@
 import { opsRoutes, type ServiceContext } from '@chronicler/kit';
+import websocket from '@fastify/websocket';
 import type { Static } from '@sinclair/typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import auth from './plugins/auth.ts';
@@ -8,9 +9,12 @@ import rateLimit from './plugins/rate-limit.ts';
 import security from './plugins/security.ts';
 import web from './plugins/web.ts';
 import authRoutes from './routes/auth/index.ts';
+import chatRoutes from './routes/chat/index.ts';
 import configRoutes from './routes/config/index.ts';
 import groupRoutes from './routes/groups/index.ts';
 import healthRoutes from './routes/health/index.ts';
+import planningRoutes from './routes/planning/index.ts';
+import summaryRoutes from './routes/summaries/index.ts';
 import transcriptRoutes from './routes/transcripts/index.ts';
 import userRoutes from './routes/users/index.ts';
 import type { GatewayConfigSchema } from './service.ts';
@@ -48,6 +52,8 @@ export async function buildApp(ctx: GatewayContext): Promise<FastifyInstance> {
   await app.register(security);
   await app.register(rateLimit);
   await app.register(auth);
+  // The chat and planning sockets (/api/ws/*); one frame is at most 1 MiB, like one bus message.
+  await app.register(websocket, { options: { maxPayload: 1024 * 1024 } });
   await app.register(opsRoutes, { checks: ctx.platform.readiness });
   await app.register(
     async (api) => {
@@ -56,7 +62,10 @@ export async function buildApp(ctx: GatewayContext): Promise<FastifyInstance> {
       await api.register(authRoutes);
       await api.register(transcriptRoutes);
       await api.register(groupRoutes);
+      await api.register(summaryRoutes);
       await api.register(userRoutes);
+      await api.register(planningRoutes);
+      await api.register(chatRoutes);
     },
     { prefix: '/api' },
   );

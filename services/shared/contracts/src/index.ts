@@ -7,4 +7,7 @@ export * from './auth.ts';
 export * from './sessions.ts';
 export * from './audio.ts';
 export * from './usage.ts';
+export * from './summaries.ts';
 export * from './transcript-lines.ts';
+export * from './chat.ts';
+export * from './planning.ts';

@@ -6,7 +6,14 @@ import { listGroups } from '../../api/lists.ts';
 import { renameTranscript, syncSessionInCaches } from '../../api/transcripts.ts';
 import type { TranscriptSummaryItem } from '../../api/types.ts';
 import { cacheTimes, queryKeys } from '../../app/query-client.ts';
-import { CalendarIcon, FolderIcon, NotesIcon, PencilIcon, TrashIcon } from '../../components/icons.tsx';
+import {
+  CalendarIcon,
+  ChatIcon,
+  FolderIcon,
+  NotesIcon,
+  PencilIcon,
+  TrashIcon,
+} from '../../components/icons.tsx';
 import { formatSessionDate } from '../dashboard/dashboard-data.ts';
 import { GroupAssignmentModal, groupRouteId } from './GroupAssignmentModal.tsx';
 import { isActive, isTranscribing } from './session-status.ts';
@@ -125,11 +132,12 @@ function SessionName({ session }: { session: TranscriptSummaryItem }) {
 interface SessionHeaderProps {
   session: TranscriptSummaryItem;
   onOpenNotes: () => void;
+  onOpenChat: () => void;
   onDelete: () => void;
 }
 
 /** Name (renamable), date, state, group membership and the session's actions. */
-export function SessionHeader({ session, onOpenNotes, onDelete }: SessionHeaderProps) {
+export function SessionHeader({ session, onOpenNotes, onOpenChat, onDelete }: SessionHeaderProps) {
   const [assigning, setAssigning] = useState(false);
   const groups = useQuery({ queryKey: queryKeys.groups, queryFn: listGroups, ...cacheTimes.groupList });
   const groupId = session.group_id ?? '';
@@ -172,6 +180,10 @@ export function SessionHeader({ session, onOpenNotes, onDelete }: SessionHeaderP
         <button type="button" className="button button-secondary" onClick={onOpenNotes}>
           <NotesIcon />
           Notes
+        </button>
+        <button type="button" className="button button-secondary" onClick={onOpenChat}>
+          <ChatIcon />
+          Chat
         </button>
         <Link className="button button-secondary" to={`${sessionPath}/notes`}>
           Notes page

@@ -13,6 +13,7 @@ import type { TranscriptDetail } from '../../api/types.ts';
 import { cacheTimes, queryKeys } from '../../app/query-client.ts';
 import { Spinner } from '../../components/Spinner.tsx';
 import { Modal, ModalActions } from '../dashboard/Modal.tsx';
+import { ChatDrawer } from '../chat/ChatDrawer.tsx';
 import { NotesDrawer } from '../notes/NotesDrawer.tsx';
 import { SessionHeader } from './SessionHeader.tsx';
 import { SummarySection } from './SummarySection.tsx';
@@ -118,6 +119,8 @@ function TranscriptSection({ session }: { session: TranscriptDetail }) {
 function TranscriptViewer({ sessionId }: { sessionId: string }) {
   const queryClient = useQueryClient();
   const [notesOpen, setNotesOpen] = useState(false);
+  // Both drawers sit at the right edge: opening one closes the other.
+  const [chatOpen, setChatOpen] = useState(false);
   const [deleting, setDeleting] = useState(false);
   const query = useQuery({
     queryKey: queryKeys.transcript(sessionId),
@@ -171,12 +174,20 @@ function TranscriptViewer({ sessionId }: { sessionId: string }) {
     <div className="page viewer-page">
       <SessionHeader
         session={session}
-        onOpenNotes={() => setNotesOpen(true)}
+        onOpenNotes={() => {
+          setChatOpen(false);
+          setNotesOpen(true);
+        }}
+        onOpenChat={() => {
+          setNotesOpen(false);
+          setChatOpen(true);
+        }}
         onDelete={() => setDeleting(true)}
       />
       {!isActive(session) ? <SummarySection session={session} /> : null}
       <TranscriptSection session={session} />
       <NotesDrawer sessionId={sessionId} open={notesOpen} onClose={() => setNotesOpen(false)} />
+      <ChatDrawer transcriptId={sessionId} open={chatOpen} onClose={() => setChatOpen(false)} />
       {deleting && !isActive(session) ? (
         <DeleteSessionModal session={session} onClose={() => setDeleting(false)} />
       ) : null}
