@@ -110,7 +110,8 @@ describe('transcript viewer (embedded)', { timeout: 120_000 }, () => {
   let system: TestSystem;
   let browser: Browser;
   beforeAll(async () => {
-    system = await startSystem({ mode: 'embedded', processes: 'one' });
+    // Sessions keep the summaries the test gives them (summaries.test.ts covers automatic ones).
+    system = await startSystem({ mode: 'embedded', processes: 'one', env: { SUMMARY_AUTOMATIC: 'false' } });
     browser = await launchBrowser();
   });
   afterAll(async () => {
@@ -175,12 +176,18 @@ describe('transcript viewer (embedded)', { timeout: 120_000 }, () => {
     await page.goBack();
     await main(page).getByRole('heading', { level: 1, name: 'Arrival at Kraghammer' }).waitFor();
 
-    // Summary: none yet; blank and too long cannot be saved; a real one is.
+    // Summary: none yet, so it can be generated (the offline engine), not edited; then the
+    // generated one is edited: blank and too long cannot be saved; a real one is.
     const summary = main(page).locator('section', { has: page.getByRole('heading', { name: 'Summary' }) });
     await summary.getByText('No summary available').waitFor();
+    expect(await summary.getByRole('button', { name: 'Edit summary' }).count()).toBe(0);
+    await summary.getByRole('button', { name: 'Generate Summary' }).click();
+    await toast(page, 'Summary generated successfully');
     await summary.getByRole('button', { name: 'Edit summary' }).click();
     const box = summary.getByLabel('Summary');
     const save = summary.getByRole('button', { name: 'Save' });
+    expect(await box.inputValue()).toContain('Offline');
+    await box.fill('');
     await summary.getByText('Summary content cannot be empty.').waitFor();
     expect(await save.isDisabled()).toBe(true);
     await box.fill('x'.repeat(10_001));
