@@ -6,6 +6,7 @@ import {
 } from '@chronicler/contracts';
 import { ServiceError, type Bus } from '@chronicler/kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { apiCall } from '../support/api.ts';
 import { localSignIn } from '../support/auth.ts';
 import { startSystem, testMode, waitFor, type TestSystem } from '../support/system.ts';
 
@@ -37,22 +38,8 @@ describe(`deleting a group while a session is assigned to it (${testMode} mode)`
     await system?.stop();
   });
 
-  const api = async <T = Record<string, unknown>>(
-    method: string,
-    path: string,
-    body?: unknown,
-  ): Promise<{ status: number; body: T }> => {
-    const res = await fetch(`${system.url}/api${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${alice.token}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
-  };
+  const api = <T = Record<string, unknown>>(method: string, path: string, body?: unknown) =>
+    apiCall<T>(system.url, method, path, alice.token, body);
   const createSession = async (name: string): Promise<string> => {
     const res = await api<TranscriptListItem>('POST', '/transcripts/manual', {
       name,

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TranscriptStore } from '../../services/transcript/src/db/store.ts';
 import { onGroupDeleted } from '../../services/transcript/src/handlers/group-deleted.ts';
+import { apiCall } from '../support/api.ts';
 import { localSignIn } from '../support/auth.ts';
 import { startSystem, testMode, waitFor, type TestSystem } from '../support/system.ts';
 
@@ -28,23 +29,8 @@ describe(`sessions and groups API (${testMode} mode)`, () => {
     await system?.stop();
   });
 
-  const api = async <T = Record<string, unknown>>(
-    method: string,
-    path: string,
-    token: string,
-    body?: unknown,
-  ): Promise<{ status: number; body: T }> => {
-    const res = await fetch(`${system.url}/api${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
-  };
+  const api = <T = Record<string, unknown>>(method: string, path: string, token: string, body?: unknown) =>
+    apiCall<T>(system.url, method, path, token, body);
 
   const createSession = async (
     token: string,

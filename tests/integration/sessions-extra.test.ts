@@ -1,5 +1,6 @@
 import type { ActiveSession, TranscriptListItem } from '@chronicler/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiCall } from '../support/api.ts';
 import { localSignIn } from '../support/auth.ts';
 import { startSystem, testMode, type TestSystem } from '../support/system.ts';
 
@@ -22,23 +23,8 @@ describe(`active sessions and the viewer's summary edit (${testMode} mode)`, () 
     await system?.stop();
   });
 
-  const api = async <T = Record<string, unknown>>(
-    method: string,
-    path: string,
-    token?: string,
-    body?: unknown,
-  ): Promise<{ status: number; body: T }> => {
-    const res = await fetch(`${system.url}/api${path}`, {
-      method,
-      headers: {
-        ...(token ? { authorization: `Bearer ${token}` } : {}),
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
-  };
+  const api = <T = Record<string, unknown>>(method: string, path: string, token?: string, body?: unknown) =>
+    apiCall<T>(system.url, method, path, token, body);
 
   const seed = async (
     ownerId: string,

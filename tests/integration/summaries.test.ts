@@ -9,6 +9,7 @@ import {
 import { call } from '@chronicler/kit';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiCall } from '../support/api.ts';
 import { localSignIn } from '../support/auth.ts';
 import { crd3Transcript } from '../support/crd3.ts';
 import { startSystem, testMode, waitFor, type TestSystem } from '../support/system.ts';
@@ -42,23 +43,8 @@ describe(`session and campaign summaries (${testMode} mode, offline engine)`, ()
     await system?.stop();
   });
 
-  const api = async <T = Record<string, unknown>>(
-    method: string,
-    path: string,
-    token: string,
-    body?: unknown,
-  ): Promise<{ status: number; body: T }> => {
-    const res = await fetch(`${system.url}/api${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
-  };
+  const api = <T = Record<string, unknown>>(method: string, path: string, token: string, body?: unknown) =>
+    apiCall<T>(system.url, method, path, token, body);
 
   const transcript = crd3Transcript('C1E001', { timed: true, maxChars: 6000 });
 
