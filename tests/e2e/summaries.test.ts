@@ -71,7 +71,10 @@ describe('summaries in the browser (offline engine)', () => {
     await text.waitFor();
     const first = (await api<Session>('GET', `/transcripts/${row!.id}`)).summary;
     expect(first.length).toBeGreaterThan(20);
-    expect(await text.innerText()).toBe(first.trim());
+    // The offline summary is markdown (a note, then a list of quoted lines), shown formatted.
+    expect(first).toMatch(/^- \[\d\d:\d\d:\d\d\] /m);
+    expect(await text.locator('li').count()).toBe(first.split('\n').filter((l) => l.startsWith('- ')).length);
+    expect(await text.innerText()).toContain('Offline summary');
 
     // Edit by hand, then regenerate: the confirmation comes first, Cancel keeps the edit.
     await api('PUT', `/transcripts/${row!.id}/summary`, { summary: 'Edited by hand.' });
@@ -90,7 +93,9 @@ describe('summaries in the browser (offline engine)', () => {
     await section.getByText('Edited by hand.').waitFor({ state: 'detached' });
     const replaced = (await api<Session>('GET', `/transcripts/${row!.id}`)).summary;
     expect(replaced).not.toBe('Edited by hand.');
-    expect(await text.innerText()).toBe(replaced.trim());
+    // The new summary is the one shown: each of its quoted lines is a list item on screen.
+    const items = replaced.split('\n').filter((l) => l.startsWith('- '));
+    expect(await text.locator('li').allInnerTexts()).toEqual(items.map((l) => l.slice(2).trim()));
 
     // Admins see the raw AI text.
     const llm = main().locator('section', {

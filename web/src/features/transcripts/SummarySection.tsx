@@ -7,6 +7,7 @@ import { syncSessionInCaches, updateTranscriptSummary } from '../../api/transcri
 import type { TranscriptDetail, TranscriptSummaryItem } from '../../api/types.ts';
 import { queryKeys } from '../../app/query-client.ts';
 import { PencilIcon } from '../../components/icons.tsx';
+import { Markdown } from '../../components/Markdown.tsx';
 import { useAuth } from '../auth/useAuth.ts';
 import { Modal, ModalActions } from '../dashboard/Modal.tsx';
 import './summary.css';
@@ -245,7 +246,7 @@ export function SummarySection({ session }: { session: TranscriptSummaryItem }) 
           </div>
         </form>
       ) : saved.trim() ? (
-        <p className="viewer-summary-text">{saved}</p>
+        <Markdown className="viewer-summary-text" text={saved} />
       ) : (
         <p className="muted">No summary available</p>
       )}
