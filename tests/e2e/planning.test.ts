@@ -38,9 +38,12 @@ async function relayPlanningSocket(page: Page) {
     hold() {
       hold = true;
     },
+    /** Waits for `n` held replies: message or error frames, not a (re)connect's chat_history. */
     async waitForHeld(n = 1) {
       const deadline = Date.now() + 20_000;
-      while (held.length < n) {
+      const replies = () =>
+        held.filter(({ message }) => !String(message).includes('"type":"chat_history"')).length;
+      while (replies() < n) {
         if (Date.now() > deadline) throw new Error('no reply was held');
         await new Promise((r) => setTimeout(r, 50));
       }
@@ -232,6 +235,7 @@ describe('campaign planning workspace', () => {
     relay.hold();
     await input().fill('Replace the selected text with something scarier.');
     await input().press('Enter');
+    await chat().getByText('Planning your next move...').waitFor();
     await relay.waitForHeld();
     // The user edits the selected text away before the reply comes.
     await editor().click();
