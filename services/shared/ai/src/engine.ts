@@ -41,6 +41,33 @@ export interface EditorContext {
   selectedText: string;
 }
 
+export interface SessionSummaryInput {
+  name: string;
+  transcript: string;
+}
+
+export interface CampaignSummaryInput {
+  name: string;
+  sessions: SessionDigest[];
+}
+
+export interface AnswerInput {
+  transcriptName: string;
+  transcript: string;
+  history: ChatMessage[];
+  question: string;
+  temperature?: number;
+}
+
+export interface PlanInput {
+  groupName: string;
+  sessions: SessionDigest[];
+  campaignSummary: string;
+  history: ChatMessage[];
+  message: string;
+  editor: EditorContext | null;
+}
+
 export interface AiEngine {
   /** 'openai' for any OpenAI-compatible server, 'offline' for the built-in engine. */
   readonly kind: 'openai' | 'offline';
@@ -51,46 +78,24 @@ export interface AiEngine {
    * A summary of one session's transcript (up to 500,000 characters: in one pass when it
    * fits the model's context, else map-reduce over chunks). Plain text or light markdown.
    */
-  summarizeSession(ctx: AiRequestContext, input: { name: string; transcript: string }): Promise<string>;
+  summarizeSession(ctx: AiRequestContext, input: SessionSummaryInput): Promise<string>;
 
   /** A campaign summary built from its sessions' summaries, oldest first. */
-  summarizeCampaign(
-    ctx: AiRequestContext,
-    input: { name: string; sessions: SessionDigest[] },
-  ): Promise<string>;
+  summarizeCampaign(ctx: AiRequestContext, input: CampaignSummaryInput): Promise<string>;
 
   /**
    * An answer about one transcript: sends the passages relevant to the question (plus a
    * fixed prefix), never the whole transcript when it is long, and cites [HH:MM:SS] times.
    * `temperature` defaults to 0.7 (01 §9).
    */
-  answer(
-    ctx: AiRequestContext,
-    input: {
-      transcriptName: string;
-      transcript: string;
-      history: ChatMessage[];
-      question: string;
-      temperature?: number;
-    },
-  ): Promise<string>;
+  answer(ctx: AiRequestContext, input: AnswerInput): Promise<string>;
 
   /**
    * A planning reply for a campaign. When the request asks to change the document, the
    * reply is a JSON object `{"actionHint": "replaceSelection"|"insertAtCursor"|"append",
    * "aiContent": "..."}` (02 §3-4) and nothing else; otherwise plain text or markdown.
    */
-  plan(
-    ctx: AiRequestContext,
-    input: {
-      groupName: string;
-      sessions: SessionDigest[];
-      campaignSummary: string;
-      history: ChatMessage[];
-      message: string;
-      editor: EditorContext | null;
-    },
-  ): Promise<string>;
+  plan(ctx: AiRequestContext, input: PlanInput): Promise<string>;
 }
 
 /** Thrown when a user has made too many AI requests in the current window. */

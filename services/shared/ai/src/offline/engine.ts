@@ -7,7 +7,15 @@
  */
 import type { AiConfig } from '../config.ts';
 import type { AiDeps } from '../create.ts';
-import type { AiEngine, AiRequestContext, ChatMessage, EditorContext, SessionDigest } from '../engine.ts';
+import type {
+  AiEngine,
+  AiRequestContext,
+  AnswerInput,
+  CampaignSummaryInput,
+  ChatMessage,
+  PlanInput,
+  SessionSummaryInput,
+} from '../engine.ts';
 import { enforceAiRateLimit, recordAiRequest } from '../usage.ts';
 import { answerText } from './answer.ts';
 import { planText } from './plan.ts';
@@ -23,45 +31,23 @@ export class OfflineEngine implements AiEngine {
     private readonly deps: AiDeps,
   ) {}
 
-  summarizeSession(ctx: AiRequestContext, input: { name: string; transcript: string }): Promise<string> {
+  summarizeSession(ctx: AiRequestContext, input: SessionSummaryInput): Promise<string> {
     return this.run(ctx, input.transcript.length + input.name.length, () =>
       summarizeSessionText(input.name, input.transcript),
     );
   }
 
-  summarizeCampaign(
-    ctx: AiRequestContext,
-    input: { name: string; sessions: SessionDigest[] },
-  ): Promise<string> {
+  summarizeCampaign(ctx: AiRequestContext, input: CampaignSummaryInput): Promise<string> {
     const size = input.sessions.reduce((n, s) => n + s.name.length + s.summary.length, input.name.length);
     return this.run(ctx, size, () => summarizeCampaignText(input.name, input.sessions));
   }
 
-  answer(
-    ctx: AiRequestContext,
-    input: {
-      transcriptName: string;
-      transcript: string;
-      history: ChatMessage[];
-      question: string;
-      temperature?: number;
-    },
-  ): Promise<string> {
+  answer(ctx: AiRequestContext, input: AnswerInput): Promise<string> {
     const size = input.transcript.length + input.question.length + historySize(input.history);
     return this.run(ctx, size, () => answerText(input));
   }
 
-  plan(
-    ctx: AiRequestContext,
-    input: {
-      groupName: string;
-      sessions: SessionDigest[];
-      campaignSummary: string;
-      history: ChatMessage[];
-      message: string;
-      editor: EditorContext | null;
-    },
-  ): Promise<string> {
+  plan(ctx: AiRequestContext, input: PlanInput): Promise<string> {
     const size =
       input.sessions.reduce((n, s) => n + s.name.length + s.summary.length, 0) +
       input.campaignSummary.length +

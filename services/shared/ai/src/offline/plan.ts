@@ -5,7 +5,7 @@
  * gets hooks, NPCs, locations and encounters grounded in those threads; a request to write
  * into the document gets the `{actionHint, aiContent}` JSON the planning editor applies.
  */
-import type { EditorContext, SessionDigest } from '../engine.ts';
+import type { EditorContext, PlanInput, SessionDigest } from '../engine.ts';
 import { tokenize } from '../retrieval.ts';
 import { THREAD_CUES, namedCast } from './answer.ts';
 import { joinList, summarySentences } from './summarize.ts';
@@ -18,13 +18,8 @@ export const SUGGESTIONS_MESSAGE = 'GENERATE SESSION SUGGESTIONS';
 
 export type ActionHint = 'replaceSelection' | 'insertAtCursor' | 'append';
 
-export interface PlanInput {
-  groupName: string;
-  sessions: SessionDigest[];
-  campaignSummary: string;
-  message: string;
-  editor: EditorContext | null;
-}
+/** What a planning reply is built from (the offline engine does not read the history). */
+type PlanTextInput = Omit<PlanInput, 'history'>;
 
 export interface Thread {
   session: string;
@@ -41,7 +36,7 @@ interface Material {
   latest: SessionDigest | null;
 }
 
-function gather(input: PlanInput): Material {
+function gather(input: PlanTextInput): Material {
   const ordered = [...input.sessions]
     .filter((s) => s.summary.trim())
     .sort((a, b) => Date.parse(a.date) - Date.parse(b.date));
@@ -99,7 +94,7 @@ export function documentAction(message: string, editor: EditorContext | null): A
   return 'append';
 }
 
-export function planText(input: PlanInput): string {
+export function planText(input: PlanTextInput): string {
   const material = gather(input);
   const message = input.message.trim();
   if (message.toUpperCase() === SUGGESTIONS_MESSAGE) {

@@ -5,9 +5,12 @@ import {
   AiUnavailableError,
   type AiEngine,
   type AiRequestContext,
+  type AnswerInput,
+  type CampaignSummaryInput,
   type ChatMessage,
-  type EditorContext,
+  type PlanInput,
   type SessionDigest,
+  type SessionSummaryInput,
 } from '../engine.ts';
 import { selectPassages } from '../retrieval.ts';
 import { aiRequestCostUsd, enforceAiRateLimit, recordAiRequest } from '../usage.ts';
@@ -85,10 +88,7 @@ export class OpenAiEngine implements AiEngine {
     return Math.max(1_000, Math.floor(free * 4 * 0.85));
   }
 
-  async summarizeSession(
-    ctx: AiRequestContext,
-    input: { name: string; transcript: string },
-  ): Promise<string> {
+  async summarizeSession(ctx: AiRequestContext, input: SessionSummaryInput): Promise<string> {
     return this.summarize(ctx, {
       instructions: SESSION_SUMMARY_INSTRUCTIONS,
       header: `Session: ${input.name}\n\nTranscript:\n`,
@@ -98,10 +98,7 @@ export class OpenAiEngine implements AiEngine {
     });
   }
 
-  async summarizeCampaign(
-    ctx: AiRequestContext,
-    input: { name: string; sessions: SessionDigest[] },
-  ): Promise<string> {
+  async summarizeCampaign(ctx: AiRequestContext, input: CampaignSummaryInput): Promise<string> {
     return this.summarize(ctx, {
       instructions: CAMPAIGN_SUMMARY_INSTRUCTIONS,
       header: `Campaign: ${input.name}\n\nSession summaries, oldest first:\n`,
@@ -111,16 +108,7 @@ export class OpenAiEngine implements AiEngine {
     });
   }
 
-  async answer(
-    ctx: AiRequestContext,
-    input: {
-      transcriptName: string;
-      transcript: string;
-      history: ChatMessage[];
-      question: string;
-      temperature?: number;
-    },
-  ): Promise<string> {
+  async answer(ctx: AiRequestContext, input: AnswerInput): Promise<string> {
     return this.call(ctx, this.answerMessages(input), {
       temperature: input.temperature ?? DEFAULT_TEMPERATURE,
     });
@@ -131,16 +119,7 @@ export class OpenAiEngine implements AiEngine {
    * whole answer. Rate limited and recorded like every model call (also when the caller stops
    * reading early).
    */
-  async *streamAnswer(
-    ctx: AiRequestContext,
-    input: {
-      transcriptName: string;
-      transcript: string;
-      history: ChatMessage[];
-      question: string;
-      temperature?: number;
-    },
-  ): AsyncGenerator<string, string> {
+  async *streamAnswer(ctx: AiRequestContext, input: AnswerInput): AsyncGenerator<string, string> {
     const messages = this.answerMessages(input);
     await enforceAiRateLimit(this.deps.coord, this.config, ctx.userId);
     const started = performance.now();
@@ -181,12 +160,7 @@ export class OpenAiEngine implements AiEngine {
    * the transcript's name, then the whole transcript when it is small or else the passages
    * relevant to the question (and the last user turns, for follow-ups); then the recent turns.
    */
-  answerMessages(input: {
-    transcriptName: string;
-    transcript: string;
-    history: ChatMessage[];
-    question: string;
-  }): ChatMessage[] {
+  answerMessages(input: Omit<AnswerInput, 'temperature'>): ChatMessage[] {
     const history = recentTurns(input.history, CHAT_HISTORY_MAX_CHARS);
     const head = `${CHAT_INSTRUCTIONS}\n\nSession: ${input.transcriptName}\n\n`;
     const fixedChars =
@@ -210,17 +184,7 @@ export class OpenAiEngine implements AiEngine {
     return [system(head + body), ...history, user(input.question)];
   }
 
-  async plan(
-    ctx: AiRequestContext,
-    input: {
-      groupName: string;
-      sessions: SessionDigest[];
-      campaignSummary: string;
-      history: ChatMessage[];
-      message: string;
-      editor: EditorContext | null;
-    },
-  ): Promise<string> {
+  async plan(ctx: AiRequestContext, input: PlanInput): Promise<string> {
     const editorText = input.editor ? editorBlock(input.editor) : '';
     const contextOf = (sessions: SessionDigest[], campaignSummary: string) =>
       `Campaign: ${input.groupName}\n\nCampaign summary:\n${campaignSummary.trim() || 'None yet.'}\n\n` +
