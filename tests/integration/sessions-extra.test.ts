@@ -69,11 +69,19 @@ describe(`active sessions and the viewer's summary edit (${testMode} mode)`, () 
           order by session_timestamp desc, created_at desc, id desc`,
         [carolId],
       );
-      const res = await api<TranscriptListItem[]>('GET', '/transcripts', carol.cookie);
-      expect(res.status).toBe(200);
-      expect(res.body.map((t) => t.id)).toEqual(expected.map((r) => r.id));
-      expect(res.body[0]).toMatchObject({ name: 'Session 1500', summary: 'é'.repeat(2000) });
-      expect(res.body.some((t) => 'content' in t)).toBe(false);
+      // The list is paged (limit at most 500): follow Link rel="next" to the end.
+      const items: TranscriptListItem[] = [];
+      let next: string | null = `${system.url}/api/transcripts?limit=500`;
+      while (next) {
+        const res: Response = await fetch(next, { headers: { authorization: `Bearer ${carol.cookie}` } });
+        expect(res.status).toBe(200);
+        items.push(...((await res.json()) as TranscriptListItem[]));
+        const link = /^<([^>]+)>; rel="next"$/.exec(res.headers.get('link') ?? '');
+        next = link ? new URL(link[1]!, next).href : null;
+      }
+      expect(items.map((t) => t.id)).toEqual(expected.map((r) => r.id));
+      expect(items[0]).toMatchObject({ name: 'Session 1500', summary: 'é'.repeat(2000) });
+      expect(items.some((t) => 'content' in t)).toBe(false);
     });
   });
 

@@ -1,6 +1,7 @@
 import {
   createGroupRpc,
   deleteGroupRpc,
+  getGroupRpc,
   groupEventsStream,
   groupExistsRpc,
   listGroupsRpc,
@@ -14,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { GroupStore } from './db/store.ts';
 import { createGroup } from './handlers/create-group.ts';
 import { deleteGroup } from './handlers/delete-group.ts';
+import { getGroup } from './handlers/get-group.ts';
 import { groupExists } from './handlers/group-exists.ts';
 import { listGroups } from './handlers/list-groups.ts';
 import { setGeneratedSummary } from './handlers/set-generated-summary.ts';
@@ -30,6 +32,7 @@ export default defineService({
     await ctx.bus.ensureStream(groupEventsStream);
     const subs = [
       serve(ctx.bus, listGroupsRpc, listGroups(store, ctx.bus)),
+      serve(ctx.bus, getGroupRpc, getGroup(store, ctx.bus)),
       serve(ctx.bus, createGroupRpc, createGroup(store)),
       serve(ctx.bus, updateGroupRpc, updateGroup(store, ctx.bus)),
       serve(ctx.bus, deleteGroupRpc, deleteGroup(store, ctx.bus)),

@@ -1,42 +1,29 @@
 import {
+  getGroupRpc,
   getTranscriptRpc,
-  listGroupsRpc,
+  LIST_PAGE_MAX,
   listTranscriptsPageRpc,
-  TRANSCRIPT_BLOB_BUCKET,
   type Group,
-  type RpcResponse,
+  type Transcript,
   type TranscriptListItem,
 } from '@chronicler/contracts';
-import { call, ServiceError, type Bus } from '@chronicler/kit';
+import { call, type Bus } from '@chronicler/kit';
 import type { SessionDigest } from '@chronicler/ai';
 import { createHash } from 'node:crypto';
 
-export type TranscriptWithContent = Omit<RpcResponse<typeof getTranscriptRpc>, 'content' | 'content_blob'> & {
-  content: string;
-};
+export type TranscriptWithContent = Transcript;
 
-/** One of the owner's sessions with its content, read through the blob store when it is large. */
-export async function readTranscript(bus: Bus, ownerId: string, id: string): Promise<TranscriptWithContent> {
-  const t = await call(bus, getTranscriptRpc, { owner_id: ownerId, id });
-  const { content_blob, content, ...rest } = t;
-  if (content_blob === undefined) return { ...rest, content: content ?? '' };
-  const stream = await bus.blobs.get(TRANSCRIPT_BLOB_BUCKET, content_blob);
-  if (!stream) throw new ServiceError('internal', `transcript blob ${content_blob} is missing`);
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream)
-    chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array));
-  await bus.blobs.delete(TRANSCRIPT_BLOB_BUCKET, content_blob).catch(() => false);
-  return { ...rest, content: Buffer.concat(chunks).toString('utf8') };
+/** One of the owner's sessions with its content (the kit's call carries any size). */
+export function readTranscript(bus: Bus, ownerId: string, id: string): Promise<TranscriptWithContent> {
+  return call(bus, getTranscriptRpc, { owner_id: ownerId, id });
 }
 
-export async function findGroup(bus: Bus, ownerId: string, groupId: string): Promise<Group> {
-  const groups = await call(bus, listGroupsRpc, { owner_id: ownerId });
-  const group = groups.find((g) => g.id === groupId);
-  if (!group) throw new ServiceError('not_found', 'Group not found');
-  return group;
+/** One of the owner's groups; another user's is the group service's not_found ('Group not found'). */
+export function findGroup(bus: Bus, ownerId: string, groupId: string): Promise<Group> {
+  return call(bus, getGroupRpc, { owner_id: ownerId, id: groupId });
 }
 
-/** The group's sessions, read page by page (a whole list may exceed one bus message). */
+/** The group's sessions, page by page: O(the group's sessions), not O(the owner's). */
 export async function groupSessions(
   bus: Bus,
   ownerId: string,
@@ -45,8 +32,13 @@ export async function groupSessions(
   const items: TranscriptListItem[] = [];
   let after: string | undefined;
   do {
-    const page = await call(bus, listTranscriptsPageRpc, { owner_id: ownerId, after });
-    items.push(...page.items.filter((t) => t.group_id === groupId));
+    const page = await call(bus, listTranscriptsPageRpc, {
+      owner_id: ownerId,
+      group_id: groupId,
+      limit: LIST_PAGE_MAX,
+      after,
+    });
+    items.push(...page.items);
     after = page.next ?? undefined;
   } while (after);
   return items;

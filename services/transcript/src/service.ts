@@ -15,12 +15,12 @@ import {
   groupMembersRpc,
   listActiveTranscriptsRpc,
   listTranscriptsPageRpc,
-  listTranscriptsRpc,
   putNotesRpc,
   renameTranscriptRpc,
   setGeneratedSummaryRpc,
   setSummaryStatusRpc,
   transcriptEventsStream,
+  transcriptExistsRpc,
   updateTranscriptRpc,
   updateTranscriptSummaryRpc,
   usageEventsStream,
@@ -57,11 +57,13 @@ export default defineService({
     await ctx.bus.ensureStream(usageEventsStream);
     await ctx.bus.ensureStream(transcriptEventsStream);
     const subs = [
-      serve(ctx.bus, listTranscriptsRpc, (req) => store.list(req.owner_id)),
-      serve(ctx.bus, groupMembersRpc, (req) => store.groupMembers(req.owner_id)),
-      serve(ctx.bus, getTranscriptRpc, getTranscript(store, ctx.bus)),
+      serve(ctx.bus, groupMembersRpc, (req) => store.groupMembers(req.owner_id, req.group_ids)),
+      serve(ctx.bus, getTranscriptRpc, getTranscript(store)),
+      serve(ctx.bus, transcriptExistsRpc, async (req) => ({
+        exists: (await store.getItem(req.owner_id, req.id)) !== null,
+      })),
       serve(ctx.bus, createManualTranscriptRpc, createManual(store, ctx.bus)),
-      serve(ctx.bus, updateTranscriptRpc, updateTranscript(store, ctx.bus)),
+      serve(ctx.bus, updateTranscriptRpc, updateTranscript(store)),
       serve(ctx.bus, renameTranscriptRpc, renameTranscript(store)),
       serve(ctx.bus, assignTranscriptGroupRpc, assignGroup(store, ctx.bus)),
       serve(ctx.bus, deleteTranscriptRpc, deleteTranscript(store)),

@@ -1,5 +1,5 @@
-import { TRANSCRIPT_BLOB_BUCKET } from '@chronicler/contracts';
-import { ServiceError, type Bus } from '@chronicler/kit';
+import { nameTooLongMessage, SESSION_NAME_MAX } from '@chronicler/contracts';
+import { ServiceError } from '@chronicler/kit';
 
 /** Limits of the specification (§5), checked here whatever the client did. */
 export const SUMMARY_MAX = 10_000;
@@ -26,6 +26,8 @@ export function checkTranscript(text: string): void {
 export function checkName(name: string | undefined, message: string): string {
   const trimmed = (name ?? '').trim();
   if (!trimmed) throw bad(message);
+  // Checked here too, not only at the gateway: the bot and other services call the bus directly.
+  if (trimmed.length > SESSION_NAME_MAX) throw bad(nameTooLongMessage('Session name', SESSION_NAME_MAX));
   assertNoNul(trimmed, 'Name');
   return trimmed;
 }
@@ -51,31 +53,4 @@ export function previewOf(content: string): string {
   const last = head.charCodeAt(99);
   if (last >= 0xd800 && last <= 0xdbff) head = head.slice(0, 99);
   return `${head}...`;
-}
-
-/** A transcript that came through the blob store: read it and delete the blob. */
-export async function readTransferredText(bus: Bus, name: string): Promise<string> {
-  if (!/^[0-9a-f-]{36}$/.test(name)) throw bad('Invalid transcript upload');
-  const stream = await bus.blobs.get(TRANSCRIPT_BLOB_BUCKET, name);
-  if (!stream) throw bad('Transcript upload not found');
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream) {
-    const b = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
-    size += b.length;
-    // 500,000 UTF-16 units are at most 1.5 MB of UTF-8.
-    if (size > TRANSCRIPT_MAX * 3 + 16) throw bad('Transcript cannot exceed 500,000 characters');
-    chunks.push(b);
-  }
-  await bus.blobs.delete(TRANSCRIPT_BLOB_BUCKET, name).catch(() => false);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-/** The transcript text of a request: inline, or through the blob store. */
-export async function transcriptOf(
-  bus: Bus,
-  req: { transcript?: string; transcript_blob?: string },
-): Promise<string | undefined> {
-  if (req.transcript_blob !== undefined) return readTransferredText(bus, req.transcript_blob);
-  return req.transcript;
 }

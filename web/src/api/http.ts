@@ -83,7 +83,44 @@ async function readDetail(response: Response): Promise<string | undefined> {
 }
 
 export async function apiRequest<T>(path: string, options: RequestOptions = {}): Promise<T> {
-  const { method = 'GET', body, query, timeoutMs, errorMessage = 'Request failed' } = options;
+  return (await send<T>(buildUrl(path, options.query), path, options)).data;
+}
+
+/** The target of a response's RFC 8288 `Link: <...>; rel="next"`, or null. */
+export function nextLink(header: string | null): string | null {
+  if (!header) return null;
+  for (const part of header.split(',')) {
+    const m = /^\s*<([^>]*)>(.*)$/.exec(part);
+    const rel = m ? /;\s*rel\s*=\s*"?([^";]*)"?/i.exec(m[2]!) : null;
+    if (m && rel && rel[1]!.toLowerCase().split(/\s+/).includes('next')) return m[1]!;
+  }
+  return null;
+}
+
+/**
+ * Every item of a paged list (GET /transcripts, /groups): the first page, then each page its
+ * `Link: rel="next"` names, until none does. The server bounds each page, not the list.
+ */
+export async function apiRequestAllPages<T>(path: string, options: RequestOptions = {}): Promise<T[]> {
+  const items: T[] = [];
+  let url: string | null = buildUrl(path, options.query);
+  const seen = new Set<string>();
+  while (url !== null && !seen.has(url)) {
+    seen.add(url);
+    const page: { data: unknown; next: string | null } = await send<unknown>(url, path, options);
+    if (!Array.isArray(page.data)) break;
+    items.push(...(page.data as T[]));
+    url = page.next === null ? null : new URL(page.next, window.location.href).href;
+  }
+  return items;
+}
+
+async function send<T>(
+  url: string,
+  path: string,
+  options: RequestOptions,
+): Promise<{ data: T; next: string | null }> {
+  const { method = 'GET', body, timeoutMs, errorMessage = 'Request failed' } = options;
   const headers: Record<string, string> = { Accept: 'application/json', ...authHeaders() };
   let payload: BodyInit | undefined;
   if (body instanceof FormData) {
@@ -100,7 +137,7 @@ export async function apiRequest<T>(path: string, options: RequestOptions = {}):
 
   let response: Response;
   try {
-    response = await fetch(buildUrl(path, query), {
+    response = await fetch(url, {
       method,
       headers,
       body: payload,
@@ -120,21 +157,21 @@ export async function apiRequest<T>(path: string, options: RequestOptions = {}):
   if (!response.ok) {
     throw new ApiError('error', errorMessage, response.status, await readDetail(response));
   }
-  if (response.status === 204) return undefined as T;
+  const next = nextLink(response.headers.get('link'));
+  if (response.status === 204) return { data: undefined as T, next };
   const text = await response.text();
-  if (!text) return undefined as T;
+  if (!text) return { data: undefined as T, next };
   try {
-    return JSON.parse(text) as T;
+    return { data: JSON.parse(text) as T, next };
   } catch {
     throw new ApiError('error', errorMessage, response.status);
   }
 }
 
-/** A list fetch: failures are logged and give an empty list. */
+/** A list fetch, every page of it: failures are logged and give an empty list. */
 export async function listRequest<T>(path: string, options: RequestOptions = {}): Promise<T[]> {
   try {
-    const data = await apiRequest<unknown>(path, options);
-    return Array.isArray(data) ? (data as T[]) : [];
+    return await apiRequestAllPages<T>(path, options);
   } catch (error) {
     console.warn(`Could not load ${path}`, error);
     return [];

@@ -1,12 +1,12 @@
 import { apiRequest, listRequest } from './http.ts';
 import type { GroupSummaryItem, TranscriptSummaryItem } from './types.ts';
 
-/** GET /groups; failures give an empty list. */
+/** GET /groups, every page; failures give an empty list. */
 export function listGroups(): Promise<GroupSummaryItem[]> {
   return listRequest<GroupSummaryItem>('/groups', { errorMessage: 'Failed to load groups' });
 }
 
-/** GET /transcripts; failures give an empty list. */
+/** GET /transcripts, every page; failures give an empty list. */
 export function listTranscripts(): Promise<TranscriptSummaryItem[]> {
   return listRequest<TranscriptSummaryItem>('/transcripts', { errorMessage: 'Failed to load transcripts' });
 }
@@ -19,8 +19,12 @@ export function listTranscripts(): Promise<TranscriptSummaryItem[]> {
 export async function landingPathAfterLogin(): Promise<'/' | '/welcome'> {
   try {
     const [groups, transcripts] = await Promise.all([
-      apiRequest<unknown>('/groups', { errorMessage: 'Failed to load groups' }),
-      apiRequest<unknown>('/transcripts', { errorMessage: 'Failed to load transcripts' }),
+      // One item of each is enough to tell "empty" apart.
+      apiRequest<unknown>('/groups', { query: { limit: 1 }, errorMessage: 'Failed to load groups' }),
+      apiRequest<unknown>('/transcripts', {
+        query: { limit: 1 },
+        errorMessage: 'Failed to load transcripts',
+      }),
     ]);
     const isEmpty = (value: unknown) => Array.isArray(value) && value.length === 0;
     return isEmpty(groups) && isEmpty(transcripts) ? '/welcome' : '/';

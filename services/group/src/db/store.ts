@@ -18,6 +18,12 @@ function toRow(r: Record<string, unknown>): GroupRow {
   };
 }
 
+/** A position in the group list: the last group of a page. */
+export interface GroupCursor {
+  created: string;
+  id: string;
+}
+
 export interface GroupRow {
   id: string;
   name: string;
@@ -36,12 +42,25 @@ export class GroupStore {
     this.table = `"${schema}".groups`;
   }
 
-  async list(ownerId: string): Promise<GroupRow[]> {
+  /**
+   * Up to `limit` of the owner's groups in list order (oldest first, ties by id) after the
+   * cursor, each with the cursor that points past it. The cursor keeps created_at as
+   * PostgreSQL's own text, which round-trips its microseconds; the index groups_owner_list
+   * serves both the order and the cursor.
+   */
+  async listPage(
+    ownerId: string,
+    after: GroupCursor | null,
+    limit: number,
+  ): Promise<{ row: GroupRow; cursor: GroupCursor }[]> {
     const rows = await this.db.query<Record<string, unknown>>(
-      `select ${COLUMNS} from ${this.table} where owner_id = $1 order by created_at, id`,
-      [ownerId],
+      `select ${COLUMNS}, created_at::text as created_key from ${this.table}
+        where owner_id = $1 and ($2::timestamptz is null or (created_at, id) > ($2::timestamptz, $3::uuid))
+        order by created_at, id
+        limit $4`,
+      [ownerId, after?.created ?? null, after?.id ?? null, limit],
     );
-    return rows.map(toRow);
+    return rows.map((r) => ({ row: toRow(r), cursor: { created: String(r.created_key), id: String(r.id) } }));
   }
 
   /** One of the owner's groups, or null. */

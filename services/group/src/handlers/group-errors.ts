@@ -1,3 +1,4 @@
+import { GROUP_NAME_MAX, nameTooLongMessage } from '@chronicler/contracts';
 import { ServiceError } from '@chronicler/kit';
 
 export const groupNotFound = (): ServiceError => new ServiceError('not_found', 'Group not found');
@@ -9,6 +10,7 @@ export const GROUP_SUMMARY_MAX = 10_000;
 export function checkGroupName(name: string | undefined): string {
   const trimmed = (name ?? '').trim();
   if (!trimmed) throw bad('Group name cannot be empty.');
+  if (trimmed.length > GROUP_NAME_MAX) throw bad(nameTooLongMessage('Group name', GROUP_NAME_MAX));
   if (trimmed.includes('\u0000')) throw bad('Group name cannot contain NUL characters');
   return trimmed;
 }

@@ -19,6 +19,6 @@ export const setGeneratedSummary =
     const summary = clean(req.summary).trim().slice(0, GROUP_SUMMARY_MAX);
     const row = await store.setGeneratedSummary(req.owner_id, req.id, summary, clean(req.llm_summary));
     if (!row) throw groupNotFound();
-    const members = await call(bus, groupMembersRpc, { owner_id: req.owner_id });
+    const members = await call(bus, groupMembersRpc, { owner_id: req.owner_id, group_ids: [row.id] });
     return { ...row, group_id: row.id, session_ids: members[row.id] ?? [] };
   };

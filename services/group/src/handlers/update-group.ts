@@ -12,6 +12,6 @@ export const updateGroup =
     if (req.summary !== undefined) checkGroupSummary(req.summary);
     const row = await store.update(req.owner_id, req.id, { name, summary: req.summary });
     if (!row) throw groupNotFound();
-    const members = await call(bus, groupMembersRpc, { owner_id: req.owner_id });
+    const members = await call(bus, groupMembersRpc, { owner_id: req.owner_id, group_ids: [row.id] });
     return { ...row, group_id: row.id, session_ids: members[row.id] ?? [] };
   };

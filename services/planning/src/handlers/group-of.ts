@@ -1,28 +1,31 @@
-import { listGroupsRpc, listTranscriptsPageRpc, type Group } from '@chronicler/contracts';
+import { getGroupRpc, LIST_PAGE_MAX, listTranscriptsPageRpc, type Group } from '@chronicler/contracts';
 import { call, ServiceError, type Bus } from '@chronicler/kit';
 import type { SessionDigest } from '@chronicler/ai';
 
 export const groupNotFound = (): ServiceError => new ServiceError('not_found', 'Group not found');
 
-/** One of the owner's groups by id or group_id; another user's group is not found. */
+/** One of the owner's groups (id and group_id are the same value); another user's group is not found. */
 export async function ownGroup(bus: Bus, ownerId: string, groupId: string): Promise<Group> {
-  const groups = await call(bus, listGroupsRpc, { owner_id: ownerId });
-  const group = groups.find((g) => g.id === groupId || g.group_id === groupId);
-  if (!group) throw groupNotFound();
-  return group;
+  try {
+    return await call(bus, getGroupRpc, { owner_id: ownerId, id: groupId });
+  } catch (err) {
+    if (ServiceError.is(err) && err.code === 'not_found') throw groupNotFound();
+    throw err;
+  }
 }
 
-/**
- * The group's sessions as the AI sees them, oldest first. Read page by page: a user's whole
- * session list can exceed one bus message.
- */
+/** The group's sessions as the AI sees them, oldest first; only the group's are read. */
 export async function sessionDigests(bus: Bus, ownerId: string, groupId: string): Promise<SessionDigest[]> {
   const digests: (SessionDigest & { at: number })[] = [];
   let after: string | undefined;
   for (;;) {
-    const page = await call(bus, listTranscriptsPageRpc, { owner_id: ownerId, after });
+    const page = await call(bus, listTranscriptsPageRpc, {
+      owner_id: ownerId,
+      group_id: groupId,
+      limit: LIST_PAGE_MAX,
+      after,
+    });
     for (const item of page.items) {
-      if (item.group_id !== groupId) continue;
       const at = Date.parse(item.session_timestamp);
       digests.push({
         name: item.name,

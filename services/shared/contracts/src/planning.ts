@@ -11,8 +11,11 @@ export const PLANNING_MESSAGE_MAX = 10_000;
  * (document, selection and message) must fit one bus message (1 MiB) in any script.
  */
 export const PLANNING_DOCUMENT_MAX = 200_000;
-/** The history a socket receives on connect: the most recent messages of the group. */
-export const PLANNING_HISTORY_LIMIT = 200;
+/**
+ * The history a socket receives on connect: the most recent 100 messages of the group,
+ * oldest first (storage keeps all of them), so one frame stays bounded.
+ */
+export const PLANNING_HISTORY_LIMIT = 100;
 /**
  * How long the gateway waits for a planning reply: a model call may take its full timeout
  * and be retried (OPENAI_TIMEOUT_MS, OPENAI_MAX_RETRIES), far beyond the bus default.

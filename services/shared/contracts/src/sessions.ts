@@ -1,6 +1,29 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { busEvent } from './events.ts';
 import { rpc } from './rpc.ts';
+
+/**
+ * Longest session name in UTF-16 units (the specification sets none; this keeps names
+ * displayable and lists within reason). The services count after trimming; the gateway
+ * and the web inputs refuse longer input outright.
+ */
+export const SESSION_NAME_MAX = 200;
+/** Longest group (campaign) name, counted like SESSION_NAME_MAX. */
+export const GROUP_NAME_MAX = 100;
+
+/** The refusal of an over-long name, worded like the specification's other limits. */
+export const nameTooLongMessage = (what: 'Session name' | 'Group name', max: number): string =>
+  `${what} cannot exceed ${max.toLocaleString('en-US')} characters`;
+
+/**
+ * A name as the gateway accepts it in a request body: optional (the service answers the
+ * specification's message for a missing one) and at most `max` characters. `title` names
+ * the field in the gateway's refusal.
+ */
+export const SessionNameField = Type.Optional(
+  Type.String({ maxLength: SESSION_NAME_MAX, title: 'Session name' }),
+);
+export const GroupNameField = Type.Optional(Type.String({ maxLength: GROUP_NAME_MAX, title: 'Group name' }));
 
 /** Who asks: every transcript and group call is made for one owner, never across owners. */
 export const OwnerRequestSchema = Type.Object({ owner_id: Type.String({ minLength: 1 }) });
@@ -75,40 +98,49 @@ export const GroupSchema = Type.Object({
 });
 export type Group = Static<typeof GroupSchema>;
 
-/** svc.transcript.list: the owner's sessions, newest first by session_timestamp. */
-export const listTranscriptsRpc = rpc(
-  'transcript',
-  'list',
-  OwnerRequestSchema,
-  Type.Array(TranscriptListItemSchema),
-);
+/**
+ * Lists that grow without bound (sessions, groups) are read a page at a time: `limit` items
+ * (LIST_PAGE_DEFAULT when absent, at most LIST_PAGE_MAX) after the cursor `after`, which is
+ * the previous page's `next`; `next` is null after the last page. The cursor is the position
+ * in the list's order (keyset), so a page costs O(limit) whatever the list's length.
+ */
+export const LIST_PAGE_DEFAULT = 100;
+export const LIST_PAGE_MAX = 500;
+
+const PageRequestFields = {
+  owner_id: Type.String({ minLength: 1 }),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: LIST_PAGE_MAX })),
+  after: Type.Optional(Type.String({ maxLength: 1000 })),
+};
+
+/** One page of a list and the cursor of the next (null after the last). */
+const pageOf = <T extends TSchema>(item: T) =>
+  Type.Object({ items: Type.Array(item), next: Type.Union([Type.String(), Type.Null()]) });
 
 /**
- * svc.transcript.list-page: the owner's sessions in the same order (ties broken by id), one
- * page at a time, for callers that may see many sessions: a whole list of 10,000 sessions,
- * or of a few dozen with 10,000-character summaries, exceeds one bus message (1 MiB).
- * `after` is the previous page's `next`; `next` is null after the last page.
+ * svc.transcript.list-page: the owner's sessions, newest first by session_timestamp (ties
+ * broken by created_at, then id), one page at a time; with `group_id`, only that group's.
  */
 export const listTranscriptsPageRpc = rpc(
   'transcript',
   'list-page',
-  Type.Object({ owner_id: Type.String({ minLength: 1 }), after: Type.Optional(Type.String()) }),
-  Type.Object({
-    items: Type.Array(TranscriptListItemSchema),
-    next: Type.Union([Type.String(), Type.Null()]),
-  }),
+  Type.Object({ ...PageRequestFields, group_id: Type.Optional(Type.String()) }),
+  pageOf(TranscriptListItemSchema),
 );
 
-/** svc.transcript.group-members: the owner's grouped session ids, by group id. */
+/** svc.transcript.group-members: the owner's grouped session ids, by group id; `group_ids` narrows it. */
 export const groupMembersRpc = rpc(
   'transcript',
   'group-members',
-  OwnerRequestSchema,
+  Type.Object({
+    owner_id: Type.String({ minLength: 1 }),
+    group_ids: Type.Optional(Type.Array(Type.String(), { maxItems: LIST_PAGE_MAX })),
+  }),
   Type.Record(Type.String(), Type.Array(Type.String())),
 );
 
-/** svc.group.list: the owner's groups with their session ids. */
-export const listGroupsRpc = rpc('group', 'list', OwnerRequestSchema, Type.Array(GroupSchema));
+/** svc.group.list: one page of the owner's groups, oldest first (ties by id), with their session ids. */
+export const listGroupsRpc = rpc('group', 'list', Type.Object(PageRequestFields), pageOf(GroupSchema));
 
 /** The same owner-scoped request with the id of one session or group. */
 export const OwnedIdRequestSchema = Type.Object({
@@ -131,23 +163,15 @@ export const TranscriptSchema = Type.Object({
 });
 export type Transcript = Static<typeof TranscriptSchema>;
 
-/**
- * A transcript can be larger than one bus message (1 MiB): above TRANSCRIPT_INLINE_BYTES the
- * text travels through the blob store (bucket TRANSCRIPT_BLOB_BUCKET) and the message
- * carries its name instead; the receiver reads the blob and deletes it.
- */
-export const TRANSCRIPT_BLOB_BUCKET = 'transcript-transfer';
-export const TRANSCRIPT_INLINE_BYTES = 256 * 1024;
+/** svc.transcript.get: one of the owner's sessions with its content (of any size: see the kit's call). */
+export const getTranscriptRpc = rpc('transcript', 'get', OwnedIdRequestSchema, TranscriptSchema);
 
-/** svc.transcript.get: one of the owner's sessions with its content. */
-export const getTranscriptRpc = rpc(
+/** svc.transcript.exists: whether the id is one of the owner's sessions, without reading its content. */
+export const transcriptExistsRpc = rpc(
   'transcript',
-  'get',
+  'exists',
   OwnedIdRequestSchema,
-  Type.Composite([
-    Type.Omit(TranscriptSchema, ['content']),
-    Type.Object({ content: Type.Optional(Type.String()), content_blob: Type.Optional(Type.String()) }),
-  ]),
+  Type.Object({ exists: Type.Boolean() }),
 );
 
 /**
@@ -160,7 +184,6 @@ export const CreateManualRequestSchema = Type.Object({
   session_date: Type.Optional(Type.String()),
   summary: Type.Optional(Type.String()),
   transcript: Type.Optional(Type.String()),
-  transcript_blob: Type.Optional(Type.String()),
   group_id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
 });
 
@@ -183,7 +206,6 @@ export const updateTranscriptRpc = rpc(
     summary: Type.Optional(Type.String()),
     session_date: Type.Optional(Type.String()),
     transcript: Type.Optional(Type.String()),
-    transcript_blob: Type.Optional(Type.String()),
   }),
   TranscriptListItemSchema,
 );
@@ -285,6 +307,9 @@ export const updateGroupRpc = rpc(
 
 /** svc.group.delete: deletes the group, then publishes evt.group.deleted (durable). */
 export const deleteGroupRpc = rpc('group', 'delete', OwnedIdRequestSchema, OkSchema);
+
+/** svc.group.get: one of the owner's groups with its session ids (not_found for any other). */
+export const getGroupRpc = rpc('group', 'get', OwnedIdRequestSchema, GroupSchema);
 
 /** svc.group.exists: whether the id is one of the owner's groups (for assign-group). */
 export const groupExistsRpc = rpc(

@@ -6,6 +6,7 @@ export * from './db/index.ts';
 export * from './coord/index.ts';
 export * from './ops/metrics.ts';
 export * from './ops/routes.ts';
+export * from './ops/server.ts';
 export * from './ops/telemetry.ts';
 export * from './runtime/rpc.ts';
 export * from './runtime/platform.ts';

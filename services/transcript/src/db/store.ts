@@ -96,36 +96,30 @@ export class TranscriptStore {
     this.notes = `"${schema}".notes`;
   }
 
-  /** The owner's sessions without their content, newest first. */
-  async list(ownerId: string): Promise<TranscriptListItem[]> {
-    const rows = await this.db.query<Record<string, unknown>>(
-      `select ${ITEM_COLUMNS}
-         from ${this.table} where owner_id = $1
-        order by session_timestamp desc, created_at desc`,
-      [ownerId],
-    );
-    return rows.map(toItem);
-  }
-
   /**
    * Up to `limit` of the owner's sessions in list order after the cursor, each with the
    * cursor that points past it. The cursor keeps the timestamps as PostgreSQL's own text,
-   * which round-trips their microseconds (an ISO string from JavaScript would not).
+   * which round-trips their microseconds (an ISO string from JavaScript would not). The
+   * index transcripts_owner_list serves the order and the cursor (no OFFSET, no sort); with
+   * `groupId`, only that group's sessions (a group id that is not a uuid has none).
    */
   async listPage(
     ownerId: string,
     after: ListCursor | null,
     limit: number,
+    groupId?: string,
   ): Promise<{ item: TranscriptListItem; cursor: ListCursor }[]> {
+    if (groupId !== undefined && !isUuid(groupId)) return [];
     const rows = await this.db.query<Record<string, unknown>>(
       `select ${ITEM_COLUMNS}, session_timestamp::text as ts_key, created_at::text as created_key
          from ${this.table}
         where owner_id = $1
+          and ($6::uuid is null or group_id = $6::uuid)
           and ($2::timestamptz is null
                or (session_timestamp, created_at, id) < ($2::timestamptz, $3::timestamptz, $4::uuid))
         order by session_timestamp desc, created_at desc, id desc
         limit $5`,
-      [ownerId, after?.ts ?? null, after?.created ?? null, after?.id ?? null, limit],
+      [ownerId, after?.ts ?? null, after?.created ?? null, after?.id ?? null, limit, groupId ?? null],
     );
     return rows.map((r) => ({
       item: toItem(r),
@@ -149,12 +143,16 @@ export class TranscriptStore {
     }));
   }
 
-  async groupMembers(ownerId: string): Promise<Record<string, string[]>> {
+  /** Session ids by group, of every group of the owner or only of `groupIds` (ids that are not uuids have none). */
+  async groupMembers(ownerId: string, groupIds?: string[]): Promise<Record<string, string[]>> {
+    const only = groupIds?.filter(isUuid) ?? null;
+    if (only && only.length === 0) return {};
     const rows = await this.db.query<{ group_id: string; ids: string[] }>(
       `select group_id, array_agg(id::text order by session_timestamp desc) as ids
-         from ${this.table} where owner_id = $1 and group_id is not null
+         from ${this.table}
+        where owner_id = $1 and group_id is not null and ($2::uuid[] is null or group_id = any($2::uuid[]))
         group by group_id`,
-      [ownerId],
+      [ownerId, only],
     );
     return Object.fromEntries(rows.map((r) => [String(r.group_id), r.ids]));
   }

@@ -3,15 +3,7 @@ import { call, ServiceError, type Bus } from '@chronicler/kit';
 import { groupExistsRpc } from '@chronicler/contracts';
 import type { TranscriptStore } from '../db/store.ts';
 import { publishReadyForSummary } from './summaries.ts';
-import {
-  bad,
-  checkName,
-  checkSummary,
-  checkTranscript,
-  parseSessionDate,
-  previewOf,
-  transcriptOf,
-} from '../validation.ts';
+import { bad, checkName, checkSummary, checkTranscript, parseSessionDate, previewOf } from '../validation.ts';
 
 /** svc.transcript.create-manual: every check first, then one insert; bad input changes nothing. */
 export const createManual =
@@ -20,7 +12,7 @@ export const createManual =
     const name = checkName(req.name, 'Session name is required');
     const sessionTimestamp = parseSessionDate(req.session_date);
     const summary = req.summary ?? '';
-    const content = (await transcriptOf(bus, req)) ?? '';
+    const content = req.transcript ?? '';
     if (!summary.trim() && !content.trim()) {
       throw bad('Please provide either a summary, a transcript, or an audio file');
     }

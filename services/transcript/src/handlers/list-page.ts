@@ -1,19 +1,11 @@
-import type {
-  listTranscriptsPageRpc,
-  RpcRequest,
-  RpcResponse,
-  TranscriptListItem,
+import {
+  LIST_PAGE_DEFAULT,
+  type listTranscriptsPageRpc,
+  type RpcRequest,
+  type RpcResponse,
 } from '@chronicler/contracts';
 import { isUuid, type ListCursor, type TranscriptStore } from '../db/store.ts';
 import { bad } from '../validation.ts';
-
-/** Rows read per page. */
-const PAGE_ROWS = 1000;
-/**
- * Bytes of items per page: a page is one bus message (at most 1 MiB), and a list item can
- * carry a 10,000-character summary (up to 30 KB of UTF-8), so a page is cut by size too.
- */
-const PAGE_BYTES = 640 * 1024;
 
 const encode = (c: ListCursor): string =>
   Buffer.from(JSON.stringify([c.ts, c.created, c.id])).toString('base64url');
@@ -39,14 +31,15 @@ export const listPage =
   async (
     req: RpcRequest<typeof listTranscriptsPageRpc>,
   ): Promise<RpcResponse<typeof listTranscriptsPageRpc>> => {
-    const rows = await store.listPage(req.owner_id, req.after ? decode(req.after) : null, PAGE_ROWS);
-    const items: TranscriptListItem[] = [];
-    let bytes = 0;
-    for (const { item } of rows) {
-      bytes += Buffer.byteLength(JSON.stringify(item)) + 1;
-      if (items.length > 0 && bytes > PAGE_BYTES) break;
-      items.push(item);
-    }
-    const more = items.length < rows.length || rows.length === PAGE_ROWS;
-    return { items, next: more ? encode(rows[items.length - 1]!.cursor) : null };
+    const limit = req.limit ?? LIST_PAGE_DEFAULT;
+    // One row more than the page tells whether another page follows, without a count.
+    const rows = await store.listPage(
+      req.owner_id,
+      req.after ? decode(req.after) : null,
+      limit + 1,
+      req.group_id,
+    );
+    const page = rows.slice(0, limit);
+    const next = rows.length > limit ? encode(page[page.length - 1]!.cursor) : null;
+    return { items: page.map((r) => r.item), next };
   };

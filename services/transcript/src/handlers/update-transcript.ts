@@ -1,5 +1,4 @@
 import type { RpcRequest, TranscriptListItem, updateTranscriptRpc } from '@chronicler/contracts';
-import type { Bus } from '@chronicler/kit';
 import type { TranscriptStore } from '../db/store.ts';
 import {
   checkName,
@@ -8,19 +7,18 @@ import {
   parseSessionDate,
   previewOf,
   transcriptNotFound,
-  transcriptOf,
 } from '../validation.ts';
 
 /** svc.transcript.update: name and summary always; date and transcript only when sent. */
 export const updateTranscript =
-  (store: TranscriptStore, bus: Bus) =>
+  (store: TranscriptStore) =>
   async (req: RpcRequest<typeof updateTranscriptRpc>): Promise<TranscriptListItem> => {
     if (!(await store.getItem(req.owner_id, req.id))) throw transcriptNotFound();
     const name = checkName(req.name, 'Session name is required');
     const summary = req.summary ?? '';
     checkSummary(summary);
     const sessionTimestamp = req.session_date === undefined ? undefined : parseSessionDate(req.session_date);
-    const content = await transcriptOf(bus, req);
+    const content = req.transcript;
     if (content !== undefined) checkTranscript(content);
     const updated = await store.update(req.owner_id, req.id, {
       name,

@@ -1,6 +1,7 @@
 import {
   createGroupRpc,
   deleteGroupRpc,
+  GroupNameField,
   GroupSchema,
   listGroupsRpc,
   OkSchema,
@@ -9,6 +10,7 @@ import {
 import { call } from '@chronicler/kit';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { nextPageLink, PageQuery, pageRequest } from '../../lib/paging.ts';
 import { requireAuth } from '../../plugins/auth.ts';
 
 const IdParams = Type.Object({ id: Type.String() });
@@ -18,13 +20,21 @@ export default async function groupRoutes(app: FastifyInstance): Promise<void> {
   app.addHook('preHandler', requireAuth);
   const bus = app.ctx.bus;
 
-  app.get('/groups', { schema: { response: { 200: Type.Array(GroupSchema) } } }, (req) =>
-    call(bus, listGroupsRpc, { owner_id: req.user!.id }),
+  // One page per request (see lib/paging.ts): the body stays the specification's list.
+  app.get<{ Querystring: PageQuery }>(
+    '/groups',
+    { schema: { querystring: PageQuery, response: { 200: Type.Array(GroupSchema) } } },
+    async (req, reply) => {
+      const paging = pageRequest(req.query);
+      const page = await call(bus, listGroupsRpc, { owner_id: req.user!.id, ...paging });
+      nextPageLink(req, reply, paging.limit, page.next);
+      return page.items;
+    },
   );
 
   app.post<{ Body: { name?: string } }>(
     '/groups',
-    { schema: { body: Type.Object({ name: Type.Optional(Type.String()) }), response: { 200: GroupSchema } } },
+    { schema: { body: Type.Object({ name: GroupNameField }), response: { 200: GroupSchema } } },
     (req) => call(bus, createGroupRpc, { owner_id: req.user!.id, name: req.body.name }),
   );
 
@@ -33,7 +43,7 @@ export default async function groupRoutes(app: FastifyInstance): Promise<void> {
     {
       schema: {
         params: IdParams,
-        body: Type.Object({ name: Type.Optional(Type.String()), summary: Type.Optional(Type.String()) }),
+        body: Type.Object({ name: GroupNameField, summary: Type.Optional(Type.String()) }),
         response: { 200: GroupSchema },
       },
     },

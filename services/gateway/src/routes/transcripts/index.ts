@@ -11,16 +11,16 @@ import {
   OkSchema,
   putNotesRpc,
   renameTranscriptRpc,
+  SessionNameField,
   TranscriptListItemSchema,
   TranscriptSchema,
-  type TranscriptListItem,
   updateTranscriptRpc,
   updateTranscriptSummaryRpc,
 } from '@chronicler/contracts';
 import { call } from '@chronicler/kit';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { transcriptField, transferredContent } from '../../lib/transcript-transfer.ts';
+import { nextPageLink, PageQuery, pageRequest } from '../../lib/paging.ts';
 import { requireAuth } from '../../plugins/auth.ts';
 import audioRoutes from './audio.ts';
 
@@ -33,14 +33,14 @@ export const TRANSCRIPT_BODY_LIMIT = Math.ceil(2.5 * 1024 * 1024);
 const IdParams = Type.Object({ id: Type.String() });
 /** Form fields stay optional strings: the transcript service answers the specification's messages. */
 const ManualBody = Type.Object({
-  name: Type.Optional(Type.String()),
+  name: SessionNameField,
   session_date: Type.Optional(Type.String()),
   summary: Type.Optional(Type.String()),
   transcript: Type.Optional(Type.String()),
   group_id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
 });
 const UpdateBody = Type.Object({
-  name: Type.Optional(Type.String()),
+  name: SessionNameField,
   summary: Type.Optional(Type.String()),
   session_date: Type.Optional(Type.String()),
   transcript: Type.Optional(Type.String()),
@@ -52,19 +52,15 @@ export default async function transcriptRoutes(app: FastifyInstance): Promise<vo
   const bus = app.ctx.bus;
   await app.register(audioRoutes);
 
-  // Page by page: the whole list can be larger than one bus message.
-  app.get(
+  // One page per request (see lib/paging.ts): the body stays the specification's list.
+  app.get<{ Querystring: PageQuery }>(
     '/transcripts',
-    { schema: { response: { 200: Type.Array(TranscriptListItemSchema) } } },
-    async (req) => {
-      const items: TranscriptListItem[] = [];
-      let after: string | undefined;
-      do {
-        const page = await call(bus, listTranscriptsPageRpc, { owner_id: req.user!.id, after });
-        items.push(...page.items);
-        after = page.next ?? undefined;
-      } while (after);
-      return items;
+    { schema: { querystring: PageQuery, response: { 200: Type.Array(TranscriptListItemSchema) } } },
+    async (req, reply) => {
+      const paging = pageRequest(req.query);
+      const page = await call(bus, listTranscriptsPageRpc, { owner_id: req.user!.id, ...paging });
+      nextPageLink(req, reply, paging.limit, page.next);
+      return page.items;
     },
   );
 
@@ -79,29 +75,13 @@ export default async function transcriptRoutes(app: FastifyInstance): Promise<vo
       bodyLimit: TRANSCRIPT_BODY_LIMIT,
       schema: { body: ManualBody, response: { 200: TranscriptListItemSchema } },
     },
-    async (req) => {
-      const { transcript, ...rest } = req.body;
-      return call(bus, createManualTranscriptRpc, {
-        ...rest,
-        ...(await transcriptField(bus, transcript)),
-        owner_id: req.user!.id,
-      });
-    },
+    (req) => call(bus, createManualTranscriptRpc, { ...req.body, owner_id: req.user!.id }),
   );
 
   app.get<{ Params: typeof IdParams.static }>(
     '/transcripts/:id',
     { schema: { params: IdParams, response: { 200: TranscriptSchema } } },
-    async (req) => {
-      const { content_blob, content, ...rest } = await call(bus, getTranscriptRpc, {
-        owner_id: req.user!.id,
-        id: req.params.id,
-      });
-      return {
-        ...rest,
-        content: content_blob === undefined ? (content ?? '') : await transferredContent(bus, content_blob),
-      };
-    },
+    (req) => call(bus, getTranscriptRpc, { owner_id: req.user!.id, id: req.params.id }),
   );
 
   app.put<{ Params: typeof IdParams.static; Body: typeof UpdateBody.static }>(
@@ -110,15 +90,7 @@ export default async function transcriptRoutes(app: FastifyInstance): Promise<vo
       bodyLimit: TRANSCRIPT_BODY_LIMIT,
       schema: { params: IdParams, body: UpdateBody, response: { 200: TranscriptListItemSchema } },
     },
-    async (req) => {
-      const { transcript, ...rest } = req.body;
-      return call(bus, updateTranscriptRpc, {
-        ...rest,
-        ...(await transcriptField(bus, transcript)),
-        owner_id: req.user!.id,
-        id: req.params.id,
-      });
-    },
+    (req) => call(bus, updateTranscriptRpc, { ...req.body, owner_id: req.user!.id, id: req.params.id }),
   );
 
   app.put<{ Params: typeof IdParams.static; Body: { name?: string } }>(
@@ -126,7 +98,7 @@ export default async function transcriptRoutes(app: FastifyInstance): Promise<vo
     {
       schema: {
         params: IdParams,
-        body: Type.Object({ name: Type.Optional(Type.String()) }),
+        body: Type.Object({ name: SessionNameField }),
         response: { 200: TranscriptListItemSchema },
       },
     },

@@ -30,6 +30,15 @@ export const silentLogger: Logger = pino({ enabled: false });
 // ---- payloads ----------------------------------------------------------------------
 
 /**
+ * A reply that is already JSON text. The kit's `serve` serialises a result once to measure it
+ * (and moves a large one to the blob store); this carries that text into the reply envelope
+ * instead of serialising the same value a second time.
+ */
+export class EncodedJson {
+  constructor(readonly text: string) {}
+}
+
+/**
  * JSON text of a payload, or undefined for `undefined` (an empty message). Serialising on
  * send is what guarantees that a handler never shares an object with its caller.
  */
@@ -74,6 +83,7 @@ const KNOWN_CODES = new Set(Object.keys(httpStatusFor));
 
 /** The reply text for a handler's result; a result that cannot be serialised becomes `internal`. */
 export function okReply(result: unknown, subject: string, log: Logger): string {
+  if (result instanceof EncodedJson) return `{"ok":true,"data":${result.text}}`;
   try {
     return JSON.stringify({ ok: true, data: result });
   } catch (err) {

@@ -7,6 +7,9 @@ import { formatDigest } from './common.ts';
 import type { BusNamespace } from './subject.ts';
 import type { BlobInfo, BlobStore } from './types.ts';
 
+/** The longest pause between two sweeps of an expiring bucket that is being written. */
+const SWEEP_AT_MOST_EVERY_MS = 60_000;
+
 /**
  * The in-process bus's blob store: one directory per (prefixed) bucket, each object a data
  * file plus a small JSON sidecar with its BlobInfo. Objects are named on disk by the
@@ -14,6 +17,9 @@ import type { BlobInfo, BlobStore } from './types.ts';
  * lives in the sidecar.
  */
 export class FileBlobStore implements BlobStore {
+  /** Buckets given a maximum age, and when each was last swept. */
+  private readonly expiring = new Map<string, { maxAgeMs: number; sweptAt: number }>();
+
   constructor(
     private readonly root: () => string,
     private readonly ns: BusNamespace,
@@ -69,6 +75,7 @@ export class FileBlobStore implements BlobStore {
       const metaTmp = `${p.meta}.${randomUUID()}.tmp`;
       await fsp.writeFile(metaTmp, JSON.stringify(info));
       await fsp.rename(metaTmp, p.meta);
+      this.sweepSometimes(bucket);
       return info;
     } catch (err) {
       await fh.close().catch(() => {});
@@ -111,5 +118,56 @@ export class FileBlobStore implements BlobStore {
     });
     await fsp.rm(p.data, { force: true });
     return existed;
+  }
+
+  async expireAfter(bucket: string, maxAgeMs: number): Promise<void> {
+    this.assertOpen();
+    this.expiring.set(bucket, { maxAgeMs, sweptAt: Date.now() });
+    // Leftovers of an earlier run on the same data directory go now, not at the next sweep.
+    await this.sweep(bucket, maxAgeMs);
+  }
+
+  /**
+   * Sweeps an expiring bucket in the background when a put finds the last sweep older than
+   * a tenth of its maximum age (at most a minute): nothing runs while nothing is written,
+   * and an object outlives its maximum age by a bounded margin.
+   */
+  private sweepSometimes(bucket: string): void {
+    const e = this.expiring.get(bucket);
+    if (!e) return;
+    const now = Date.now();
+    if (now - e.sweptAt < Math.min(e.maxAgeMs / 10, SWEEP_AT_MOST_EVERY_MS)) return;
+    e.sweptAt = now;
+    void this.sweep(bucket, e.maxAgeMs).catch(() => {});
+  }
+
+  /** Deletes the bucket's objects created more than `maxAgeMs` ago, and stray temp files as old. */
+  async sweep(bucket: string, maxAgeMs: number): Promise<number> {
+    const dir = path.join(this.root(), this.ns.bucket(bucket));
+    const cutoff = Date.now() - maxAgeMs;
+    let files: string[];
+    try {
+      files = await fsp.readdir(dir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw err;
+    }
+    let removed = 0;
+    for (const f of files) {
+      const file = path.join(dir, f);
+      if (/^[0-9a-f]{64}\.json$/.test(f)) {
+        const info = await fsp
+          .readFile(file, 'utf8')
+          .then((t) => JSON.parse(t) as BlobInfo)
+          .catch(() => null);
+        if (info && Date.parse(info.createdAt) < cutoff && (await this.delete(bucket, info.name))) removed++;
+      } else if (f.endsWith('.tmp') || f.endsWith('.data')) {
+        // A temp file of a put that died, or data whose sidecar was never written.
+        const st = await fsp.stat(file).catch(() => null);
+        const orphan = f.endsWith('.tmp') || !files.includes(f.replace(/\.data$/, '.json'));
+        if (st && st.mtimeMs < cutoff && orphan) await fsp.rm(file, { force: true });
+      }
+    }
+    return removed;
   }
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { StorageType, type ObjectInfo, type ObjectStore } from 'nats';
+import { nanos, StorageType, type ObjectInfo, type ObjectStore, type StreamInfo } from 'nats';
 import { ServiceError } from '../errors.ts';
 import { errorMessage, formatDigest } from './common.ts';
 import type { NatsInternals } from './nats.ts';
@@ -181,6 +181,35 @@ export class NatsBlobStore implements BlobStore {
     if (!info || info.deleted) return false;
     await this.wrap(() => os.delete(name), bucket);
     return true;
+  }
+
+  async expireAfter(bucket: string, maxAgeMs: number): Promise<void> {
+    this.assertOpen();
+    const full = this.bus.ns.bucket(bucket);
+    const stream = `OBJ_${full}`;
+    const maxAge = nanos(Math.max(1, Math.round(maxAgeMs)));
+    await this.wrap(async () => {
+      const jsm = await this.bus.jsm();
+      let info: StreamInfo | null = null;
+      try {
+        info = await jsm.streams.info(stream);
+      } catch (err) {
+        if (!/stream not found/i.test(errorMessage(err))) throw err;
+      }
+      if (!info) {
+        // Created here with its TTL (the bucket's stream max_age), before any put can create it without.
+        const s = this.bus.js.views.os(full, {
+          storage: StorageType.File,
+          replicas: this.bus.replicas,
+          ttl: maxAge,
+        });
+        s.catch(() => this.stores.delete(full));
+        this.stores.set(full, s);
+        await s;
+      } else if (info.config.max_age !== maxAge) {
+        await jsm.streams.update(stream, { ...info.config, max_age: maxAge });
+      }
+    }, bucket);
   }
 
   private async wrap<T>(fn: () => Promise<T>, bucket: string): Promise<T> {

@@ -170,6 +170,13 @@ export interface BlobStore {
   get(bucket: string, name: string): Promise<Readable | null>;
   info(bucket: string, name: string): Promise<BlobInfo | null>;
   delete(bucket: string, name: string): Promise<boolean>;
+  /**
+   * Bounds what a bucket can keep: objects older than `maxAgeMs` may go at any time (the
+   * NATS object store's bucket TTL; the in-process store sweeps now and then). Creates the
+   * bucket when missing; idempotent. For buckets of short-lived objects whose reader may
+   * never come (a caller that timed out, a handler that crashed).
+   */
+  expireAfter(bucket: string, maxAgeMs: number): Promise<void>;
 }
 
 export type BusStatus = 'connected' | 'disconnected' | 'reconnecting' | 'reconnected' | 'closed';

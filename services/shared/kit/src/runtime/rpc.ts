@@ -1,7 +1,18 @@
-import type { Rpc, RpcRequest, RpcResponse } from '@chronicler/contracts';
+import type { BusEvent, BusEventPayload, Rpc, RpcRequest, RpcResponse } from '@chronicler/contracts';
 import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
-import type { Bus, MessageMeta, RequestOptions, Subscription } from '../bus/types.ts';
+import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { EncodedJson } from '../bus/common.ts';
+import type {
+  Bus,
+  Consumer,
+  ConsumerDefinition,
+  DurableContext,
+  MessageMeta,
+  RequestOptions,
+  Subscription,
+} from '../bus/types.ts';
 import { ServiceError } from '../errors.ts';
 
 const checkers = new WeakMap<TSchema, TypeCheck<TSchema>>();
@@ -24,19 +35,141 @@ export function assertValid<S extends TSchema>(schema: S, value: unknown, what =
   throw new ServiceError('bad_request', `Invalid ${what}${where}: ${first?.message ?? 'does not match'}`);
 }
 
-/** Calls an Rpc over the bus; errors arrive as ServiceError (see Bus.request). */
-export function call<R extends Rpc>(
+/** Blob bucket of the requests and replies too large for one bus message. */
+export const PAYLOAD_BUCKET = 'bus-payloads';
+/**
+ * Largest request or reply (bytes of JSON) sent inside the message; anything larger goes
+ * through PAYLOAD_BUCKET. Well below NATS's default max_payload (1 MiB), which also has to
+ * hold headers and the reply envelope.
+ */
+export const PAYLOAD_INLINE_BYTES = 256 * 1024;
+/**
+ * Largest request or reply at all. The product's largest payload is a transcript of 500,000
+ * characters (1.5 MB of UTF-8) or a page of a list; this only stops a runaway value from
+ * being buffered whole in two processes.
+ */
+export const PAYLOAD_MAX_BYTES = 64 * 1024 * 1024;
+/**
+ * How long a payload blob may outlive its message. The receiver reads and deletes it within
+ * the call's timeout; one is left behind only when the caller gave up (timeout) before the
+ * reply blob was read, or the handler's process died before reading the request's. The NATS
+ * object store drops them by its bucket TTL, the in-process store by a sweep.
+ */
+export const PAYLOAD_BLOB_MAX_AGE_MS = 60 * 60 * 1000;
+
+/** The key of a message that stands for a payload in PAYLOAD_BUCKET: `{"$payload_blob": "<uuid>"}`. */
+const REF_KEY = '$payload_blob';
+const BLOB_NAME = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * The blob's name when `payload` is a reference, else null. Only an object with this one key
+ * and a uuid counts: every request carries an owner or other fields, and every reply is a
+ * contract's shape, so no real payload looks like one.
+ */
+function referencedBlob(payload: unknown): string | null {
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return null;
+  const keys = Object.keys(payload);
+  if (keys.length !== 1 || keys[0] !== REF_KEY) return null;
+  const name = (payload as Record<string, unknown>)[REF_KEY];
+  return typeof name === 'string' && BLOB_NAME.test(name) ? name : null;
+}
+
+const bucketsReady = new WeakMap<Bus, Promise<void>>();
+
+/** Gives the payload bucket its maximum age once per bus, before the first blob is written. */
+function payloadBucket(bus: Bus): Promise<void> {
+  let ready = bucketsReady.get(bus);
+  if (!ready) {
+    ready = bus.blobs.expireAfter(PAYLOAD_BUCKET, PAYLOAD_BLOB_MAX_AGE_MS);
+    ready.catch(() => bucketsReady.delete(bus));
+    bucketsReady.set(bus, ready);
+  }
+  return ready;
+}
+
+/**
+ * What to send for `value`: its JSON text when small, else a reference to a blob holding it.
+ * Serialised once here; the bus sends the same text.
+ */
+async function pack(bus: Bus, value: unknown, what: string): Promise<EncodedJson | PayloadRef | undefined> {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (err) {
+    throw new ServiceError('internal', `${what} is not JSON-serialisable: ${(err as Error).message}`);
+  }
+  if (text === undefined) return undefined;
+  // UTF-8 takes at most 3 bytes per UTF-16 unit: most payloads are known small without encoding them.
+  if (text.length * 3 <= PAYLOAD_INLINE_BYTES) return new EncodedJson(text);
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= PAYLOAD_INLINE_BYTES) return new EncodedJson(text);
+  if (bytes.length > PAYLOAD_MAX_BYTES) throw new ServiceError('payload_too_large', `${what} is too large`);
+  await payloadBucket(bus);
+  const name = randomUUID();
+  await bus.blobs.put(PAYLOAD_BUCKET, name, Readable.from([bytes]), { contentType: 'application/json' });
+  return { [REF_KEY]: name };
+}
+
+type PayloadRef = { [REF_KEY]: string };
+
+/** The payload a message stands for: itself, or the blob it names (read, then deleted). */
+async function unpack(bus: Bus, payload: unknown, what: string): Promise<unknown> {
+  const name = referencedBlob(payload);
+  if (name === null) return payload;
+  const stream = await bus.blobs.get(PAYLOAD_BUCKET, name);
+  if (!stream) throw new ServiceError('internal', `${what} is missing from the blob store`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of stream as AsyncIterable<Uint8Array>) {
+      size += chunk.length;
+      if (size > PAYLOAD_MAX_BYTES) throw new ServiceError('payload_too_large', `${what} is too large`);
+      chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+    }
+  } finally {
+    // Read once: the blob has no other reader, and a failed read will not be retried.
+    await bus.blobs.delete(PAYLOAD_BUCKET, name).catch(() => false);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks, size).toString('utf8')) as unknown;
+  } catch {
+    throw new ServiceError('internal', `${what} in the blob store is not JSON`);
+  }
+}
+
+/**
+ * Calls an Rpc over the bus; errors arrive as ServiceError (see Bus.request). A request or
+ * reply of any size (up to PAYLOAD_MAX_BYTES) travels: one larger than PAYLOAD_INLINE_BYTES
+ * goes through the blob store, which the receiving side reads and empties here and in `serve`.
+ */
+export async function call<R extends Rpc>(
   bus: Bus,
   endpoint: R,
   request: RpcRequest<R>,
   opts?: RequestOptions,
 ): Promise<RpcResponse<R>> {
-  return bus.request<RpcResponse<R>>(endpoint.subject, request, opts);
+  const packed = await pack(bus, request, `Request of ${endpoint.subject}`);
+  // A small request goes to the bus as the value itself (Bus payloads are JSON values), so
+  // that what wraps or observes bus.request sees the request, not its text.
+  const payload = packed instanceof EncodedJson ? request : packed;
+  let reply: unknown;
+  try {
+    reply = await bus.request(endpoint.subject, payload, opts);
+  } catch (err) {
+    // Nobody took the request (no responder, bus closed): its blob has no reader to come.
+    const blob = referencedBlob(payload);
+    if (blob !== null && ServiceError.is(err) && err.code === 'unavailable') {
+      await bus.blobs.delete(PAYLOAD_BUCKET, blob).catch(() => false);
+    }
+    throw err;
+  }
+  return (await unpack(bus, reply, `Reply of ${endpoint.subject}`)) as RpcResponse<R>;
 }
 
 /**
  * Serves an Rpc in the service's queue group (replicas share the load). The request is
  * validated with the Rpc's schema before the handler sees it: type hints are not validation.
+ * Requests and replies of any size travel as `call` describes.
  */
 export function serve<R extends Rpc>(
   bus: Bus,
@@ -45,10 +178,29 @@ export function serve<R extends Rpc>(
 ): Subscription {
   return bus.handle(
     endpoint.subject,
-    async (payload, meta) => {
+    async (message, meta) => {
+      const payload = await unpack(bus, message, `Request of ${endpoint.subject}`);
       assertValid(endpoint.request, payload);
-      return handler(payload as RpcRequest<R>, meta);
+      const result = await handler(payload as RpcRequest<R>, meta);
+      return pack(bus, result, `Reply of ${endpoint.subject}`);
     },
     { queue: endpoint.service },
   );
+}
+
+/**
+ * Starts a durable consumer of one event (see Bus.consume). The payload is validated with the
+ * event's schema before the handler sees it, as `serve` does for requests; one that does not
+ * match fails the delivery, so it is retried and then dead-lettered rather than acted on.
+ */
+export function consume<E extends BusEvent>(
+  bus: Bus,
+  def: ConsumerDefinition,
+  event: E,
+  handler: (payload: BusEventPayload<E>, ctx: DurableContext) => Promise<void>,
+): Promise<Consumer> {
+  return bus.consume({ filterSubject: event.subject, ...def }, async (payload, ctx) => {
+    assertValid(event.payload, payload, `payload of ${event.subject}`);
+    await handler(payload as BusEventPayload<E>, ctx);
+  });
 }

@@ -1,0 +1,219 @@
+import { busEvent, rpc } from '@chronicler/contracts';
+import { Type } from '@sinclair/typebox';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { connect } from 'nats';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { Collector, serviceErrorOf, uniquePrefix } from '../bus/bus-contract.ts';
+import { MemoryBus } from '../bus/memory.ts';
+import { NatsBus } from '../bus/nats.ts';
+import type { Bus, DeadLetter } from '../bus/types.ts';
+import {
+  call,
+  consume,
+  PAYLOAD_BLOB_MAX_AGE_MS,
+  PAYLOAD_BUCKET,
+  PAYLOAD_INLINE_BYTES,
+  serve,
+} from './rpc.ts';
+
+const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+
+async function natsAvailable(): Promise<boolean> {
+  try {
+    const nc = await connect({ servers: NATS_URL, timeout: 2000, reconnect: false });
+    try {
+      await nc.jetstreamManager({ timeout: 2000 });
+      return true;
+    } finally {
+      await nc.close();
+    }
+  } catch {
+    return false;
+  }
+}
+
+const echoRpc = rpc(
+  'group',
+  'echo-test',
+  Type.Object({ owner_id: Type.String({ minLength: 1 }), text: Type.String() }),
+  Type.Object({ text: Type.String(), length: Type.Integer() }),
+);
+
+/** 3 MiB of UTF-8 made of 4-byte characters, so that a byte/character mix-up shows. */
+const bigText = (): string => '🐉'.repeat((3 * 1024 * 1024) / 4);
+
+/** Records the names of the payload blobs a bus writes. */
+function recordPuts(bus: Bus): string[] {
+  const names: string[] = [];
+  const put = bus.blobs.put.bind(bus.blobs);
+  bus.blobs.put = (bucket, name, source, opts) => {
+    if (bucket === PAYLOAD_BUCKET) names.push(name);
+    return put(bucket, name, source, opts);
+  };
+  return names;
+}
+
+type MakeBus = (prefix: string) => Promise<Bus>;
+
+function describeRpc(label: string, makeBus: MakeBus, natsStream?: (prefix: string) => Promise<number>) {
+  describe(`call/serve over ${label}`, () => {
+    const open: Bus[] = [];
+    afterEach(async () => {
+      await Promise.all(open.splice(0).map((b) => b.close()));
+    });
+    const newBus = async (prefix = uniquePrefix()) => {
+      const b = await makeBus(prefix);
+      open.push(b);
+      return b;
+    };
+
+    it('carries a 3 MiB request and a 3 MiB reply through the blob store and deletes both blobs after reading', async () => {
+      const prefix = uniquePrefix();
+      const server = await newBus(prefix);
+      const client = await newBus(prefix);
+      const serverPuts = recordPuts(server);
+      const clientPuts = recordPuts(client);
+      let seen = '';
+      serve(server, echoRpc, (req) => {
+        seen = req.text;
+        return { text: `${req.text}!`, length: req.text.length };
+      });
+      const text = bigText();
+      const reply = await call(client, echoRpc, { owner_id: 'u1', text }, { timeoutMs: 30_000 });
+      expect(seen).toBe(text);
+      expect(reply.length).toBe(text.length);
+      expect(reply.text).toBe(`${text}!`);
+      expect(clientPuts).toHaveLength(1);
+      expect(serverPuts).toHaveLength(1);
+      for (const name of [...clientPuts, ...serverPuts]) {
+        expect(await client.blobs.info(PAYLOAD_BUCKET, name)).toBeNull();
+      }
+    });
+
+    it('sends payloads up to the inline limit inside the message, without a blob', async () => {
+      const prefix = uniquePrefix();
+      const server = await newBus(prefix);
+      const client = await newBus(prefix);
+      const puts = [...[server, client].map(recordPuts)];
+      serve(server, echoRpc, (req) => ({ text: req.text, length: req.text.length }));
+      const text = 'a'.repeat(PAYLOAD_INLINE_BYTES - 100);
+      expect((await call(client, echoRpc, { owner_id: 'u1', text })).text).toBe(text);
+      expect(puts.flat()).toEqual([]);
+    });
+
+    it('validates a large request after reading it: a wrong shape is bad_request and its blob is gone', async () => {
+      const prefix = uniquePrefix();
+      const server = await newBus(prefix);
+      const client = await newBus(prefix);
+      const puts = recordPuts(client);
+      let calls = 0;
+      serve(server, echoRpc, () => {
+        calls++;
+        return { text: '', length: 0 };
+      });
+      const bad = { owner_id: 'u1', text: 42, padding: bigText() } as unknown as {
+        owner_id: string;
+        text: string;
+      };
+      const err = await serviceErrorOf(call(client, echoRpc, bad, { timeoutMs: 30_000 }));
+      expect(err.code).toBe('bad_request');
+      expect(err.message).toContain('/text');
+      expect(calls).toBe(0);
+      expect(await client.blobs.info(PAYLOAD_BUCKET, puts[0]!)).toBeNull();
+    });
+
+    it('deletes the blob of a large request that no service answers', async () => {
+      const client = await newBus();
+      const puts = recordPuts(client);
+      const err = await serviceErrorOf(call(client, echoRpc, { owner_id: 'u1', text: bigText() }));
+      expect(err.code).toBe('unavailable');
+      expect(puts).toHaveLength(1);
+      expect(await client.blobs.info(PAYLOAD_BUCKET, puts[0]!)).toBeNull();
+    });
+
+    if (natsStream) {
+      it('gives the payload bucket a TTL, so blobs of abandoned calls expire', async () => {
+        const prefix = uniquePrefix();
+        const server = await newBus(prefix);
+        const client = await newBus(prefix);
+        serve(server, echoRpc, (req) => ({ text: req.text, length: 0 }));
+        await call(client, echoRpc, { owner_id: 'u1', text: bigText() }, { timeoutMs: 30_000 });
+        expect(await natsStream(prefix)).toBe(PAYLOAD_BLOB_MAX_AGE_MS * 1_000_000);
+      });
+    }
+
+    it('consume types a durable event: a valid payload reaches the handler, an invalid one is dead-lettered unhandled', async () => {
+      const bus = await newBus();
+      const event = busEvent('test', 'happened', Type.Object({ n: Type.Integer() }));
+      await bus.ensureStream({ name: 'TEST_EVENTS', subjects: ['evt.test.>'] });
+      const handled = new Collector<number>();
+      const dead = new Collector<DeadLetter>();
+      bus.subscribe('dlq.TEST_EVENTS.typed', (p) => dead.push(p as DeadLetter));
+      await consume(
+        bus,
+        { stream: 'TEST_EVENTS', durable: 'typed', maxDeliver: 1, backoffMs: 10 },
+        event,
+        async (payload) => handled.push(payload.n),
+      );
+      await bus.publishDurable(event.subject, { n: 'one' });
+      await bus.publishDurable(event.subject, { n: 2 });
+      await handled.waitFor(1);
+      const [letter] = await dead.waitFor(1);
+      expect(handled.items).toEqual([2]);
+      expect(letter!.payload).toEqual({ n: 'one' });
+      expect(letter!.error).toContain('/n');
+    });
+  });
+}
+
+const tmpDirs: string[] = [];
+afterAll(() => {
+  for (const d of tmpDirs) fs.rmSync(d, { recursive: true, force: true });
+});
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chronicler-rpc-'));
+tmpDirs.push(dataDir);
+
+describeRpc('the in-process bus', async (prefix) => new MemoryBus({ prefix, dataDir, name: 'rpc-test' }));
+
+if (await natsAvailable()) {
+  const prefixes = new Set<string>();
+  afterAll(async () => {
+    const nc = await connect({ servers: NATS_URL, reconnect: false });
+    try {
+      const jsm = await nc.jetstreamManager();
+      const names: string[] = [];
+      for await (const s of jsm.streams.list()) names.push(s.config.name);
+      const owned = (n: string) =>
+        [...prefixes].some((p) => n.startsWith(`${p}_`) || n.startsWith(`OBJ_${p}_`));
+      await Promise.all(names.filter(owned).map((n) => jsm.streams.delete(n)));
+    } finally {
+      await nc.close();
+    }
+  });
+  describeRpc(
+    'NATS',
+    async (prefix) => {
+      prefixes.add(prefix);
+      return NatsBus.connect({ url: NATS_URL, prefix, name: 'rpc-test' });
+    },
+    async (prefix) => {
+      const nc = await connect({ servers: NATS_URL, reconnect: false });
+      try {
+        const jsm = await nc.jetstreamManager();
+        for await (const s of jsm.streams.list()) {
+          if (s.config.name.startsWith(`OBJ_${prefix}_`) && s.config.name.includes('bus-payloads'))
+            return s.config.max_age;
+        }
+        return -1;
+      } finally {
+        await nc.close();
+      }
+    },
+  );
+} else {
+  describe.skip('call/serve over NATS (skipped: no NATS server with JetStream)', () => {
+    it('needs NATS_URL', () => {});
+  });
+}
