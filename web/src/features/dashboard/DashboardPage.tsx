@@ -1,3 +1,4 @@
+import { GROUP_NAME_MAX } from '@chronicler/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import toast from 'react-hot-toast';
@@ -100,6 +101,7 @@ function CreateGroupModal({ onClose }: { onClose: () => void }) {
           id="create-group-name"
           className="text-input"
           type="text"
+          maxLength={GROUP_NAME_MAX}
           value={name}
           autoComplete="off"
           onChange={(event) => setName(event.target.value)}

@@ -1,3 +1,4 @@
+import { GROUP_NAME_MAX } from '@chronicler/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState, type FormEvent, type KeyboardEvent } from 'react';
 import toast from 'react-hot-toast';
@@ -101,6 +102,7 @@ function GroupName({ group }: { group: GroupSummaryItem }) {
         id={inputId}
         className="text-input group-name-input"
         type="text"
+        maxLength={GROUP_NAME_MAX}
         value={draft}
         autoComplete="off"
         // The user just asked to edit: the field is where their typing should go.

@@ -1,4 +1,4 @@
-import { AUDIO_UPLOAD_UNAVAILABLE } from '@chronicler/contracts';
+import { AUDIO_UPLOAD_UNAVAILABLE, SESSION_NAME_MAX } from '@chronicler/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useRef, useState, type ChangeEvent, type FormEvent } from 'react';
 import toast from 'react-hot-toast';
@@ -276,6 +276,7 @@ export function SessionForm(props: SessionFormProps) {
           id={ids.name}
           className="text-input"
           type="text"
+          maxLength={SESSION_NAME_MAX}
           value={values.name}
           autoComplete="off"
           required

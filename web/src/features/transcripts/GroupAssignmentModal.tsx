@@ -1,3 +1,4 @@
+import { GROUP_NAME_MAX } from '@chronicler/contracts';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import toast from 'react-hot-toast';
@@ -149,6 +150,7 @@ export function GroupAssignmentModal({ session, groups, onClose }: GroupAssignme
               id="assign-group-new-name"
               className="text-input"
               type="text"
+              maxLength={GROUP_NAME_MAX}
               autoComplete="off"
               value={newName}
               aria-invalid={error === 'New group name cannot be empty.' || undefined}

@@ -1,3 +1,4 @@
+import { SESSION_NAME_MAX } from '@chronicler/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent, type KeyboardEvent } from 'react';
 import toast from 'react-hot-toast';
@@ -104,6 +105,7 @@ function SessionName({ session }: { session: TranscriptSummaryItem }) {
         id="viewer-rename-input"
         className="text-input viewer-rename-input"
         type="text"
+        maxLength={SESSION_NAME_MAX}
         autoComplete="off"
         // The user asked to rename: the field is where they will type next.
         autoFocus

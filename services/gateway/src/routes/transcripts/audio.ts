@@ -6,6 +6,8 @@ import {
   audioInvalidTypeMessage,
   audioTooLargeMessage,
   createAudioTranscriptRpc,
+  nameTooLongMessage,
+  SESSION_NAME_MAX,
   TranscriptListItemSchema,
 } from '@chronicler/contracts';
 import { call } from '@chronicler/kit';
@@ -23,6 +25,28 @@ const SUMMARY_MAX = 10_000;
 
 /** A refusal with the specification's message, answered 400 `{detail}`. */
 class Refusal extends Error {}
+
+/** A body that is not the multipart form its header announces. */
+const MALFORMED_FORM = 'The upload is not a valid multipart form. Please try again.';
+
+/**
+ * The multipart parser's errors ('Unexpected end of multipart data', 'Boundary not found')
+ * are plain Errors with no code, and reach us from the parts or from the file's stream
+ * (through the blob store). They mean the body is malformed: a 400, not a 500. Everything
+ * else keeps its meaning: our refusals, the plugin's limits (FST_*), service and system
+ * errors (which carry a code), and programming errors (TypeError and the like).
+ */
+function asRefusal(err: unknown): unknown {
+  const plainError = err instanceof Error && err.constructor === Error && !('code' in err);
+  return plainError ? new Refusal(MALFORMED_FORM) : err;
+}
+
+/** The boundary of a multipart content type (RFC 2046: 1 to 70 characters), or null. */
+function boundaryOf(contentType: string | undefined): string | null {
+  const m = /;\s*boundary\s*=\s*(?:"([^"]*)"|([^;\s]*))/i.exec(contentType ?? '');
+  const boundary = m ? (m[1] ?? m[2] ?? '') : '';
+  return boundary.length >= 1 && boundary.length <= 70 ? boundary : null;
+}
 
 /**
  * Counts the file's bytes (refusing past the cap) and judges its type by its first bytes:
@@ -79,6 +103,9 @@ const declaredTypeOf = (mimetype: string | undefined): string =>
 
 function checkForm(fields: Record<string, string>): void {
   if (!(fields.name ?? '').trim()) throw new Refusal('Session name is required');
+  if ((fields.name ?? '').length > SESSION_NAME_MAX) {
+    throw new Refusal(nameTooLongMessage('Session name', SESSION_NAME_MAX));
+  }
   const date = (fields.session_date ?? '').trim();
   if (!date) throw new Refusal('Session date is required');
   if (!Number.isFinite(Date.parse(date))) throw new Refusal('Invalid session date');
@@ -141,6 +168,7 @@ export default async function audioRoutes(app: FastifyInstance): Promise<void> {
         return refuse(req, reply, audioTooLargeMessage(declaredLength));
       }
       if (!req.isMultipart()) return refuse(req, reply, 'Please select an audio file');
+      if (!boundaryOf(req.headers['content-type'])) return refuse(req, reply, MALFORMED_FORM);
 
       const fields: Record<string, string> = {};
       let stored: { blob: string; size: number; format: AudioFormat; filename: string } | null = null;
@@ -176,8 +204,9 @@ export default async function audioRoutes(app: FastifyInstance): Promise<void> {
         });
         partial = null;
         return item;
-      } catch (err) {
+      } catch (thrown) {
         if (partial) await bus.blobs.delete(AUDIO_BLOB_BUCKET, partial).catch(() => false);
+        const err = asRefusal(thrown);
         const code = (err as { code?: string }).code;
         if (err instanceof Refusal) return refuse(req, reply, err.message);
         if (code === 'FST_REQ_FILE_TOO_LARGE') {
