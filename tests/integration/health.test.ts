@@ -23,21 +23,27 @@ describe(`health (${testMode} mode)`, () => {
     }
   });
 
-  it('serves /healthz, /readyz and Prometheus /metrics', async () => {
-    expect((await fetch(`${system.url}/healthz`)).status).toBe(200);
-    const ready = await fetch(`${system.url}/readyz`);
+  it('serves /healthz, /readyz and Prometheus /metrics on the ops port, not on the public one', async () => {
+    const ops = system.opsUrl!;
+    expect((await fetch(`${ops}/healthz`)).status).toBe(200);
+    const ready = await fetch(`${ops}/readyz`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toMatchObject({
       status: 'ready',
       checks: { bus: true, database: true, redis: true },
     });
     await fetch(`${system.url}/api/health`);
-    const metrics = await (await fetch(`${system.url}/metrics`)).text();
+    const metrics = await (await fetch(`${ops}/metrics`)).text();
     expect(metrics).toContain('process_cpu_user_seconds_total');
     expect(metrics).toMatch(/chronicler_bus_requests_total\{subject="svc\.auth\.ping",outcome="ok"\} \d+/);
     expect(metrics).toMatch(
       /chronicler_http_requests_total\{method="GET",route="\/api\/health",status="200"\} \d+/,
     );
+    for (const p of ['/metrics', '/healthz', '/readyz']) {
+      const res = await fetch(`${system.url}${p}`);
+      expect(res.status).toBe(404);
+      expect(await res.json()).toEqual({ detail: `Not found: GET ${p}` });
+    }
   });
 
   it('answers unknown API paths with a JSON 404 in the {"detail"} shape', async () => {

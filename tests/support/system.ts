@@ -24,6 +24,8 @@ export interface TestSystem {
   readonly children: Map<string, ChildProcess>;
   /** The bus, database and Redis the services use, when started with `processes: 'one'`. */
   readonly platform?: Platform;
+  /** The process's ops listener (/healthz, /readyz, /metrics), when started with `processes: 'one'`. */
+  readonly opsUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -68,6 +70,8 @@ export interface StartOptions {
   /** Extra environment for the services. */
   env?: NodeJS.ProcessEnv;
   mode?: 'embedded' | 'cluster';
+  /** Where the services' log lines go (with `processes: 'one'`), e.g. to assert what is logged. */
+  logDestination?: { write(line: string): void };
 }
 
 /**
@@ -104,10 +108,14 @@ export async function startSystem(opts: StartOptions = {}): Promise<TestSystem> 
   }
 
   if ((opts.processes ?? 'one') === 'one') {
-    env.PORT = '0';
+    // A test that must know the address before the start (PUBLIC_URL) picks the port itself.
+    env.PORT = opts.env?.PORT ?? '0';
+    env.OPS_PORT ??= '0';
     let system: EmbeddedSystem;
     try {
-      system = await startEmbedded(env, { logger: createLogger(null, { level: env.LOG_LEVEL }) });
+      system = await startEmbedded(env, {
+        logger: createLogger(null, { level: env.LOG_LEVEL, destination: opts.logDestination }),
+      });
     } catch (err) {
       for (const c of cleanups.reverse()) await c();
       throw err;
@@ -118,6 +126,7 @@ export async function startSystem(opts: StartOptions = {}): Promise<TestSystem> 
       env,
       children: new Map(),
       platform: system.platform,
+      opsUrl: `http://127.0.0.1:${system.opsPort}`,
       async stop() {
         await system.stop();
         for (const c of cleanups.reverse()) await c();

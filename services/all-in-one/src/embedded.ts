@@ -6,10 +6,15 @@ import group from '@chronicler/group';
 import {
   ConfigError,
   createLogger,
+  defaultOpsHost,
   loadConfig,
   loadPlatformConfig,
+  localSignInEnabled,
   openPlatform,
+  OpsConfigSchema,
+  startOpsServer,
   startService,
+  type OpsServer,
   type Logger,
   type Platform,
   type RunningService,
@@ -40,13 +45,15 @@ export interface EmbeddedSystem {
   readonly platform: Platform;
   readonly port: number;
   readonly url: string;
+  /** The one ops listener of the process (/healthz, /readyz, /metrics for all ten services). */
+  readonly opsPort: number;
   stop(): Promise<void>;
 }
 
 /**
  * Runs all ten services in one process on one platform (by default PGlite in DATA_DIR,
- * the in-process bus, memory locks). Configuration comes from `env`; every invalid
- * variable of every service is reported at once.
+ * the in-process bus, memory locks), with one ops listener for the process. Configuration
+ * comes from `env`; every invalid variable of every service is reported at once.
  */
 export async function startEmbedded(
   env: NodeJS.ProcessEnv = process.env,
@@ -56,8 +63,15 @@ export async function startEmbedded(
   const problems: ConfigError['problems'] = [];
   const configs = new Map<string, unknown>();
   let platformConfig;
+  let opsConfig;
   try {
     platformConfig = loadPlatformConfig(env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    problems.push(...err.problems);
+  }
+  try {
+    opsConfig = loadConfig(OpsConfigSchema, env);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     problems.push(...err.problems);
@@ -70,13 +84,27 @@ export async function startEmbedded(
       problems.push(...err.problems.filter((p) => !problems.some((q) => q.variable === p.variable)));
     }
   }
-  if (problems.length || !platformConfig) throw new ConfigError(problems);
+  if (problems.length || !platformConfig || !opsConfig) throw new ConfigError(problems);
+  const mode = platformConfig.NATS_URL ? 'cluster' : 'embedded';
+  const gatewayConfig = configs.get('gateway') as { HOST: string };
+  // Anyone who reaches the port can try the local sign-in: on one machine, only that
+  // machine should reach it unless the operator chose otherwise by setting HOST.
+  if (mode === 'embedded' && localSignInEnabled(env, mode)) {
+    if (!env.HOST) gatewayConfig.HOST = '127.0.0.1';
+    else if (!isLoopback(gatewayConfig.HOST)) {
+      log.warn(
+        { host: gatewayConfig.HOST },
+        'local sign-in is reachable from the network: put the gateway behind TLS and give every local account a password',
+      );
+    }
+  }
 
   const platform = await openPlatform(platformConfig, {
     name: 'all-in-one',
     logger: log.child({ service: 'all-in-one' }),
   });
   const running: RunningService[] = [];
+  let ops: OpsServer;
   try {
     for (const def of SERVICES) {
       running.push(
@@ -86,6 +114,12 @@ export async function startEmbedded(
         }),
       );
     }
+    ops = await startOpsServer({
+      host: opsConfig.OPS_HOST ?? defaultOpsHost(mode),
+      port: opsConfig.OPS_PORT,
+      checks: platform.readiness,
+      logger: log.child({ service: 'all-in-one' }),
+    });
   } catch (err) {
     for (const s of running.reverse()) await s.stop().catch(() => {});
     await platform.close().catch(() => {});
@@ -96,10 +130,15 @@ export async function startEmbedded(
     platform,
     port,
     url: `http://localhost:${port}`,
+    opsPort: ops.port,
     async stop() {
+      await ops.close();
       // The gateway started last and stops first: no new requests while the rest drain.
       for (const s of [...running].reverse()) await s.stop();
       await platform.close();
     },
   };
 }
+
+const isLoopback = (host: string): boolean =>
+  host === 'localhost' || host === '::1' || host.startsWith('127.');

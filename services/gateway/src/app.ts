@@ -1,12 +1,14 @@
-import { opsRoutes, type ServiceContext } from '@chronicler/kit';
+import type { ServiceContext } from '@chronicler/kit';
 import websocket from '@fastify/websocket';
 import type { Static } from '@sinclair/typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import auth from './plugins/auth.ts';
-import errors from './plugins/errors.ts';
+import errors, { frameworkErrors } from './plugins/errors.ts';
 import httpMetrics from './plugins/http-metrics.ts';
+import idempotency from './plugins/idempotency.ts';
 import rateLimit from './plugins/rate-limit.ts';
 import security from './plugins/security.ts';
+import validation from './plugins/validation.ts';
 import web from './plugins/web.ts';
 import authRoutes from './routes/auth/index.ts';
 import chatRoutes from './routes/chat/index.ts';
@@ -31,6 +33,12 @@ declare module 'fastify' {
 export const BODY_LIMIT = 1024 * 1024;
 
 /**
+ * Longest path parameter: every id is far shorter (a UUID is 36), so a longer one names
+ * nothing and is answered 404 by the router before any work.
+ */
+export const MAX_PARAM_LENGTH = 200;
+
+/**
  * The gateway, laid out like fastify's demo app: external plugins, then app plugins,
  * then one folder per route area, all under /api. The web app is served for every other
  * path so client-side routes survive a reload. Plugin order matters for the hooks:
@@ -44,17 +52,22 @@ export async function buildApp(ctx: GatewayContext): Promise<FastifyInstance> {
     requestIdHeader: 'x-request-id',
     bodyLimit: BODY_LIMIT,
     trustProxy: ctx.config.TRUST_PROXY,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // Bad percent-encoding and over-long ids answer in `{detail}` like every other error.
+    frameworkErrors,
   });
   app.decorate('ctx', ctx);
 
   await app.register(errors);
+  await app.register(validation);
   await app.register(httpMetrics);
   await app.register(security);
   await app.register(rateLimit);
   await app.register(auth);
   // The chat and planning sockets (/api/ws/*); one frame is at most 1 MiB, like one bus message.
   await app.register(websocket, { options: { maxPayload: 1024 * 1024 } });
-  await app.register(opsRoutes, { checks: ctx.platform.readiness });
+  // Creates that honour Idempotency-Key; /healthz, /readyz and /metrics are on the ops port.
+  await app.register(idempotency);
   await app.register(
     async (api) => {
       await api.register(healthRoutes);

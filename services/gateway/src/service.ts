@@ -8,7 +8,11 @@ const defaultWebDist = path.resolve(path.dirname(fileURLToPath(import.meta.url))
 
 export const GatewayConfigSchema = Type.Object({
   PORT: Env.port(8000),
-  HOST: Type.String({ default: '0.0.0.0' }),
+  /**
+   * A gateway process of its own is in the cluster, behind a Service: every interface. The
+   * embedded runner defaults it to 127.0.0.1 while the local sign-in is on.
+   */
+  HOST: Type.String({ default: '0.0.0.0', minLength: 1 }),
   /** The built web app (vite build output) served at /. */
   WEB_DIST: Type.String({ default: defaultWebDist }),
   /**
@@ -16,10 +20,20 @@ export const GatewayConfigSchema = Type.Object({
    * and the post-sign-in redirect; https here makes cookies Secure. Default: the request's own.
    */
   PUBLIC_URL: Type.Optional(Env.url()),
-  /** Proxies whose X-Forwarded-* headers are believed (fastify `trustProxy`: addresses, CIDRs, names). */
-  TRUST_PROXY: Type.String({ default: 'loopback,linklocal,uniquelocal' }),
+  /**
+   * Proxies whose X-Forwarded-* headers are believed (fastify `trustProxy`: addresses, CIDRs,
+   * names such as `loopback`). Default none: anyone can send X-Forwarded-For, so believing it
+   * from an address that is not a proxy lets a client pick its own rate-limit key. Behind an
+   * ingress, name the ingress's addresses.
+   */
+  TRUST_PROXY: Type.String({ default: '' }),
   /** Other origins allowed to send cookie-authenticated writes, e.g. the Vite dev server. */
   TRUSTED_ORIGINS: Env.list(),
+  /**
+   * Embedded mode without PUBLIC_URL: Host names (`name` for any port, `name:port` for one)
+   * accepted on the OAuth sign-in routes besides localhost, 127.0.0.1 and [::1] on our port.
+   */
+  ALLOWED_HOSTS: Env.list(),
   DISCORD_BOT_INVITE_URL: Type.Optional(Env.url()),
   COMMUNITY_URL: Type.Optional(Env.url()),
   RATE_LIMIT_WINDOW_MS: Type.Integer({ default: 60_000, minimum: 1000 }),
@@ -37,7 +51,6 @@ export default defineService({
   name: 'gateway',
   version: packageVersion(import.meta.url),
   config: GatewayConfigSchema,
-  servesOps: true,
   async start(ctx) {
     const app = await buildApp(ctx);
     await app.listen({ host: ctx.config.HOST, port: ctx.config.PORT });

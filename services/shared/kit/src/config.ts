@@ -56,3 +56,23 @@ export const splitList = (value: string | undefined): string[] =>
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
+
+const LocalSignInConfigSchema = Type.Object({
+  AUTH_LOCAL_ENABLED: Type.Optional(Type.Boolean()),
+  DISCORD_CLIENT_ID: Type.Optional(Type.String()),
+  DISCORD_CLIENT_SECRET: Type.Optional(Type.String()),
+  GOOGLE_CLIENT_ID: Type.Optional(Type.String()),
+});
+
+/**
+ * Whether the auth service offers the local account, worked out from the same variables by
+ * the same rule (AUTH_LOCAL_ENABLED, default on in embedded mode, never next to Discord or
+ * Google), for a process that must act on it without importing the auth service: the
+ * embedded runner keeps the gateway on loopback while it is on.
+ */
+export function localSignInEnabled(env: NodeJS.ProcessEnv, mode: 'embedded' | 'cluster'): boolean {
+  const cfg = loadConfig(LocalSignInConfigSchema, env);
+  const provider =
+    Boolean(cfg.DISCORD_CLIENT_ID && cfg.DISCORD_CLIENT_SECRET) || Boolean(cfg.GOOGLE_CLIENT_ID);
+  return !provider && (cfg.AUTH_LOCAL_ENABLED ?? mode === 'embedded');
+}

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from './logger.ts';
+import { createLogger, redactUrl } from './logger.ts';
 
 function capture(): { stream: Writable; lines: () => Record<string, unknown>[] } {
   const chunks: string[] = [];
@@ -50,6 +50,46 @@ describe('createLogger', () => {
     );
     log.info({ session: { token: 'secret' } }, 'issued');
     expect(JSON.stringify(out.lines())).not.toContain('secret');
+  });
+
+  it('blanks credential query parameters in request and url fields, keeping the rest of the URL', () => {
+    const out = capture();
+    const log = createLogger('gateway', { destination: out.stream });
+    // What fastify passes for its "incoming request" line: the request, socket included.
+    const req = {
+      method: 'GET',
+      url: '/api/ws/chat?transcript_id=t-1&token=eyJsecret.sig&TOKEN=s2',
+      ip: '10.0.0.9',
+      host: 'chronicler.example',
+      socket: { remoteAddress: '127.0.0.1', remotePort: 5555 },
+      headers: { authorization: 'Bearer secret' },
+    };
+    log.info({ req }, 'incoming request');
+    log.info({ url: '/api/auth/discord/callback?code=secret-code&state=secret-state' }, 'callback');
+    log.info({ req: { url: '/login?credential=secret-cred&password=secret-pw&next=%2F' } }, 'plain');
+    log.info(
+      { body: { username: 'ann', password: 'secret-pw' }, err: { details: { token: 'secret' } } },
+      'x',
+    );
+    const text = JSON.stringify(out.lines());
+    expect(text).not.toContain('secret');
+    const [first, second, third] = out.lines();
+    expect(first?.req).toEqual({
+      method: 'GET',
+      url: '/api/ws/chat?transcript_id=t-1&token=[REDACTED]&TOKEN=[REDACTED]',
+      host: 'chronicler.example',
+      remoteAddress: '10.0.0.9',
+      remotePort: 5555,
+    });
+    expect(second?.url).toBe('/api/auth/discord/callback?code=[REDACTED]&state=[REDACTED]');
+    expect(third?.req).toEqual({ url: '/login?credential=[REDACTED]&password=[REDACTED]&next=%2F' });
+  });
+
+  it('redactUrl leaves URLs without credentials alone and reads encoded parameter names', () => {
+    expect(redactUrl('/api/transcripts?after=abc')).toBe('/api/transcripts?after=abc');
+    expect(redactUrl('/api/health')).toBe('/api/health');
+    expect(redactUrl('/x?%74oken=abc&a=1#frag')).toBe('/x?%74oken=[REDACTED]&a=1#frag');
+    expect(redactUrl('/x?token')).toBe('/x?token=[REDACTED]');
   });
 
   it('names no service on the embedded root logger, so children name theirs once', () => {

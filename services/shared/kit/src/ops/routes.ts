@@ -8,8 +8,8 @@ export interface ReadinessCheck {
 
 /**
  * `/healthz` (the process is alive), `/readyz` (its bus, database and Redis answer) and
- * `/metrics` (Prometheus). Registered on the gateway's own server and on the small ops
- * server of every other service process.
+ * `/metrics` (Prometheus). Served by the small ops server of every process (see
+ * startOpsServer), never on the gateway's public port.
  */
 export async function opsRoutes(app: FastifyInstance, opts: { checks: ReadinessCheck[] }): Promise<void> {
   app.get('/healthz', async () => ({ status: 'ok' }));

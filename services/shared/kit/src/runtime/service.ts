@@ -42,8 +42,6 @@ export interface ServiceDefinition<C extends TObject = TObject> {
   config: C;
   /** Committed SQL migrations, applied to the service's schema at start. */
   migrationsDir?: string;
-  /** True for the gateway, which serves /healthz, /readyz and /metrics on its own port. */
-  servesOps?: boolean;
   start(ctx: ServiceContext<Static<C>>): Promise<StartedService | void>;
 }
 

@@ -1,8 +1,7 @@
 import { Type, type TObject } from '@sinclair/typebox';
-import Fastify from 'fastify';
 import { ConfigError, Env, loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
-import { opsRoutes } from '../ops/routes.ts';
+import { defaultOpsHost, OpsConfigSchema, startOpsServer } from '../ops/server.ts';
 import { startTelemetry, stopTelemetry } from '../ops/telemetry.ts';
 import { openPlatform, PlatformConfigSchema } from './platform.ts';
 import { startService, type ServiceDefinition } from './service.ts';
@@ -17,7 +16,7 @@ const StandaloneConfigSchema = Type.Object({
   NATS_URL: Env.url(),
   DATABASE_URL: Env.url(),
   REDIS_URL: Env.url(),
-  OPS_PORT: Env.port(9464),
+  ...OpsConfigSchema.properties,
 });
 
 export async function runStandalone<C extends TObject>(def: ServiceDefinition<C>): Promise<void> {
@@ -38,15 +37,15 @@ export async function runStandalone<C extends TObject>(def: ServiceDefinition<C>
   const platform = await openPlatform(cfg, { name: def.name, logger: log });
   const service = await startService(def, platform, { logger: log, config: serviceConfig });
 
-  const ops = def.servesOps ? undefined : Fastify({ logger: false });
-  if (ops) {
-    await ops.register(opsRoutes, { checks: platform.readiness });
-    await ops.listen({ host: '0.0.0.0', port: cfg.OPS_PORT });
-    log.info({ port: cfg.OPS_PORT }, 'ops endpoints listening');
-  }
+  const ops = await startOpsServer({
+    host: cfg.OPS_HOST ?? defaultOpsHost(platform.mode),
+    port: cfg.OPS_PORT,
+    checks: platform.readiness,
+    logger: log,
+  });
 
   onShutdownSignal(async () => {
-    await ops?.close();
+    await ops.close();
     await service.stop();
     await platform.close();
     await stopTelemetry();
