@@ -31,12 +31,20 @@ describe('sign-in with a local account (fresh embedded start, nothing configured
     await system?.stop();
   });
 
-  it('signs a new user in and lands on /welcome, which says the invite URL is missing', async () => {
+  it('creates a local account with a password and lands on /welcome, which says the invite URL is missing', async () => {
     const { page, errors } = await newPage(browser, system.url);
     await page.goto('/login');
     await visible(page, 'Use a local account');
+    await page.getByRole('radio', { name: 'Create account' }).check();
+    const password = page.getByLabel('Password', { exact: true });
+    expect(await password.getAttribute('type')).toBe('password');
+    expect(await password.getAttribute('autocomplete')).toBe('new-password');
+    expect(await password.getAttribute('maxlength')).toBe('256');
+    expect(await page.getByLabel('Username').getAttribute('maxlength')).toBe('32');
     await page.getByLabel('Username').fill('Grog');
-    await page.getByRole('button', { name: 'Sign in locally' }).click();
+    await password.fill('grog-smash-42');
+    await page.getByLabel('Confirm password').fill('grog-smash-42');
+    await page.getByRole('button', { name: 'Create local account' }).click();
     await visible(page, 'Successfully authenticated');
     await page.waitForURL('**/welcome');
     await visible(page, 'Getting Started');
@@ -55,6 +63,33 @@ describe('sign-in with a local account (fresh embedded start, nothing configured
     await visible(page, 'Getting Started');
     await page.goto('/login');
     await page.waitForURL((url) => url.pathname === '/');
+    expect(errors).toEqual([]);
+  });
+
+  it('signs in with the password; a wrong one shows the server message and signs nobody in', async () => {
+    const { page, errors } = await newPage(browser, system.url);
+    await page.goto('/login');
+    await visible(page, 'Use a local account');
+    // Sign in is the default choice, with the browser's saved password offered.
+    expect(await page.getByLabel('Password', { exact: true }).getAttribute('autocomplete')).toBe(
+      'current-password',
+    );
+    await visible(
+      page,
+      'Made a local account before passwords were required? Sign in with its name and choose a password now: the first password entered for it becomes its password.',
+    );
+    await page.getByLabel('Username').fill('grog');
+    await page.getByLabel('Password', { exact: true }).fill('not-grogs-password');
+    await page.getByRole('button', { name: 'Sign in locally' }).click();
+    await visible(page, 'Invalid username or password.');
+    expect((await storage(page)).auth_token).toBeNull();
+    expect((await page.context().cookies()).find((c) => c.name === 'access_token')).toBeUndefined();
+
+    await page.getByLabel('Password', { exact: true }).fill('grog-smash-42');
+    await page.getByRole('button', { name: 'Sign in locally' }).click();
+    await visible(page, 'Successfully authenticated');
+    await page.waitForURL((url) => url.pathname !== '/login');
+    expect((await storage(page)).auth_token).toMatch(/^ey/);
     expect(errors).toEqual([]);
   });
 

@@ -2,16 +2,21 @@ import type { AuthCheckResponse, AuthProviders } from '@chronicler/contracts';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startOAuthPeer, type OAuthPeer } from '../peers/oauth.ts';
 import { setCookie } from '../support/auth.ts';
-import { startSystem, testMode, type TestSystem } from '../support/system.ts';
+import { freePort, startSystem, testMode, type TestSystem } from '../support/system.ts';
 
 describe(`sign-in with Discord and Google against the OAuth peer (${testMode} mode)`, () => {
   let peer: OAuthPeer;
   let system: TestSystem;
   beforeAll(async () => {
     peer = await startOAuthPeer();
+    // OAuth needs PUBLIC_URL in cluster mode (the Host header must not pick the redirect), so
+    // the test picks the port and names the address before the start.
+    const port = await freePort();
     system = await startSystem({
       env: {
         ...peer.env('both'),
+        PORT: String(port),
+        PUBLIC_URL: `http://127.0.0.1:${port}`,
         ADMIN_DISCORD_IDS: '1000000000000000001',
         ADMIN_EMAILS: 'Boss@Example.com',
         OAUTH_HTTP_TIMEOUT_MS: '1000',
@@ -61,7 +66,7 @@ describe(`sign-in with Discord and Google against the OAuth peer (${testMode} mo
     const local = await fetch(`${system.url}/api/auth/local`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: 'mallory' }),
+      body: JSON.stringify({ username: 'mallory', password: 'mallory-password', create: true }),
     });
     expect(local.status).toBe(403);
   });

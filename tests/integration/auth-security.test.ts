@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // write) so the guard is tested on real routes, and it shows revocation across replicas.
 import { buildApp } from '../../services/gateway/src/app.ts';
 import { GatewayConfigSchema } from '../../services/gateway/src/service.ts';
-import { authUser, localSignIn, sessionIdOf, setCookie } from '../support/auth.ts';
+import { authUser, localPassword, localSignIn, sessionIdOf, setCookie } from '../support/auth.ts';
 import { startSystem, testMode, waitFor, type TestSystem } from '../support/system.ts';
 
 const SECRET = 'test-secret-' + randomUUID() + randomUUID();
@@ -40,6 +40,8 @@ describe(`tokens, guard and gateway security (${testMode} mode)`, () => {
       PORT: '0',
       RATE_LIMIT_SIGN_IN_MAX: '3',
       RATE_LIMIT_USER_MAX: '5',
+      // The replica stands behind a proxy on loopback, so each test's X-Forwarded-For is its own client.
+      TRUST_PROXY: '127.0.0.1',
     });
     replica = await buildApp({
       name: 'gateway',
@@ -90,11 +92,11 @@ describe(`tokens, guard and gateway security (${testMode} mode)`, () => {
     });
   });
 
-  it('a new user signs in with the local account; the same name (any case) is the same account', async () => {
+  it('a new user creates a local account; the same name (any case) is the same account', async () => {
     const res = await fetch(`${system.url}/api/auth/local`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', origin: system.url },
-      body: JSON.stringify({ username: '  Alice  ' }),
+      body: JSON.stringify({ username: '  Alice  ', password: localPassword('alice'), create: true }),
     });
     expect(res.status).toBe(200);
     const body = (await res.json()) as AuthCheckResponse;
@@ -119,7 +121,7 @@ describe(`tokens, guard and gateway security (${testMode} mode)`, () => {
     const res = await fetch(`${system.url}/api/auth/local`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: '   ' }),
+      body: JSON.stringify({ username: '   ', password: 'long-enough-password' }),
     });
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({ detail: 'Username cannot be empty.' });
@@ -257,7 +259,7 @@ describe(`tokens, guard and gateway security (${testMode} mode)`, () => {
       fetch(`${system.url}/api/auth/local`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', cookie: `access_token=${cookie}`, ...headers },
-        body: JSON.stringify({ username: 'mallory' }),
+        body: JSON.stringify({ username: 'mallory', password: localPassword('mallory'), create: true }),
       });
     const evil = await post({ origin: 'https://evil.example' });
     expect(evil.status).toBe(403);
@@ -299,7 +301,7 @@ describe(`tokens, guard and gateway security (${testMode} mode)`, () => {
         method: 'POST',
         url: '/api/auth/local',
         headers: { 'x-forwarded-for': ip },
-        payload: { username: `ivan-${ip}` },
+        payload: { username: `ivan-${ip}`, password: localPassword(`ivan-${ip}`), create: true },
       });
     for (let i = 0; i < 3; i++) expect((await signIn()).statusCode).toBe(200);
     const limited = await signIn();
@@ -339,7 +341,7 @@ describe(`tokens, guard and gateway security (${testMode} mode)`, () => {
       method: 'POST',
       url: '/api/auth/local',
       headers: { 'x-forwarded-proto': 'https', 'x-forwarded-for': '10.255.0.1' },
-      payload: { username: 'kim' },
+      payload: { username: 'kim', password: localPassword('kim'), create: true },
     });
     expect(https.headers['strict-transport-security']).toMatch(/max-age=\d+/);
     expect(https.cookies.find((c) => c.name === 'access_token')?.secure).toBe(true);

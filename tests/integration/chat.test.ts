@@ -334,8 +334,11 @@ describe(`chat: POST /api/chat and /api/ws/chat (${testMode} mode, offline engin
       ]);
     });
 
-    it('signs the handshake in with the access-token cookie when there is no token in the query', async () => {
-      const client = await connect({ transcript_id: other.id }, { cookie: `access_token=${alice.token}` });
+    it('signs a browser handshake (our Origin) in with the access-token cookie when there is no token in the query', async () => {
+      const client = await connect(
+        { transcript_id: other.id },
+        { cookie: `access_token=${alice.token}`, origin: system.url },
+      );
       expect((await client.next()).type).toBe('chat_history');
       await client.close();
     });

@@ -11,7 +11,20 @@ export function setCookie(res: Response, name: string): { value: string; attribu
   return undefined;
 }
 
-/** Signs in with the local account; answers the body and the cookie token. */
+/**
+ * The password the test helpers give the local account `username`: derived from the name
+ * as the server matches it (trimmed, spaces collapsed, any case), so "Keyleth" and
+ * "keyleth" get the same one.
+ */
+export function localPassword(username: string): string {
+  return `pw-${username.trim().replace(/\s+/g, ' ').toLowerCase()}-test`;
+}
+
+/**
+ * Signs in with the local account, creating it with `localPassword(username)` the first
+ * time (a create with the account's own password signs in); answers the body and the
+ * cookie token.
+ */
 export async function localSignIn(
   url: string,
   username: string,
@@ -19,7 +32,7 @@ export async function localSignIn(
   const res = await fetch(`${url}/api/auth/local`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username }),
+    body: JSON.stringify({ username, password: localPassword(username), create: true }),
   });
   if (res.status !== 200) throw new Error(`local sign-in answered ${res.status}: ${await res.text()}`);
   const cookie = setCookie(res, 'access_token');

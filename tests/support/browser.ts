@@ -1,4 +1,5 @@
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { localPassword } from './auth.ts';
 
 /** Debian's Chromium with the flags of CONVENTIONS (no sandbox as root, no network chatter). */
 export async function launchBrowser(): Promise<Browser> {
@@ -25,9 +26,16 @@ export async function newPage(browser: Browser, baseURL: string): Promise<{ page
   return { page, errors };
 }
 
-/** Signs in through the login page's local account form; the caller waits for where it lands. */
+/**
+ * Signs in through the login page's local account form, as "Create account" with
+ * `localPassword(username)`: the first time it creates the account, later it signs in
+ * (a create with the account's own password does). The caller waits for where it lands.
+ */
 export async function signInLocally(page: Page, username: string): Promise<void> {
   await page.goto('/login');
+  await page.getByRole('radio', { name: 'Create account' }).check();
   await page.getByLabel('Username').fill(username);
-  await page.getByRole('button', { name: 'Sign in locally' }).click();
+  await page.getByLabel('Password', { exact: true }).fill(localPassword(username));
+  await page.getByLabel('Confirm password').fill(localPassword(username));
+  await page.getByRole('button', { name: 'Create local account' }).click();
 }

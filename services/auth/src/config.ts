@@ -31,6 +31,9 @@ export const AuthConfigSchema = Type.Object({
   /** Default: on only in embedded mode with neither Discord nor Google configured. */
   AUTH_LOCAL_ENABLED: Type.Optional(Type.Boolean()),
   OAUTH_HTTP_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100 }),
+  /** Failed local sign-ins per account per AUTH_LOCAL_FAILURE_WINDOW before it answers 429. */
+  AUTH_LOCAL_MAX_FAILURES: Type.Integer({ default: 10, minimum: 1 }),
+  AUTH_LOCAL_FAILURE_WINDOW: Duration('15m', 'Window of AUTH_LOCAL_MAX_FAILURES'),
 });
 export type AuthConfig = Static<typeof AuthConfigSchema>;
 
@@ -52,6 +55,7 @@ export interface AuthSettings {
   localEnabled: boolean;
   tokenTtlSeconds: number;
   sessionTtlSeconds: number;
+  localFailureWindowMs: number;
   adminDiscordIds: Set<string>;
   adminEmails: Set<string>;
 }
@@ -85,8 +89,8 @@ export function resolveSettings(raw: AuthConfig, mode: 'embedded' | 'cluster'): 
     ? { clientId: raw.GOOGLE_CLIENT_ID, clientSecret: raw.GOOGLE_CLIENT_SECRET ?? null }
     : null;
   const providerConfigured = Boolean(discord || google);
-  // The local account has no password: it is only safe on a single-user machine, so it is
-  // never offered next to a real provider, and a cluster must opt in explicitly.
+  // Local accounts are for a machine without a provider: never offered next to a real
+  // provider, and a cluster must opt in explicitly.
   const localEnabled = !providerConfigured && (raw.AUTH_LOCAL_ENABLED ?? mode === 'embedded');
   return {
     raw,
@@ -96,6 +100,7 @@ export function resolveSettings(raw: AuthConfig, mode: 'embedded' | 'cluster'): 
     localEnabled,
     tokenTtlSeconds,
     sessionTtlSeconds,
+    localFailureWindowMs: Math.max(1, parseDuration(raw.AUTH_LOCAL_FAILURE_WINDOW)) * 1000,
     adminDiscordIds: new Set(splitList(raw.ADMIN_DISCORD_IDS)),
     adminEmails: new Set(splitList(raw.ADMIN_EMAILS).map((e) => e.toLowerCase())),
   };

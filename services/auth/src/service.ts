@@ -52,7 +52,7 @@ export default defineService({
       serve(bus, googleLoginUrlRpc, googleLoginUrl(deps)),
       serve(bus, signInGoogleCodeRpc, signInGoogleCode(deps, verifyGoogle, ctx.logger)),
       serve(bus, signInGoogleRpc, signInGoogle(deps, verifyGoogle)),
-      serve(bus, signInLocalRpc, signInLocal(deps)),
+      serve(bus, signInLocalRpc, signInLocal(deps, ctx.coord, ctx.logger)),
       serve(bus, verifySessionRpc, verifySession(deps)),
       serve(bus, issueTokenRpc, issueToken(deps)),
       serve(bus, revokeSessionRpc, revokeSession(deps, bus)),

@@ -29,11 +29,18 @@ export function postGoogleCredential(credential: string): Promise<AuthCheckRespo
   });
 }
 
-/** Local account (embedded mode only, when the server offers it). */
-export function postLocalLogin(username: string): Promise<AuthCheckResponse> {
+/**
+ * Local account (when the server offers it): signs in, or with `create` opens the account
+ * (an existing one with this password is signed in).
+ */
+export function postLocalLogin(
+  username: string,
+  password: string,
+  create: boolean,
+): Promise<AuthCheckResponse> {
   return apiRequest<AuthCheckResponse>('/auth/local', {
     method: 'POST',
-    body: { username },
+    body: create ? { username, password, create: true } : { username, password },
     errorMessage: 'Authentication failed',
   });
 }

@@ -40,6 +40,47 @@ export class AuthStore {
     return rows[0]!;
   }
 
+  /** The local account of a (lowercased) name. */
+  async localUser(localName: string): Promise<UserRow | undefined> {
+    return (
+      await this.db.query<UserRow>(`select * from ${this.t.users} where local_name = $1`, [localName])
+    )[0];
+  }
+
+  /** A new local account with its password hash; undefined when the name was taken meanwhile. */
+  async createLocalUser(
+    localName: string,
+    username: string,
+    passwordHash: string,
+  ): Promise<UserRow | undefined> {
+    const rows = await this.db.query<UserRow>(
+      `insert into ${this.t.users} (local_name, username, password_hash) values ($1, $2, $3)
+       on conflict (local_name) do nothing returning *`,
+      [localName, username, passwordHash],
+    );
+    return rows[0];
+  }
+
+  /**
+   * Gives a password-less local account (made before passwords existed) its first
+   * password; false when it already has one, e.g. set by a racing request.
+   */
+  async claimPassword(userId: string, passwordHash: string): Promise<boolean> {
+    const rows = await this.db.query(
+      `update ${this.t.users} set password_hash = $2 where id = $1 and password_hash is null returning id`,
+      [userId, passwordHash],
+    );
+    return rows.length === 1;
+  }
+
+  /** Replaces a hash made with older parameters, unless it changed meanwhile. */
+  async replacePasswordHash(userId: string, oldHash: string, newHash: string): Promise<void> {
+    await this.db.query(
+      `update ${this.t.users} set password_hash = $3 where id = $1 and password_hash = $2`,
+      [userId, oldHash, newHash],
+    );
+  }
+
   async userById(id: string): Promise<UserRow | undefined> {
     if (!isUuid(id)) return undefined;
     return (await this.db.query<UserRow>(`select * from ${this.t.users} where id = $1`, [id]))[0];

@@ -1,5 +1,5 @@
 /**
- * Rows of the `auth` schema (migrations/0001_users_sessions.sql). Queries are plain SQL
+ * Rows of the `auth` schema (migrations/0001_users_sessions.sql, 0002_local_passwords.sql). Queries are plain SQL
  * through the kit's DatabaseHandle: drizzle-orm is a dependency of the kit, not of this
  * package, so its table builders cannot be imported here (see README).
  */
@@ -12,6 +12,8 @@ export interface UserRow {
   avatar: string | null;
   email: string | null;
   is_admin: boolean;
+  /** scrypt hash of a local account's password (see passwords.ts); null for provider accounts and unclaimed legacy local ones. */
+  password_hash: string | null;
   created_at: Date;
   last_login_at: Date;
 }

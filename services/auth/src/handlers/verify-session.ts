@@ -2,15 +2,18 @@ import type { VerifySessionResult } from '@chronicler/contracts';
 import { toAuthUser, type AuthDeps } from '../sessions.ts';
 
 /**
- * svc.auth.verify-session: a token is good when it verifies (HS256 only, iss, aud) and
- * its session is neither revoked nor expired. A token past its own short expiry whose
- * session is still live gets a fresh one back, so the 7-day cookie keeps working.
+ * svc.auth.verify-session: a token is good when it verifies (HS256 only, iss, aud, exp)
+ * and its session is neither revoked nor expired. A token past its own short expiry is
+ * renewed only when the caller asks (`renew`, which the gateway sets for the cookie alone,
+ * and then replaces the cookie): so the 7-day cookie keeps working, while a copied token
+ * used as a bearer header or in a socket URL stops at its own expiry.
  */
 export const verifySession =
   ({ settings, store, tokens }: AuthDeps) =>
-  async (req: { token: string }): Promise<VerifySessionResult> => {
+  async (req: { token: string; renew?: boolean }): Promise<VerifySessionResult> => {
     const verified = await tokens.verify(req.token);
     if (!verified) return { valid: false };
+    if (verified.expired && req.renew !== true) return { valid: false };
     const live = await store.liveSession(verified.claims.sid);
     if (!live || live.user.id !== verified.claims.sub) return { valid: false };
     const sessionEnd = new Date(live.session.expires_at);

@@ -3,13 +3,15 @@ import { assertValid, httpStatusFor, ServiceError } from '@chronicler/kit';
 import type { WebSocket } from '@fastify/websocket';
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { handshakeToken } from '../plugins/auth.ts';
+import { publicMessage } from '../plugins/errors.ts';
 
-/** A service error's message when it is meant for the user (below 500, or no model answering), else a generic one. */
+/**
+ * A service error's message when it is meant for the user (below 500, or no model
+ * answering), else a generic one; never one that names a bus subject (the same rule as
+ * the HTTP errors).
+ */
 export function userMessage(err: unknown): string {
-  if (err instanceof ServiceError && httpStatusFor[err.code] < 500) return err.message;
-  if (err instanceof ServiceError && (err.code === 'unavailable' || err.code === 'timeout'))
-    return err.message;
+  if (err instanceof ServiceError) return publicMessage(err);
   return 'Internal server error';
 }
 
@@ -28,7 +30,7 @@ export interface RelaySocketOptions<Frame, Message, History> {
 
 /**
  * A socket of 02 §7 (chat, planning) that relays to a service: the handshake is refused
- * (401, 400, 404) before the upgrade, so a refused client never sees an open socket; then
+ * (403 foreign Origin, 401, 400, 404) before the upgrade, so a refused client never sees an open socket; then
  * `chat_history` on connect, a `message` frame per client frame, answered one at a time in
  * the order sent, and an `error` frame for a bad frame or a failed answer. The gateway keeps
  * no state of its own.
@@ -56,10 +58,10 @@ export function registerRelaySocket<Frame, Message, History>(
       config: { public: true },
       schema: { querystring: Query },
       preValidation: async (req, reply) => {
-        const user = await app.authenticateHandshake(
-          handshakeToken({ query: req.query as Record<string, unknown>, cookies: req.cookies }),
-        );
-        if (!user) return reply.code(401).send({ detail: 'Authentication required' });
+        // Origin first (403), then each token the handshake carries until one verifies (401).
+        const check = await app.checkHandshake(req);
+        if (!check.ok) return reply.code(check.status).send({ detail: check.detail });
+        const user = check.user;
         const id = req.query[opts.idParam] ?? '';
         if (!id) return reply.code(400).send({ detail: `${opts.idParam} is required` });
         try {

@@ -9,9 +9,23 @@ import {
 import { assertValid, call } from '@chronicler/kit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { TLSSocket } from 'node:tls';
 import { SessionCache } from '../lib/session-cache.ts';
 
 export type TokenSource = 'cookie' | 'bearer' | 'auth-token';
+export type HandshakeTokenSource = TokenSource | 'query' | 'socket-auth';
+
+/** The outcome of a WebSocket or socket.io handshake check. */
+export type HandshakeCheck =
+  | { ok: true; user: AuthUser; sessionId: string; source: HandshakeTokenSource }
+  | { ok: false; status: 401 | 403; detail: string };
+
+/** What a handshake carries besides its headers: the parsed query and socket.io's auth payload. */
+export interface HandshakeExtras {
+  query?: Record<string, unknown>;
+  auth?: Record<string, unknown>;
+}
 
 export interface RequestAuth {
   sessionId: string;
@@ -27,14 +41,35 @@ declare module 'fastify' {
     public?: boolean;
     /** A sign-in endpoint: counted against the stricter per-address sign-in limit. */
     signIn?: boolean;
+    /**
+     * A GET that changes state (logout): held to the same-origin rule of writes, since a
+     * foreign page can make the browser send a GET with our cookie (a link, an image).
+     */
+    changesState?: boolean;
   }
   interface FastifyRequest {
     user: AuthUser | null;
     auth: RequestAuth | null;
   }
   interface FastifyInstance {
-    /** Checks a token for a WebSocket or socket.io handshake; the user, or null. */
+    /**
+     * Checks one explicit token (never renewed once expired); the user, or null. For a
+     * whole handshake use `checkHandshake`, which also checks Origin and the cookie.
+     */
     authenticateHandshake(token: string | null | undefined): Promise<AuthUser | null>;
+    /**
+     * Checks a WebSocket or socket.io handshake before the upgrade: a foreign Origin (or a
+     * cross-site Fetch Metadata) is refused with 403; then each token it carries (query,
+     * socket.io auth payload, Authorization / auth-token headers, and the cookie) is tried
+     * until one verifies, else 401. The cookie counts only with an allowed Origin: a
+     * handshake without Origin is not from a browser and must name its token.
+     */
+    checkHandshake(req: FastifyRequest | IncomingMessage, extras?: HandshakeExtras): Promise<HandshakeCheck>;
+    /**
+     * Whether a browser's Origin is ours: PUBLIC_URL's origin (else the request's own) or
+     * one of TRUSTED_ORIGINS. The rule of cookie-authenticated writes and of handshakes.
+     */
+    isAllowedOrigin(origin: string, req: FastifyRequest | IncomingMessage): boolean;
     /** Forgets cached checks of a session (logout on this replica, before the event arrives). */
     forgetSession(sessionId: string): void;
     setAccessCookie(req: FastifyRequest, reply: FastifyReply, token: string, sessionExpiresAt: string): void;
@@ -52,37 +87,55 @@ export function requestTokens(req: FastifyRequest): { source: TokenSource; token
   const found: { source: TokenSource; token: string }[] = [];
   const fromCookie = req.cookies?.[ACCESS_TOKEN_COOKIE];
   if (fromCookie) found.push({ source: 'cookie', token: fromCookie });
-  const authz = req.headers.authorization;
+  found.push(...headerTokens(req.headers));
+  return found;
+}
+
+function headerTokens(headers: IncomingHttpHeaders): { source: TokenSource; token: string }[] {
+  const found: { source: TokenSource; token: string }[] = [];
+  const authz = headers.authorization;
   const bearer = authz && /^Bearer\s+(\S+)\s*$/i.exec(authz)?.[1];
   if (bearer) found.push({ source: 'bearer', token: bearer });
-  const header = req.headers['auth-token'];
+  const header = headers['auth-token'];
   if (typeof header === 'string' && header.trim()) found.push({ source: 'auth-token', token: header.trim() });
   return found;
 }
 
-/** The token of a WebSocket/socket.io handshake: `?token=`, the socket.io auth payload, or the cookie. */
-export function handshakeToken(opts: {
+/**
+ * The tokens of a WebSocket/socket.io handshake in the order they are tried: `?token=`,
+ * the socket.io auth payload, the headers, then the cookie (when `withCookie`).
+ */
+export function handshakeTokens(opts: {
   query?: Record<string, unknown>;
   auth?: Record<string, unknown>;
+  headers?: IncomingHttpHeaders;
   cookies?: Record<string, string | undefined>;
-}): string | null {
-  for (const v of [opts.query?.token, opts.auth?.token, opts.cookies?.[ACCESS_TOKEN_COOKIE]]) {
-    if (typeof v === 'string' && v) return v;
-  }
-  return null;
+  withCookie: boolean;
+}): { source: HandshakeTokenSource; token: string }[] {
+  const found: { source: HandshakeTokenSource; token: string }[] = [];
+  if (typeof opts.query?.token === 'string' && opts.query.token)
+    found.push({ source: 'query', token: opts.query.token });
+  if (typeof opts.auth?.token === 'string' && opts.auth.token)
+    found.push({ source: 'socket-auth', token: opts.auth.token });
+  if (opts.headers) found.push(...headerTokens(opts.headers));
+  const cookie = opts.cookies?.[ACCESS_TOKEN_COOKIE];
+  if (opts.withCookie && cookie) found.push({ source: 'cookie', token: cookie });
+  return found;
 }
 
 /**
  * Authentication and authorisation for every route:
  * - reads the token from the cookie, `Authorization: Bearer` or `auth-token` (first that
- *   verifies wins) and sets `request.user`; an expired token whose session is live is
- *   renewed and, when it came from the cookie, the cookie is replaced;
+ *   verifies wins) and sets `request.user`; an expired token is renewed only when it came
+ *   from the cookie (its session living), and the cookie is replaced; an expired header
+ *   token counts as none (the client refreshes it from GET /api/auth/user);
  * - the guard: every route under /api answers 401 unless signed in or marked
  *   `config.public`, and /api/admin/* answers 403 to non-admins (deny by default, so a
  *   route folder cannot forget it);
  * - writes (POST, PUT, PATCH, DELETE) without a header token must come from our own
  *   origin: a cross-site page can make the browser send our cookie, but cannot add an
  *   Authorization or auth-token header without a CORS preflight, which we never grant.
+ *   Routes marked `config.changesState` (logout) are held to the same rule on GET.
  */
 export default fp(
   async (app: FastifyInstance) => {
@@ -99,12 +152,17 @@ export default fp(
       await revoked.unsubscribe();
     });
 
-    async function verify(token: string): Promise<Extract<VerifySessionResult, { valid: true }> | null> {
+    /** `renew`: the token came from the cookie, so an expired one may be renewed. */
+    async function verify(
+      token: string,
+      renew: boolean,
+    ): Promise<Extract<VerifySessionResult, { valid: true }> | null> {
       // A JWT has three dot-separated parts; anything else is not worth a bus round trip.
       if (token.length > 8192 || token.split('.').length !== 3) return null;
+      // Entries end with their token's expiry, so a cached check never stands for an expired token.
       const cached = cache.get(token);
       if (cached) return cached;
-      const result = await call(app.ctx.bus, verifySessionRpc, { token });
+      const result = await call(app.ctx.bus, verifySessionRpc, { token, renew });
       if (!result.valid) return null;
       cache.set(result.reissued_token ?? token, result);
       return result;
@@ -112,6 +170,7 @@ export default fp(
 
     const publicOrigin = (req: FastifyRequest): string =>
       cfg.PUBLIC_URL ? new URL(cfg.PUBLIC_URL).origin : `${req.protocol}://${req.host}`;
+    const isRaw = (req: FastifyRequest | IncomingMessage): req is IncomingMessage => !('raw' in req);
     const isHttps = (req: FastifyRequest): boolean => publicOrigin(req).startsWith('https:');
     const trustedOrigins = new Set(
       cfg.TRUSTED_ORIGINS.split(',')
@@ -120,12 +179,69 @@ export default fp(
         .map((s) => new URL(s).origin),
     );
 
+    function isAllowedOrigin(origin: string, req: FastifyRequest | IncomingMessage): boolean {
+      // Origin can be "null" (sandboxed frames, some redirects): never ours.
+      if (trustedOrigins.has(origin)) return true;
+      if (!isRaw(req)) return origin === publicOrigin(req);
+      if (cfg.PUBLIC_URL) return origin === new URL(cfg.PUBLIC_URL).origin;
+      // A bare request (socket.io's) has no trusted-proxy view of its scheme; the one the
+      // socket itself used, or either scheme behind a proxy, on exactly our Host.
+      const host = req.headers.host;
+      if (!host) return false;
+      const encrypted = (req.socket as TLSSocket | undefined)?.encrypted === true;
+      return encrypted
+        ? origin === `https://${host}`
+        : origin === `http://${host}` || origin === `https://${host}`;
+    }
+
+    /** Whether a browser says it sent this request from elsewhere (Origin, else Fetch Metadata). */
+    function foreignRequest(req: FastifyRequest | IncomingMessage): boolean | 'unknown' {
+      const origin = req.headers.origin;
+      if (origin !== undefined) return !isAllowedOrigin(origin, req);
+      const site = req.headers['sec-fetch-site'];
+      if (site !== undefined) return !(site === 'same-origin' || site === 'none');
+      return 'unknown';
+    }
+
     app.decorate('publicOrigin', publicOrigin);
+    app.decorate('isAllowedOrigin', isAllowedOrigin);
     app.decorate('forgetSession', (sessionId: string) => cache.evictSession(sessionId));
     app.decorate('authenticateHandshake', async (token: string | null | undefined) => {
       if (!token) return null;
-      return (await verify(token))?.user ?? null;
+      return (await verify(token, false))?.user ?? null;
     });
+    app.decorate(
+      'checkHandshake',
+      async (
+        req: FastifyRequest | IncomingMessage,
+        extras: HandshakeExtras = {},
+      ): Promise<HandshakeCheck> => {
+        const foreign = foreignRequest(req);
+        if (foreign === true) {
+          const log = isRaw(req) ? app.log : req.log;
+          log.warn(
+            { origin: req.headers.origin, site: req.headers['sec-fetch-site'] },
+            'cross-origin handshake refused',
+          );
+          return { ok: false, status: 403, detail: 'Cross-origin request refused' };
+        }
+        const cookies = isRaw(req) ? app.parseCookie(req.headers.cookie ?? '') : req.cookies;
+        const query = extras.query ?? (isRaw(req) ? undefined : (req.query as Record<string, unknown>));
+        const candidates = handshakeTokens({
+          query,
+          auth: extras.auth,
+          headers: req.headers,
+          cookies,
+          // Without Origin this is no browser, and the cookie alone must not sign it in.
+          withCookie: foreign === false,
+        });
+        for (const { source, token } of candidates) {
+          const result = await verify(token, source === 'cookie');
+          if (result) return { ok: true, user: result.user, sessionId: result.session_id, source };
+        }
+        return { ok: false, status: 401, detail: 'Authentication required' };
+      },
+    );
     app.decorate(
       'setAccessCookie',
       (req: FastifyRequest, reply: FastifyReply, token: string, sessionExpiresAt: string) => {
@@ -152,17 +268,9 @@ export default fp(
     app.decorateRequest('auth', null);
 
     function sameOrigin(req: FastifyRequest): boolean {
-      const origin = req.headers.origin;
-      if (origin !== undefined) {
-        if (origin === publicOrigin(req) || trustedOrigins.has(origin)) return true;
-        // Origin can be "null" (sandboxed frames, some redirects): never ours.
-        return false;
-      }
-      // Without Origin, Fetch Metadata still tells a cross-site request from a same-origin one.
-      const site = req.headers['sec-fetch-site'];
-      if (site !== undefined) return site === 'same-origin' || site === 'none';
-      // Neither header: not a browser (curl, a service), so not a forged cross-site request.
-      return true;
+      // Neither Origin nor Fetch Metadata: not a browser (curl, a service), so not a forged
+      // cross-site request.
+      return foreignRequest(req) !== true;
     }
 
     app.addHook('onRequest', async (req, reply) => {
@@ -171,7 +279,8 @@ export default fp(
       const tokens = requestTokens(req);
       const headerToken = tokens.some((t) => t.source !== 'cookie');
 
-      if (!SAFE_METHODS.has(req.method) && !headerToken && !sameOrigin(req)) {
+      const changesState = !SAFE_METHODS.has(req.method) || req.routeOptions.config?.changesState === true;
+      if (changesState && !headerToken && !sameOrigin(req)) {
         req.log.warn(
           { origin: req.headers.origin, site: req.headers['sec-fetch-site'] },
           'cross-origin write refused',
@@ -186,7 +295,7 @@ export default fp(
       for (const { source, token } of tokens) {
         // When the auth service cannot answer, a public route (e.g. /api/health, which must
         // report exactly that) goes on anonymously; a protected one fails with the error.
-        const result = await verify(token).catch((err: unknown) => {
+        const result = await verify(token, source === 'cookie').catch((err: unknown) => {
           if (!open) throw err;
           req.log.warn({ err }, 'token not checked; serving the public route anonymously');
           return null;

@@ -39,9 +39,27 @@ export type GoogleCredentialRequest = Static<typeof GoogleCredentialRequestSchem
 /** Longest local account name, after trimming. */
 export const LOCAL_USERNAME_MAX = 32;
 
-/** POST /api/auth/local (embedded mode, no provider configured). */
+/** Shortest and longest password of a local account (characters). */
+export const LOCAL_PASSWORD_MIN = 8;
+export const LOCAL_PASSWORD_MAX = 256;
+
+/** The one answer to a wrong name or a wrong password, so it never tells which was wrong. */
+export const INVALID_CREDENTIALS_MESSAGE = 'Invalid username or password.';
+
+/**
+ * POST /api/auth/local (no provider configured). `create: true` opens a new account with
+ * this password; an existing account of that name is signed in when the password is its
+ * own (so a retried create is harmless) and refused with 409 otherwise. Without `create`
+ * only an existing account signs in. A local account made before passwords existed takes
+ * the first password given to it (claim on first use).
+ */
 export const LocalSignInRequestSchema = Type.Object(
-  { username: Type.String({ minLength: 1, maxLength: 200 }) },
+  {
+    username: Type.String({ minLength: 1, maxLength: 200 }),
+    // The minimum is checked by the auth service, which can say it in words.
+    password: Type.String({ maxLength: LOCAL_PASSWORD_MAX }),
+    create: Type.Optional(Type.Boolean()),
+  },
   { additionalProperties: false },
 );
 export type LocalSignInRequest = Static<typeof LocalSignInRequestSchema>;
@@ -174,7 +192,7 @@ export const VerifySessionResultSchema = Type.Union([
     session_id: Type.String(),
     /** Epoch ms after which this answer must not be reused (token or session end). */
     valid_until: Type.Number(),
-    /** A fresh token, present when the presented one had expired but its session had not. */
+    /** A fresh token, present when the presented one had expired, `renew` was asked and its session lives. */
     reissued_token: Type.Optional(Type.String()),
     session_expires_at: Type.String(),
   }),
@@ -182,11 +200,19 @@ export const VerifySessionResultSchema = Type.Union([
 ]);
 export type VerifySessionResult = Static<typeof VerifySessionResultSchema>;
 
-/** Checks a token: signature, algorithm, iss/aud, expiry, and that its session is live. */
+/** Checks a token: signature, algorithm, iss/aud, expiry (or renewal, see `renew`), and that its session is live. */
 export const verifySessionRpc = rpc(
   'auth',
   'verify-session',
-  Type.Object({ token: Type.String({ maxLength: 8192 }) }),
+  Type.Object({
+    token: Type.String({ maxLength: 8192 }),
+    /**
+     * May a token past its own expiry be renewed (its session still living)? Only for the
+     * cookie, which the gateway then replaces; a token presented in a header or a socket's
+     * query is refused once expired. Default false.
+     */
+    renew: Type.Optional(Type.Boolean()),
+  }),
   VerifySessionResultSchema,
 );
 

@@ -12,6 +12,7 @@ import {
   readAdminOverrideDisabled,
   restoreStoredAuth,
   storeAuth,
+  tokenExpiresAt,
 } from './auth-storage.ts';
 import { useAdminOverrideParam } from './admin-override.ts';
 
@@ -24,6 +25,12 @@ interface AuthState {
 }
 
 const SIGNED_OUT: AuthState = { status: 'unauthenticated', user: null, token: null };
+
+/** How long before the stored token expires it is replaced, and the shortest wait between refreshes. */
+const REFRESH_AHEAD_MS = 60_000;
+const MIN_REFRESH_MS = 10_000;
+/** setTimeout's longest delay (about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 function initialState(): AuthState {
   const stored = restoreStoredAuth();
@@ -96,6 +103,27 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   useEffect(() => {
     void checkAuth();
   }, [checkAuth]);
+
+  // The server honours a token's lifetime: an expired one sent as a header is refused, and
+  // sockets carry the stored token. So the stored token is replaced from /auth/user (which
+  // always answers a fresh one) shortly before it expires.
+  useEffect(() => {
+    if (state.status !== 'authenticated' || !state.token) return;
+    const expiresAt = tokenExpiresAt(state.token);
+    if (expiresAt === null) return;
+    const delay = Math.min(MAX_TIMER_MS, Math.max(MIN_REFRESH_MS, expiresAt - Date.now() - REFRESH_AHEAD_MS));
+    const started = generation.current;
+    const timer = window.setTimeout(() => {
+      // Only a success changes anything: a failed refresh (a network blip) must not sign
+      // the user out; a session that really ended shows at the next request's 401.
+      void getCurrentUser().then((result) => {
+        if (started !== generation.current || !isAuthenticatedResponse(result) || !result.token) return;
+        storeAuth(result.user, result.token);
+        setState({ status: 'authenticated', user: result.user, token: result.token });
+      });
+    }, delay);
+    return () => window.clearTimeout(timer);
+  }, [state.status, state.token]);
 
   const isRealAdmin = state.user?.is_admin === true;
   useAdminOverrideParam(isRealAdmin, setOverrideDisabled);

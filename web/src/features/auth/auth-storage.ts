@@ -39,6 +39,19 @@ export function restoreStoredAuth(): StoredAuth | null {
   return null;
 }
 
+/** When a token (a JWT) expires, in epoch ms; null when it cannot be read. */
+export function tokenExpiresAt(token: string): number | null {
+  const payload = token.split('.')[1];
+  if (!payload) return null;
+  try {
+    const json = atob(payload.replace(/-/g, '+').replace(/_/g, '/'));
+    const exp: unknown = (JSON.parse(json) as { exp?: unknown }).exp;
+    return typeof exp === 'number' && Number.isFinite(exp) ? exp * 1000 : null;
+  } catch {
+    return null;
+  }
+}
+
 export function getStoredToken(): string | null {
   return readItem(STORAGE_KEYS.token);
 }

@@ -25,7 +25,7 @@ import {
   type Rpc,
   type SignIn,
 } from '@chronicler/contracts';
-import { call } from '@chronicler/kit';
+import { call, splitList } from '@chronicler/kit';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { requestTokens } from '../../plugins/auth.ts';
@@ -44,6 +44,45 @@ export default async function authRoutes(app: FastifyInstance): Promise<void> {
     429: ErrorResponseSchema,
   };
 
+  const cfg = app.ctx.config;
+  const allowedHosts = splitList(cfg.ALLOWED_HOSTS).map(parseHost);
+
+  /**
+   * The OAuth routes put our address into URLs that carry a code or a token (the redirect
+   * URI, the post-sign-in redirect), so it must not come from a Host header anyone can
+   * send: PUBLIC_URL when set; in cluster mode, where requests come through an ingress,
+   * nothing else (the route refuses and names the variable); in embedded mode the request's
+   * origin, when its Host is localhost, 127.0.0.1 or [::1] on our port, or in ALLOWED_HOSTS.
+   */
+  function trustedBase(req: FastifyRequest): { base: string } | { status: 400 | 500; detail: string } {
+    if (cfg.PUBLIC_URL) return { base: new URL(cfg.PUBLIC_URL).origin };
+    if (app.ctx.platform.mode === 'cluster') {
+      req.log.error('OAuth sign-in refused: PUBLIC_URL is not set (required in cluster mode)');
+      return { status: 500, detail: 'Sign-in with Discord or Google needs PUBLIC_URL in cluster mode.' };
+    }
+    if (!hostAllowed(req.host)) {
+      req.log.warn({ host: req.host }, 'OAuth sign-in refused: Host not allowed');
+      return { status: 400, detail: 'Invalid Host header' };
+    }
+    return { base: app.publicOrigin(req) };
+  }
+
+  function hostAllowed(raw: string): boolean {
+    const host = parseHost(raw);
+    if (!host) return false;
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? String(address.port) : undefined;
+    if (LOOPBACK_NAMES.has(host.name)) {
+      // Not listening (an injected request in a test): any port of this machine's names.
+      if (port === undefined) return true;
+      return host.port === port || (host.port === undefined && (port === '80' || port === '443'));
+    }
+    return allowedHosts.some(
+      (entry) =>
+        entry !== null && entry.name === host.name && (entry.port === undefined || entry.port === host.port),
+    );
+  }
+
   const answer = (req: FastifyRequest, reply: FastifyReply, s: SignIn): AuthCheckResponse => {
     app.setAccessCookie(req, reply, s.token, s.session_expires_at);
     return { authenticated: true, user: s.user, token: s.token };
@@ -57,26 +96,35 @@ export default async function authRoutes(app: FastifyInstance): Promise<void> {
   const loginUrl = (provider: 'discord' | 'google', endpoint: Rpc) =>
     app.get(
       `/auth/${provider}/login`,
-      { config: signInCfg, schema: { response: { 200: LoginUrlResponseSchema, ...errors } } },
-      (req) =>
-        call(app.ctx.bus, endpoint as typeof discordLoginUrlRpc, {
-          redirect_uri: `${app.publicOrigin(req)}${callbackPath(provider)}`,
-        }),
+      {
+        config: signInCfg,
+        schema: { response: { 200: LoginUrlResponseSchema, ...errors, 500: ErrorResponseSchema } },
+      },
+      async (req, reply) => {
+        const trusted = trustedBase(req);
+        if (!('base' in trusted)) return reply.code(trusted.status).send({ detail: trusted.detail });
+        return call(app.ctx.bus, endpoint as typeof discordLoginUrlRpc, {
+          redirect_uri: `${trusted.base}${callbackPath(provider)}`,
+        });
+      },
     );
   loginUrl('discord', discordLoginUrlRpc);
   loginUrl('google', googleLoginUrlRpc);
 
   /**
    * The provider sends the browser here. Every outcome is a redirect: into the app with
-   * the token, or back to the login page with a short error code, never a raw error page.
+   * the token, or back to the login page with a short error code, never a raw error page;
+   * except when there is no trusted address to redirect to (see trustedBase).
    */
   const callback = (provider: 'discord' | 'google', endpoint: typeof signInDiscordRpc) =>
     app.get<{ Querystring: OAuthCallbackRequest }>(
       `/auth/${provider}/callback`,
       { config: signInCfg, schema: { querystring: Type.Partial(OAuthCallbackRequestSchema) } },
       async (req, reply) => {
+        const trusted = trustedBase(req);
+        if (!('base' in trusted)) return reply.code(trusted.status).send({ detail: trusted.detail });
+        const { base } = trusted;
         const { code, state, error } = req.query;
-        const base = app.publicOrigin(req);
         let result: OAuthSignInResult;
         try {
           result = await call(app.ctx.bus, endpoint, { code, state, error });
@@ -124,7 +172,11 @@ export default async function authRoutes(app: FastifyInstance): Promise<void> {
 
   app.get(
     '/auth/logout',
-    { config: pub, schema: { response: { 200: LogoutResponseSchema } } },
+    {
+      // A GET, but it ends sessions: the auth plugin refuses it from a foreign origin.
+      config: { public: true, changesState: true },
+      schema: { response: { 200: LogoutResponseSchema, 403: ErrorResponseSchema } },
+    },
     async (req, reply) => {
       // Every token the request carries is revoked, valid or merely expired: cookie and
       // header may belong to different sessions, and logging out should end them all.
@@ -148,4 +200,12 @@ export default async function authRoutes(app: FastifyInstance): Promise<void> {
       access_token_present: Boolean(req.cookies.access_token),
     }),
   );
+}
+
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** `name`, `name:port` or `[v6]:port`, lowercased; null when it is none of those. */
+function parseHost(value: string): { name: string; port: string | undefined } | null {
+  const m = /^(\[[0-9a-f:.]+\]|[^:[\]\s/@]+)(?::(\d{1,5}))?$/i.exec(value.trim());
+  return m ? { name: m[1]!.toLowerCase(), port: m[2] } : null;
 }
