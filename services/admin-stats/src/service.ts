@@ -5,7 +5,7 @@ import {
   usageEventsStream,
   userStatsRpc,
 } from '@chronicler/contracts';
-import { defineService, packageVersion, serve } from '@chronicler/kit';
+import { consume, defineService, packageVersion, serve } from '@chronicler/kit';
 import { Type } from '@sinclair/typebox';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,23 +24,25 @@ export default defineService({
     // Producers ensure the stream too (idempotent), so either side may start first.
     await ctx.bus.ensureStream(usageEventsStream);
     const subs = [serve(ctx.bus, userStatsRpc, userStats(store))];
-    const consumer = await ctx.bus.consume(
+    const consumer = await consume(
+      ctx.bus,
       {
         stream: USAGE_EVENTS_STREAM,
         durable: 'admin-stats-transcription-usage',
-        filterSubject: transcriptionRecordedEvent.subject,
         // Inserts are independent and idempotent; a few at once drain a backlog faster.
         concurrency: 4,
       },
+      transcriptionRecordedEvent,
       onTranscriptionRecorded(store, ctx.logger),
     );
-    const aiConsumer = await ctx.bus.consume(
+    const aiConsumer = await consume(
+      ctx.bus,
       {
         stream: USAGE_EVENTS_STREAM,
         durable: 'admin-stats-ai-requests',
-        filterSubject: aiRequestRecordedEvent.subject,
         concurrency: 4,
       },
+      aiRequestRecordedEvent,
       onAiRequestRecorded(store, ctx.logger),
     );
     return {

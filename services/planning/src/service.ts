@@ -6,7 +6,7 @@ import {
   planningHistoryRpc,
   planningSendRpc,
 } from '@chronicler/contracts';
-import { defineService, packageVersion, serve } from '@chronicler/kit';
+import { consume, defineService, packageVersion, serve } from '@chronicler/kit';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PlanningStore } from './db/store.ts';
@@ -28,12 +28,13 @@ export default defineService({
     ];
     // The group service owns the stream; ensuring it here too (idempotent) lets either start first.
     await ctx.bus.ensureStream(groupEventsStream);
-    const consumer = await ctx.bus.consume(
+    const consumer = await consume(
+      ctx.bus,
       {
         stream: GROUP_EVENTS_STREAM,
         durable: 'planning-group-deleted',
-        filterSubject: groupDeletedEvent.subject,
       },
+      groupDeletedEvent,
       onGroupDeleted(store, ctx.logger),
     );
     return {

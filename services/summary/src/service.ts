@@ -7,7 +7,7 @@ import {
   transcriptEventsStream,
   transcriptReadyForSummaryEvent,
 } from '@chronicler/contracts';
-import { defineService, Env, packageVersion, serve } from '@chronicler/kit';
+import { consume, defineService, Env, packageVersion, serve } from '@chronicler/kit';
 import { Type } from '@sinclair/typebox';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,17 +44,18 @@ export default defineService({
     // Off: the consumer does not run, and sessions wait in the stream (kept for its max age)
     // until automatic summaries are turned on again.
     const consumer = ctx.config.SUMMARY_AUTOMATIC
-      ? await ctx.bus.consume(
+      ? await consume(
+          ctx.bus,
           {
             stream: TRANSCRIPT_EVENTS_STREAM,
             durable: 'summary-ready-for-summary',
-            filterSubject: transcriptReadyForSummaryEvent.subject,
             // A summary waits on the model for up to a couple of minutes; the handler heartbeats.
             ackWaitMs: 60_000,
             maxDeliver: READY_MAX_DELIVER,
             concurrency: 2,
             backoffMs: 5_000,
           },
+          transcriptReadyForSummaryEvent,
           onReadyForSummary(ctx.bus, engine, ctx.logger),
         )
       : null;

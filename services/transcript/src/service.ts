@@ -25,7 +25,7 @@ import {
   updateTranscriptSummaryRpc,
   usageEventsStream,
 } from '@chronicler/contracts';
-import { defineService, packageVersion, serve } from '@chronicler/kit';
+import { consume, defineService, packageVersion, serve } from '@chronicler/kit';
 import { createSpeechProvider, SpeechConfigSchema } from '@chronicler/speech';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -81,12 +81,13 @@ export default defineService({
     ];
     // The group service owns the stream; ensuring it here too (idempotent) lets either start first.
     await ctx.bus.ensureStream(groupEventsStream);
-    const consumer = await ctx.bus.consume(
+    const consumer = await consume(
+      ctx.bus,
       {
         stream: GROUP_EVENTS_STREAM,
         durable: 'transcript-group-deleted',
-        filterSubject: groupDeletedEvent.subject,
       },
+      groupDeletedEvent,
       onGroupDeleted(store, ctx.logger),
     );
     const audioWorker = await startAudioWorker({ bus: ctx.bus, store, provider: speech, logger: ctx.logger });

@@ -1,5 +1,5 @@
-import { aiRequestRecordedEvent, type AiRequestRecorded } from '@chronicler/contracts';
-import { assertValid, type DurableContext, type Logger } from '@chronicler/kit';
+import type { AiRequestRecorded } from '@chronicler/contracts';
+import type { DurableContext, Logger } from '@chronicler/kit';
 import type { UsageStore } from '../db/store.ts';
 
 /**
@@ -9,9 +9,7 @@ import type { UsageStore } from '../db/store.ts';
  */
 export const onAiRequestRecorded =
   (store: UsageStore, logger: Logger) =>
-  async (payload: unknown, ctx: DurableContext): Promise<void> => {
-    assertValid(aiRequestRecordedEvent.payload, payload, aiRequestRecordedEvent.subject);
-    const record = payload as AiRequestRecorded;
+  async (record: AiRequestRecorded, ctx: DurableContext): Promise<void> => {
     const createdAt = new Date(record.created_at);
     if (Number.isNaN(createdAt.getTime())) {
       throw new Error(`created_at is not a time: ${JSON.stringify(record.created_at)}`);

@@ -1,5 +1,5 @@
-import { transcriptionRecordedEvent, type TranscriptionRecorded } from '@chronicler/contracts';
-import { assertValid, type DurableContext, type Logger } from '@chronicler/kit';
+import type { TranscriptionRecorded } from '@chronicler/contracts';
+import type { DurableContext, Logger } from '@chronicler/kit';
 import type { UsageStore } from '../db/store.ts';
 
 /**
@@ -9,9 +9,7 @@ import type { UsageStore } from '../db/store.ts';
  */
 export const onTranscriptionRecorded =
   (store: UsageStore, logger: Logger) =>
-  async (payload: unknown, ctx: DurableContext): Promise<void> => {
-    assertValid(transcriptionRecordedEvent.payload, payload, transcriptionRecordedEvent.subject);
-    const record = payload as TranscriptionRecorded;
+  async (record: TranscriptionRecorded, ctx: DurableContext): Promise<void> => {
     const recordedAt = new Date(record.recorded_at);
     if (Number.isNaN(recordedAt.getTime())) {
       throw new Error(`recorded_at is not a time: ${JSON.stringify(record.recorded_at)}`);

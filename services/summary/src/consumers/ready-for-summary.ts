@@ -1,6 +1,11 @@
-import { claimSummaryRpc, setSummaryStatusRpc, transcriptReadyForSummaryEvent } from '@chronicler/contracts';
+import {
+  claimSummaryRpc,
+  setSummaryStatusRpc,
+  type BusEventPayload,
+  type transcriptReadyForSummaryEvent,
+} from '@chronicler/contracts';
 import type { AiEngine } from '@chronicler/ai';
-import { assertValid, call, ServiceError, type Bus, type DurableContext, type Logger } from '@chronicler/kit';
+import { call, ServiceError, type Bus, type DurableContext, type Logger } from '@chronicler/kit';
 import { summarizeAndStore } from '../handlers/generate-session.ts';
 import { readTranscript } from '../sources.ts';
 
@@ -13,9 +18,10 @@ export const READY_MAX_DELIVER = 4;
  */
 export const onReadyForSummary =
   (bus: Bus, engine: AiEngine, logger: Logger) =>
-  async (payload: unknown, ctx: DurableContext): Promise<void> => {
-    assertValid(transcriptReadyForSummaryEvent.payload, payload, 'ready-for-summary event');
-    const { owner_id, transcript_id } = payload as { owner_id: string; transcript_id: string };
+  async (
+    { owner_id, transcript_id }: BusEventPayload<typeof transcriptReadyForSummaryEvent>,
+    ctx: DurableContext,
+  ): Promise<void> => {
     const log = logger.child({ transcript_id, msgId: ctx.msgId, delivery: ctx.deliveryCount });
     const { claimed } = await call(bus, claimSummaryRpc, { owner_id, id: transcript_id });
     if (!claimed) return;

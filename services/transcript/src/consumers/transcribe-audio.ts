@@ -8,7 +8,7 @@ import {
   type AudioJob,
   type TranscriptionRecorded,
 } from '@chronicler/contracts';
-import { assertValid, type Bus, type Consumer, type DurableContext, type Logger } from '@chronicler/kit';
+import { consume, type Bus, type Consumer, type DurableContext, type Logger } from '@chronicler/kit';
 import {
   MIME_BY_FORMAT,
   SpeechError,
@@ -80,9 +80,7 @@ export async function startAudioWorker(opts: {
     await bus.publishDurable(transcriptionRecordedEvent.subject, usage, { msgId: usage.record_id });
   }
 
-  async function handle(payload: unknown, ctx: DurableContext): Promise<void> {
-    assertValid(AudioJobSchema, payload, 'audio job');
-    const job = payload as AudioJob;
+  async function handle(job: AudioJob, ctx: DurableContext): Promise<void> {
     const log = logger.child({ transcriptId: job.transcript_id, delivery: ctx.deliveryCount });
     const state = await store.audioJobState(job.owner_id, job.transcript_id);
     if (!state) {
@@ -154,16 +152,17 @@ export async function startAudioWorker(opts: {
     }
   }
 
-  const consumer = await bus.consume(
+  const consumer = await consume(
+    bus,
     {
       stream: AUDIO_JOBS_STREAM,
       durable: 'transcript-audio-jobs',
-      filterSubject: AUDIO_JOB_SUBJECT,
       ackWaitMs: ACK_WAIT_MS,
       maxDeliver: AUDIO_JOB_MAX_DELIVER + 1,
       concurrency: CONCURRENCY,
       backoffMs: 1000,
     },
+    { subject: AUDIO_JOB_SUBJECT, payload: AudioJobSchema },
     handle,
   );
   return {
