@@ -1,6 +1,6 @@
 // Audio upload memory: how much the gateway process grows while a 500 MB recording is
 // streamed through POST /api/transcripts/manual-audio into the blob store, next to the
-// budget (64 MB, ARCHITECTURE §7) and to a 5 MB upload measured the same way in the same
+// budget (under 64 MB for a 500 MB upload) and to a 5 MB upload measured the same way in the same
 // run. The embedded system runs in this process, so its RSS is the gateway's (the client
 // below streams a generated body and holds at most one 1 MiB chunk).
 import { AUDIO_MAX_BYTES } from '@chronicler/contracts';

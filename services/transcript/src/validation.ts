@@ -1,7 +1,7 @@
 import { nameTooLongMessage, SESSION_NAME_MAX } from '@chronicler/contracts';
 import { ServiceError } from '@chronicler/kit';
 
-/** Limits of the specification (§5), checked here whatever the client did. */
+/** Summary and transcript length limits, checked here too whatever the client did. */
 export const SUMMARY_MAX = 10_000;
 export const TRANSCRIPT_MAX = 500_000;
 

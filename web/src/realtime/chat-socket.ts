@@ -1,4 +1,4 @@
-// The chat socket (02 §7): /api/ws/chat?token=&transcript_id=. The client sends
+// The chat socket: /api/ws/chat?token=&transcript_id=. The client sends
 // {type: 'chat_message', content}; leaving closes with 1000 'Client navigated away'.
 import { CHAT_CLIENT_CLOSE_REASON, type ChatMessage } from '@chronicler/contracts';
 import { openFrameSocket, type FrameSocketHandlers } from './frame-socket.ts';

@@ -1,6 +1,6 @@
-// The sockets of 02 §7 (chat, planning) share one shape: a URL under the API base with the
+// The chat and planning sockets share one shape: a URL under the API base with the
 // stored token and an id in the query, JSON frames both ways, the server sending chat_history,
-// message and error frames, reconnects up to 5 times 2 s apart (02 §9), and a close with 1000.
+// message and error frames, reconnects up to 5 times 2 s apart, and a close with 1000.
 import { API_BASE } from '../api/http.ts';
 import { getStoredToken } from '../features/auth/auth-storage.ts';
 

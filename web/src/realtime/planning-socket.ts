@@ -1,4 +1,4 @@
-// The planning socket (02 §7): /api/ws/planning?token=&group_id=. The client sends
+// The planning socket: /api/ws/planning?token=&group_id=. The client sends
 // {type: 'chat_message', content, canvasContent, selection, selectedText}.
 import type { PlanningEditorContext, PlanningMessage } from '@chronicler/contracts';
 import { getStoredToken } from '../features/auth/auth-storage.ts';
@@ -23,7 +23,7 @@ export function openPlanningSocket(groupId: string, handlers: PlanningSocketHand
   return {
     isConnected: () => socket.isConnected(),
     send(content, editor) {
-      // 02 §5: a send with no auth token is refused and logged.
+      // A send with no auth token is refused and logged.
       if (!getStoredToken()) {
         console.error('Planning: no auth token, message not sent');
         return false;

@@ -29,7 +29,7 @@ export interface RelaySocketOptions<Frame, Message, History> {
 }
 
 /**
- * A socket of 02 §7 (chat, planning) that relays to a service: the handshake is refused
+ * A client socket (chat, planning) that relays to a service: the handshake is refused
  * (403 foreign Origin, 401, 400, 404) before the upgrade, so a refused client never sees an open socket; then
  * `chat_history` on connect, a `message` frame per client frame, answered one at a time in
  * the order sent, and an `error` frame for a bad frame or a failed answer. The gateway keeps

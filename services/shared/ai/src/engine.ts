@@ -34,7 +34,7 @@ export interface SessionDigest {
   summary: string;
 }
 
-/** What the planning editor sends with each message (02 §3). */
+/** What the planning editor sends with each message, so a reply can target the selection. */
 export interface EditorContext {
   content: string;
   selection: { start: number; end: number } | null;
@@ -86,14 +86,15 @@ export interface AiEngine {
   /**
    * An answer about one transcript: sends the passages relevant to the question (plus a
    * fixed prefix), never the whole transcript when it is long, and cites [HH:MM:SS] times.
-   * `temperature` defaults to 0.7 (01 §9).
+   * `temperature` defaults to 0.7.
    */
   answer(ctx: AiRequestContext, input: AnswerInput): Promise<string>;
 
   /**
    * A planning reply for a campaign. When the request asks to change the document, the
    * reply is a JSON object `{"actionHint": "replaceSelection"|"insertAtCursor"|"append",
-   * "aiContent": "..."}` (02 §3-4) and nothing else; otherwise plain text or markdown.
+   * "aiContent": "..."}` and nothing else (the client applies it to the document instead of
+   * showing it); otherwise plain text or markdown.
    */
   plan(ctx: AiRequestContext, input: PlanInput): Promise<string>;
 }

@@ -1,17 +1,17 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { rpc } from './rpc.ts';
 
-/** A chat turn (02 §3): role user, assistant or system, and its text. */
+/** A chat turn: role user, assistant or system, and its text. */
 export const ChatMessageSchema = Type.Object({
   role: Type.Union([Type.Literal('user'), Type.Literal('assistant'), Type.Literal('system')]),
   content: Type.String(),
 });
 export type ChatMessage = Static<typeof ChatMessageSchema>;
 
-/** 01 §9: the chat's temperature when the client names none. */
+/** The chat's temperature when the client names none. */
 export const CHAT_DEFAULT_TEMPERATURE = 0.7;
 
-/** The longest question one chat message may carry (a request body is bounded, 01 §6). */
+/** The longest question one chat message may carry (a request body is bounded). */
 export const CHAT_MESSAGE_MAX_CHARS = 20_000;
 
 /** How many of the latest turns go to the model with a question (older ones add cost, not context). */
@@ -23,7 +23,7 @@ export const CHAT_HISTORY_TURNS = 20;
  */
 export const CHAT_REPLY_TIMEOUT_MS = 10 * 60_000;
 
-/** What the chat drawer's ADVENTURE button sends (02 §2: a fixed message asking for adventure content quickly). */
+/** What the chat drawer's ADVENTURE button sends: a fixed message asking for adventure content quickly. */
 export const EMERGENCY_ADVENTURE_MESSAGE =
   'EMERGENCY: My players went off-script! Give me adventure content I can use right now: a quick encounter, an NPC with a name and a hook, and a twist, based on this session.';
 
@@ -66,7 +66,7 @@ export const chatAnswerRpc = rpc(
   Type.Object({ response: Type.String() }),
 );
 
-/** POST /chat body (01 §7). `model` is accepted for compatibility; the configured model answers. */
+/** POST /chat body. `model` is accepted for compatibility; the configured model answers. */
 export const ChatRequestSchema = Type.Object({
   messages: Type.Array(ChatMessageSchema),
   transcript_id: Type.String(),
@@ -77,7 +77,7 @@ export type ChatRequest = Static<typeof ChatRequestSchema>;
 
 export const ChatResponseSchema = Type.Object({ response: Type.String() });
 
-/** /ws/chat frames (02 §7). The client sends chat_message frames. */
+/** /ws/chat frames. The client sends chat_message frames. */
 export const ChatClientFrameSchema = Type.Object({
   type: Type.Literal('chat_message'),
   content: Type.String(),
@@ -89,5 +89,5 @@ export type ChatServerFrame =
   | { type: 'message'; message: ChatMessage }
   | { type: 'error'; error: string };
 
-/** The close reason of a client leaving the chat (02 §7, code 1000). */
+/** The close reason of a client leaving the chat (sent with code 1000). */
 export const CHAT_CLIENT_CLOSE_REASON = 'Client navigated away';

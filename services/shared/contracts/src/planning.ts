@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { rpc } from './rpc.ts';
 
-/** The fixed text the planning workspace's 'SUGGESTIONS' button sends (02 §7). */
+/** The fixed text the planning workspace's 'SUGGESTIONS' button sends. */
 export const PLANNING_SUGGESTIONS_MESSAGE = 'GENERATE SESSION SUGGESTIONS';
 
 /** Longest planning chat message accepted, in characters. */
@@ -22,7 +22,7 @@ export const PLANNING_HISTORY_LIMIT = 100;
  */
 export const PLANNING_SEND_TIMEOUT_MS = 10 * 60_000;
 
-/** A planning chat message (02 §3): id, role (user or assistant), content, timestamp (ISO). */
+/** A planning chat message: id, role (user or assistant), content, timestamp (ISO). */
 export const PlanningMessageSchema = Type.Object({
   id: Type.String(),
   role: Type.Union([Type.Literal('user'), Type.Literal('assistant')]),
@@ -31,13 +31,13 @@ export const PlanningMessageSchema = Type.Object({
 });
 export type PlanningMessage = Static<typeof PlanningMessageSchema>;
 
-/** Character offsets of the selection in the document's text (02 §3: start, end). */
+/** Character offsets (start, end) of the selection in the document's text. */
 export const PlanningSelectionSchema = Type.Object({
   start: Type.Integer({ minimum: 0 }),
   end: Type.Integer({ minimum: 0 }),
 });
 
-/** What the planning editor sends with each message (02 §3): content, selection, selectedText. */
+/** What the planning editor sends with each message: content, selection, selectedText. */
 export const PlanningEditorContextSchema = Type.Object({
   content: Type.String({ maxLength: PLANNING_DOCUMENT_MAX }),
   selection: Type.Union([PlanningSelectionSchema, Type.Null()]),
@@ -74,7 +74,7 @@ export const planningSendRpc = rpc(
   PlanningMessageSchema,
 );
 
-/** What the client sends on /api/ws/planning (02 §7). */
+/** What the client sends on /api/ws/planning: a chat message with the editor's context. */
 export const PlanningClientFrameSchema = Type.Object({
   type: Type.Literal('chat_message'),
   content: Type.String(),
@@ -84,7 +84,7 @@ export const PlanningClientFrameSchema = Type.Object({
 });
 export type PlanningClientFrame = Static<typeof PlanningClientFrameSchema>;
 
-/** What the server sends on /api/ws/planning (02 §3, §7). */
+/** What the server sends on /api/ws/planning: the history on connect, each reply, or an error. */
 export type PlanningServerFrame =
   | { type: 'chat_history'; messages: PlanningMessage[] }
   | { type: 'message'; message: PlanningMessage }

@@ -9,7 +9,7 @@ import './chat.css';
 const SEND_FAILED = 'Error: Failed to get a response. Please try again.';
 const EMERGENCY_FAILED = 'Error: Failed to send emergency message. Please try again.';
 
-/** Which question awaits its reply: it decides the failure message (02 §8). */
+/** Which question awaits its reply: an emergency request fails with its own message. */
 type Pending = 'question' | 'emergency' | null;
 
 function WelcomeGuide() {
@@ -60,13 +60,13 @@ function ChatPanel({ transcriptId, onClose }: ChatPanelProps) {
   const listRef = useRef<HTMLDivElement>(null);
   const inputRef = useRef<HTMLTextAreaElement>(null);
 
-  // Ends the wait for a reply; a failure shows the message for what was sent (02 §8).
+  // Ends the wait for a reply; a failure shows the message for what was sent.
   const settle = useCallback((failure: boolean) => {
     const was = pendingRef.current;
     pendingRef.current = null;
     setPending(null);
     if (failure && was) {
-      // 01 §8's toast, beside 02 §8's message in the conversation itself.
+      // A 'Failed to send message' toast, and a system message in the conversation itself.
       toast.error('Failed to send message');
       setMessages((list) => [
         ...list,
@@ -87,7 +87,7 @@ function ChatPanel({ transcriptId, onClose }: ChatPanelProps) {
         settle(false);
       },
       onError: (error) => {
-        // 02 §8: a server error is logged; the question it answered failed.
+        // The server's error text is only logged; the question it answered counts as failed.
         console.error('Chat error from the server:', error);
         settle(true);
       },
@@ -239,7 +239,7 @@ interface ChatDrawerProps {
 }
 
 /**
- * The AI chat about one transcript (02 §2), beside it as a drawer. Keyed by the transcript:
+ * The AI chat about one transcript, beside it as a drawer. Keyed by the transcript:
  * another one starts a new conversation view on its own socket.
  */
 export function ChatDrawer({ transcriptId, open, onClose }: ChatDrawerProps) {

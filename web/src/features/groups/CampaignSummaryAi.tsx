@@ -27,7 +27,8 @@ const checkedGroups = new Set<string>();
 
 /**
  * Asks the server once per group whether its campaign summary is out of date (it generates
- * one when so) and puts a new summary in the cache. Failures are logged only (01 §8).
+ * one when so) and puts a new summary in the cache. Failures are logged only, with no message
+ * to the user.
  */
 export function useCampaignSummaryCheck(group: GroupSummaryItem) {
   const store = useStoreGroupSummary();

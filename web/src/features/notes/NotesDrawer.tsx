@@ -12,7 +12,7 @@ import { Spinner } from '../../components/Spinner.tsx';
 import { notesToEditorHtml } from './notes-content.ts';
 import './notes.css';
 
-/** 02 §9: the editor is polled every 500 ms and saved 2 s after the last change. */
+/** The editor is polled every 500 ms and saved silently 2 s after the last change. */
 const POLL_MS = 500;
 const AUTOSAVE_MS = 2000;
 

@@ -1,4 +1,4 @@
-// Stored notes come in three shapes (02 §3): HTML written by the notes drawer's rich-text
+// Stored notes come in three shapes: HTML written by the notes drawer's rich-text
 // editor, raw rich-text JSON with `blocks` (older editors), and markdown or plain text
 // written on the notes page.
 

@@ -27,14 +27,14 @@ import { findGroup, groupRouteId } from '../groups/session-data.ts';
 import { applyDocumentAction, parseDocumentAction, type SentSelection } from './document-actions.ts';
 import './planning.css';
 
-/** 02 §9: the document is saved 5 s after the last edit; the connection is polled every second. */
+/** The document is saved 5 s after the last edit; the connection is polled every second. */
 const DOCUMENT_SAVE_MS = 5000;
 const CONNECTION_POLL_MS = 1000;
-/** 02 §1: the planning workspace stacks its panels at this width and below. */
+/** The planning workspace stacks its panels, chat full width, at this width and below. */
 const NARROW_QUERY = '(max-width: 767px)';
 export const DOCUMENT_UPDATED = '✅ Document updated.';
 
-/** The local storage key of a group's planning document (02 §9: one per group). */
+/** The local storage key of a group's planning document: each group keeps its own. */
 export const planningDocumentKey = (groupId: string): string => `planning_document_${groupId}`;
 
 interface ShownMessage {
@@ -142,7 +142,7 @@ function Toolbar({ editor }: { editor: Editor }) {
   );
 }
 
-/** The editor's content and selection as sent with a message (02 §3). */
+/** The editor's content and selection as sent with a message, so a reply can edit them. */
 function editorContext(editor: Editor | null): {
   context: PlanningEditorContext;
   sent: SentSelection | null;

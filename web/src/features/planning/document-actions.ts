@@ -1,4 +1,4 @@
-// AI document actions (02 §3-5): an assistant reply that is a JSON object with string
+// AI document actions: an assistant reply that is a JSON object with string
 // actionHint and aiContent, bare or inside a ``` code fence, edits the planning document
 // instead of being shown. Actions: replaceSelection, insertAtCursor, append (the default).
 import type { Editor } from '@tiptap/react';

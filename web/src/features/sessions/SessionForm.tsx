@@ -146,7 +146,7 @@ function UploadProgress({ percent }: { percent: number }) {
   );
 }
 
-/** The session form in both modes (01 §2): create (with optional group and audio) and edit. */
+/** The session form in both modes: create (with optional group and audio) and edit. */
 export function SessionForm(props: SessionFormProps) {
   const navigate = useNavigate();
   const queryClient = useQueryClient();

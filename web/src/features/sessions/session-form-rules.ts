@@ -1,4 +1,4 @@
-// The session form's rules (01 §5), kept apart from the component so they read as a list.
+// The session form's validation rules, kept apart from the component so they read as a list.
 // The audio messages and limit come from the contracts, so the form and the server agree.
 import { AUDIO_MAX_BYTES, audioInvalidTypeMessage, audioTooLargeMessage } from '@chronicler/contracts';
 

@@ -12,7 +12,7 @@ import { useAuth } from '../auth/useAuth.ts';
 import { Modal, ModalActions } from '../dashboard/Modal.tsx';
 import './summary.css';
 
-/** The specification's summary limit (§9), also enforced by the server. */
+/** The longest summary, in characters; the server enforces it too. */
 export const SUMMARY_MAX = 10_000;
 
 /** The message that keeps a summary draft from being saved, or null when it can be. */

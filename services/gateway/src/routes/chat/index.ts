@@ -15,7 +15,7 @@ import { registerRelaySocket } from '../../lib/relay-socket.ts';
 import { requireAuth } from '../../plugins/auth.ts';
 
 /**
- * POST /api/chat (01 §7) and the chat socket /api/ws/chat?token=&transcript_id= (02 §7), both
+ * POST /api/chat and the chat socket /api/ws/chat?token=&transcript_id=, both
  * about one of the signed-in user's transcripts. The gateway keeps no state: it relays to the
  * chat service, which owns the conversations.
  */
@@ -30,7 +30,7 @@ export default async function chatRoutes(app: FastifyInstance): Promise<void> {
     },
     (req) =>
       // `model` is accepted and ignored: the chat model is configuration (OPENAI_MODEL), the
-      // same for every client (01 §9 fixes it to one model), never the caller's choice.
+      // same for every client (the product uses one fixed model), never the caller's choice.
       call(
         bus,
         chatAnswerRpc,

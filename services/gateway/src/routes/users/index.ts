@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { requireAuth } from '../../plugins/auth.ts';
 
-/** The dashboard's window (specification §9): 30 days back from the end date. */
+/** The dashboard's stats window when no start is given: 30 days back from the end date. */
 const DEFAULT_WINDOW_DAYS = 30;
 const DAY_MS = 24 * 60 * 60 * 1000;
 

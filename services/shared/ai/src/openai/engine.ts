@@ -37,7 +37,7 @@ import {
 /**
  * Chat on a long transcript sends the passages relevant to the question, never the whole
  * text: at most this many characters of them, so that a 500,000-character transcript sends
- * less than a tenth of its tokens with the instructions and history (01 §9, issue #5).
+ * less than a tenth of its tokens with the instructions and history (issue #5).
  */
 export const CHAT_PASSAGE_MAX_CHARS = 36_000;
 /** The most recent chat turns sent with a question, newest kept first, within this size. */
