@@ -8,6 +8,7 @@ import {
   createLogger,
   defaultOpsHost,
   loadConfig,
+  LogConfigSchema,
   loadPlatformConfig,
   localSignInEnabled,
   openPlatform,
@@ -72,6 +73,12 @@ export async function startEmbedded(
   }
   try {
     opsConfig = loadConfig(OpsConfigSchema, env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    problems.push(...err.problems);
+  }
+  try {
+    loadConfig(LogConfigSchema, env);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     problems.push(...err.problems);

@@ -1,8 +1,15 @@
-import { ConfigError, createLogger, onShutdownSignal, startTelemetry, stopTelemetry } from '@chronicler/kit';
+import {
+  ConfigError,
+  createLogger,
+  logLevelOf,
+  onShutdownSignal,
+  startTelemetry,
+  stopTelemetry,
+} from '@chronicler/kit';
 import { startEmbedded } from './embedded.ts';
 
 // Each service logs through a child that names it; this process's own lines say all-in-one.
-const root = createLogger(null);
+const root = createLogger(null, { level: logLevelOf(process.env) });
 const log = root.child({ service: 'all-in-one' });
 await startTelemetry('all-in-one');
 try {

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, Env, loadConfig, splitList } from './config.ts';
+import { ConfigError, Env, loadConfig, LogConfigSchema, logLevelOf, splitList } from './config.ts';
+import { loadPlatformConfig } from './runtime/platform.ts';
 
 const Schema = Type.Object({
   PORT: Env.port(8000),
@@ -59,5 +60,28 @@ describe('splitList', () => {
   it('splits on commas, trims, and drops empties', () => {
     expect(splitList(' 1, 2,,3 ')).toEqual(['1', '2', '3']);
     expect(splitList(undefined)).toEqual([]);
+  });
+});
+
+describe('settings every process reads', () => {
+  it('reads LOG_LEVEL through its schema and names it when it is wrong', () => {
+    expect(loadConfig(LogConfigSchema, {}).LOG_LEVEL).toBe('info');
+    expect(logLevelOf({ LOG_LEVEL: 'debug' })).toBe('debug');
+    // Until the bad value is reported, the log stays at info so the report is seen.
+    expect(logLevelOf({ LOG_LEVEL: 'loud' })).toBe('info');
+    expect(() => loadConfig(LogConfigSchema, { LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL/);
+  });
+  it('reads NATS_STREAM_REPLICAS with the platform settings', () => {
+    expect(loadPlatformConfig({}).NATS_STREAM_REPLICAS).toBe(1);
+    expect(loadPlatformConfig({ NATS_STREAM_REPLICAS: '3' }).NATS_STREAM_REPLICAS).toBe(3);
+    const err = (() => {
+      try {
+        loadPlatformConfig({ NATS_STREAM_REPLICAS: '7' });
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).problems.map((p) => p.variable)).toEqual(['NATS_STREAM_REPLICAS']);
   });
 });

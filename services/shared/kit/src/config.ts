@@ -51,6 +51,26 @@ export const Env = {
   list: () => Type.String({ default: '' }),
 };
 
+/** The level of every process's log (pino's levels). Read with the rest of a process's settings. */
+export const LogConfigSchema = Type.Object({
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+    { default: 'info' },
+  ),
+});
+
+/**
+ * LOG_LEVEL as the schema reads it; a bad value is reported (with the others) by whoever
+ * loads LogConfigSchema, and until then the log runs at 'info' so that report is seen.
+ */
+export function logLevelOf(env: NodeJS.ProcessEnv = process.env): string {
+  try {
+    return loadConfig(LogConfigSchema, env).LOG_LEVEL;
+  } catch {
+    return 'info';
+  }
+}
+
 export const splitList = (value: string | undefined): string[] =>
   (value ?? '')
     .split(',')

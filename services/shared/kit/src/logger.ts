@@ -110,7 +110,7 @@ export function createLogger(
   opts: { level?: string; destination?: pino.DestinationStream } = {},
 ): Logger {
   const options: LoggerOptions = {
-    level: opts.level ?? process.env.LOG_LEVEL ?? 'info',
+    level: opts.level ?? 'info',
     base: service ? { service } : {},
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }) },

@@ -22,7 +22,6 @@ import {
   type NatsConnection,
   type StreamInfo,
 } from 'nats';
-import { ConfigError } from '../config.ts';
 import { ServiceError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { busDeliveries, busMessagesPublished } from '../ops/metrics.ts';
@@ -98,24 +97,8 @@ export interface NatsBusOptions {
   logger?: Logger;
   /** Pause between reconnect attempts. Default 500 ms: services come back soon after a server restart. */
   reconnectTimeWaitMs?: number;
-  /** Replicas of streams and buckets created here. Default: NATS_STREAM_REPLICAS, else 1. */
+  /** Replicas of streams and buckets created here (the platform passes NATS_STREAM_REPLICAS). Default 1. */
   streamReplicas?: number;
-}
-
-/** NATS_STREAM_REPLICAS, checked like every other setting: a bad value stops the process with its name. */
-export function streamReplicasFromEnv(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env.NATS_STREAM_REPLICAS;
-  if (raw === undefined || raw === '') return 1;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > 5) {
-    throw new ConfigError([
-      {
-        variable: 'NATS_STREAM_REPLICAS',
-        message: `must be an integer from 1 to 5 (got ${JSON.stringify(raw)})`,
-      },
-    ]);
-  }
-  return n;
 }
 
 function apiErrCode(err: unknown): number | undefined {
@@ -204,7 +187,7 @@ export class NatsBus implements Bus, NatsInternals {
    * so a service rides out nats-server restarts without being restarted itself.
    */
   static async connect(opts: NatsBusOptions): Promise<NatsBus> {
-    const replicas = opts.streamReplicas ?? streamReplicasFromEnv();
+    const replicas = opts.streamReplicas ?? 1;
     const servers = opts.url
       .split(',')
       .map((s) => s.trim())

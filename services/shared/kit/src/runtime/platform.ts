@@ -23,6 +23,8 @@ export const PlatformConfigSchema = Type.Object({
   REDIS_URL: Type.Optional(Env.url({ description: 'Redis, e.g. redis://127.0.0.1:6379' })),
   DATA_DIR: Type.String({ default: './data', minLength: 1 }),
   BUS_PREFIX: Type.String({ default: 'chronicler', pattern: '^[A-Za-z0-9_-]+$' }),
+  /** JetStream replicas of the streams and buckets this process creates (3 in a NATS cluster). */
+  NATS_STREAM_REPLICAS: Type.Integer({ default: 1, minimum: 1, maximum: 5 }),
 });
 export type PlatformConfig = Static<typeof PlatformConfigSchema>;
 
@@ -49,6 +51,7 @@ export async function openPlatform(
   const bus = await createBus({
     natsUrl: cfg.NATS_URL,
     prefix: cfg.BUS_PREFIX,
+    streamReplicas: cfg.NATS_STREAM_REPLICAS,
     dataDir,
     name: opts.name,
     logger: opts.logger.child({ component: 'bus' }),

@@ -1,5 +1,5 @@
 import { Type, type TObject } from '@sinclair/typebox';
-import { ConfigError, Env, loadConfig } from '../config.ts';
+import { ConfigError, Env, loadConfig, LogConfigSchema, logLevelOf } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { defaultOpsHost, OpsConfigSchema, startOpsServer } from '../ops/server.ts';
 import { startTelemetry, stopTelemetry } from '../ops/telemetry.ts';
@@ -17,10 +17,11 @@ const StandaloneConfigSchema = Type.Object({
   DATABASE_URL: Env.url(),
   REDIS_URL: Env.url(),
   ...OpsConfigSchema.properties,
+  ...LogConfigSchema.properties,
 });
 
 export async function runStandalone<C extends TObject>(def: ServiceDefinition<C>): Promise<void> {
-  const log = createLogger(def.name);
+  const log = createLogger(def.name, { level: logLevelOf(process.env) });
   let cfg;
   let serviceConfig;
   try {
