@@ -1,4 +1,4 @@
-import type { DatabaseHandle } from '@chronicler/kit';
+import { isUuid, type DatabaseHandle } from '@chronicler/kit';
 import type { OAuthStateRow, ProviderProfile, SessionRow, UserRow } from './tables.ts';
 
 /** Single-use OAuth states older than this are refused (and swept). */
@@ -162,7 +162,3 @@ export class AuthStore {
     return rows[0]!.value;
   }
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** A malformed id would make PostgreSQL raise instead of finding nothing. */
-export const isUuid = (value: string): boolean => UUID.test(value);

@@ -1,7 +1,5 @@
 import type { ChatMessage } from '@chronicler/contracts';
-import type { DatabaseHandle } from '@chronicler/kit';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuid, type DatabaseHandle } from '@chronicler/kit';
 
 /** Every query of the chat schema, so handlers never spell SQL. */
 export class ChatStore {
@@ -24,7 +22,7 @@ export class ChatStore {
     opts: { limit: number; maxChars: number },
   ): Promise<ChatMessage[]> {
     // Ids that are not uuids have no conversation (PostgreSQL would refuse them with an error).
-    if (!UUID.test(ownerId) || !UUID.test(transcriptId)) return [];
+    if (!isUuid(ownerId) || !isUuid(transcriptId)) return [];
     const rows = await this.db.query<{ role: ChatMessage['role']; content: string }>(
       `select role, content from ${this.table}
         where owner_id = $1 and transcript_id = $2 order by id desc limit $3`,

@@ -1,8 +1,4 @@
-import type { DatabaseHandle } from '@chronicler/kit';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** Ids that are not uuids match no row (PostgreSQL would refuse them with an error). */
-export const isUuid = (id: string): boolean => UUID.test(id);
+import { isUuid, type DatabaseHandle } from '@chronicler/kit';
 
 const COLUMNS = 'id, name, summary, llm_summary, summary_generated_at';
 
@@ -133,13 +129,12 @@ export class GroupStore {
    */
   async deleteWithin(ownerId: string, id: string, beforeCommit: () => Promise<void>): Promise<boolean> {
     if (!isUuid(id) || !isUuid(ownerId)) return false;
-    // drizzle's transaction is the one the kit offers on both drivers; its `sql` tag is not a
-    // dependency of this package, so the two ids, checked as uuids above, are inlined.
-    return this.db.db.transaction(async (tx) => {
-      const result = (await tx.execute(
-        `delete from ${this.table} where id = '${id}' and owner_id = '${ownerId}' returning id`,
-      )) as unknown as { rows: unknown[] };
-      if (result.rows.length === 0) return false;
+    return this.db.transaction(async (tx) => {
+      const rows = await tx.query(`delete from ${this.table} where id = $1 and owner_id = $2 returning id`, [
+        id,
+        ownerId,
+      ]);
+      if (rows.length === 0) return false;
       await beforeCommit();
       return true;
     });

@@ -1,4 +1,4 @@
-import { call, type Bus } from '@chronicler/kit';
+import { call, isUuid, type Bus } from '@chronicler/kit';
 import {
   groupMembersRpc,
   LIST_PAGE_DEFAULT,
@@ -6,7 +6,7 @@ import {
   type RpcRequest,
   type RpcResponse,
 } from '@chronicler/contracts';
-import { isUuid, type GroupCursor, type GroupStore } from '../db/store.ts';
+import type { GroupCursor, GroupStore } from '../db/store.ts';
 import { bad } from './group-errors.ts';
 
 const encode = (c: GroupCursor): string =>

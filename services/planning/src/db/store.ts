@@ -1,9 +1,5 @@
 import type { PlanningMessage } from '@chronicler/contracts';
-import type { DatabaseHandle } from '@chronicler/kit';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** Ids that are not uuids match no row (PostgreSQL would refuse them with an error). */
-export const isUuid = (id: string): boolean => UUID.test(id);
+import { isUuid, type DatabaseHandle } from '@chronicler/kit';
 
 function toMessage(r: Record<string, unknown>): PlanningMessage {
   return {

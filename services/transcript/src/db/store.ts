@@ -1,11 +1,7 @@
 import type { Transcript, TranscriptListItem } from '@chronicler/contracts';
-import type { DatabaseHandle } from '@chronicler/kit';
+import { isUuid, type DatabaseHandle } from '@chronicler/kit';
 
 const iso = (v: unknown): string => (v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString());
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** Ids that are not uuids match no row (PostgreSQL would refuse them with an error). */
-export const isUuid = (id: string): boolean => UUID.test(id);
 
 const ITEM_COLUMNS =
   'id, name, session_timestamp, created_at, last_activity, status, group_id, summary, preview, ' +

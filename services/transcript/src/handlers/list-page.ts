@@ -4,7 +4,8 @@ import {
   type RpcRequest,
   type RpcResponse,
 } from '@chronicler/contracts';
-import { isUuid, type ListCursor, type TranscriptStore } from '../db/store.ts';
+import { isUuid } from '@chronicler/kit';
+import type { ListCursor, TranscriptStore } from '../db/store.ts';
 import { bad } from '../validation.ts';
 
 const encode = (c: ListCursor): string =>

@@ -86,6 +86,29 @@ function describeDatabaseContract(label: string, target: Target): void {
       await expect(handle.query('select * from no_such_table')).rejects.toThrow(/no_such_table/);
     });
 
+    it('transaction() commits what its function wrote, and rolls all of it back when the function throws', async () => {
+      const table = `${uniqueSchema()}_tx`;
+      await handle.query(`create table ${table} (id int primary key, label text not null)`);
+      try {
+        const answer = await handle.transaction(async (tx) => {
+          await tx.query(`insert into ${table} values ($1, $2)`, [1, `it's kept`]);
+          return (await tx.query<{ n: number }>(`select count(*) as n from ${table}`))[0]!.n;
+        });
+        expect(answer).toBe(1);
+        await expect(
+          handle.transaction(async (tx) => {
+            await tx.query(`insert into ${table} values ($1, $2)`, [2, 'written, then undone']);
+            throw new Error('the event could not be published');
+          }),
+        ).rejects.toThrow('the event could not be published');
+        expect(await handle.query(`select id, label from ${table} order by id`)).toEqual([
+          { id: 1, label: `it's kept` },
+        ]);
+      } finally {
+        await handle.query(`drop table ${table}`);
+      }
+    });
+
     it('applies migrations in name order, each once; a second migrate is a no-op', async () => {
       const schema = uniqueSchema();
       // 0010 depends on 0002 (which sorts before it by name, not by length or write order).

@@ -7,9 +7,35 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import { createLogger } from '../logger.ts';
 import { createKeyedSerializer, pgliteConnection, registerInternals, withPoolClient } from './connection.ts';
-import type { DatabaseHandle, Db, OpenDatabaseOptions } from './types.ts';
+import type { Connection, TxRunner } from './connection.ts';
+import type { DatabaseHandle, Db, OpenDatabaseOptions, Queryable } from './types.ts';
 
-export type { DatabaseHandle, Db, MigrateOptions, MigrateResult, OpenDatabaseOptions } from './types.ts';
+export type {
+  DatabaseHandle,
+  Db,
+  MigrateOptions,
+  MigrateResult,
+  OpenDatabaseOptions,
+  Queryable,
+} from './types.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/**
+ * Whether an id can be a row's uuid. Stores answer "no such row" for anything else rather
+ * than let PostgreSQL refuse the parameter with an error.
+ */
+export const isUuid = (id: string): boolean => UUID.test(id);
+
+/** A transaction on `conn` whose queries are typed like the handle's. */
+function transactionOn<R>(conn: Connection, fn: (tx: Queryable) => Promise<R>): Promise<R> {
+  return conn.transaction((tx: TxRunner) =>
+    fn({
+      async query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]> {
+        return (await tx.query(sql, params)) as T[];
+      },
+    }),
+  );
+}
 export { migrate } from './migrate.ts';
 
 /** How long ping() waits before calling the database unreachable (readiness must answer). */
@@ -42,6 +68,7 @@ async function openPglite(dataDir: string): Promise<DatabaseHandle> {
     async query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]> {
       return (await pglite.query<T>(sql, params)).rows;
     },
+    transaction: (fn) => transactionOn(pgliteConnection(pglite), fn),
     ping: () => pingWith(() => pglite.query('select 1')),
     close() {
       closing ??= pglite.closed ? Promise.resolve() : pglite.close();
@@ -92,6 +119,7 @@ async function openPostgres(url: string, opts: OpenDatabaseOptions): Promise<Dat
     async query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]> {
       return (await pool.query(sql, params)).rows as T[];
     },
+    transaction: (fn) => withPoolClient(pool, logger, (conn) => transactionOn(conn, fn)),
     ping: () => pingWith(() => pool.query('select 1')),
     close() {
       closing ??= pool.end();

@@ -4,11 +4,21 @@ import type { Logger } from '../logger.ts';
 /** A drizzle database that is either PGlite (embedded) or node-postgres (cluster). */
 export type Db = PgDatabase<PgQueryResultHKT, Record<string, never>>;
 
-export interface DatabaseHandle {
+/** What runs parameterised SQL: the handle itself, or one transaction of it. */
+export interface Queryable {
+  /** Runs SQL with $1-style parameters (never interpolate values) and returns the rows. */
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+}
+
+export interface DatabaseHandle extends Queryable {
   readonly kind: 'pglite' | 'postgres';
   readonly db: Db;
-  /** Runs raw SQL (with $1-style parameters) and returns the rows. */
-  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  /**
+   * Runs `fn` in one transaction on one connection: commits when it resolves, rolls back and
+   * rethrows when it rejects. Work that must happen before the commit (publishing an event
+   * whose failure should undo the write) goes inside `fn`.
+   */
+  transaction<R>(fn: (tx: Queryable) => Promise<R>): Promise<R>;
   /** True when a trivial query answers (readiness). */
   ping(): Promise<boolean>;
   close(): Promise<void>;
