@@ -11,6 +11,7 @@ import { localSignIn } from '../support/auth.ts';
 import { startSystem } from '../support/system.ts';
 import { startDeepgramPeer } from '../peers/deepgram.ts';
 import { printTable } from './report.ts';
+import { wavHeader } from '../support/audio.ts';
 
 const MB = 1024 * 1024;
 const BUDGET_MB = 64;
@@ -20,23 +21,6 @@ const CHUNK = Buffer.alloc(MB, 0x55);
 // (`pnpm bench` does not pass --expose-gc).
 v8.setFlagsFromString('--expose-gc');
 const collect = vm.runInNewContext('gc') as () => void;
-
-function wavHeader(dataBytes: number): Buffer {
-  const h = Buffer.alloc(44);
-  h.write('RIFF', 0);
-  h.writeUInt32LE(Math.min(0xffffffff, 36 + dataBytes), 4);
-  h.write('WAVEfmt ', 8);
-  h.writeUInt32LE(16, 16);
-  h.writeUInt16LE(1, 20);
-  h.writeUInt16LE(1, 22);
-  h.writeUInt32LE(16_000, 24);
-  h.writeUInt32LE(32_000, 28);
-  h.writeUInt16LE(2, 32);
-  h.writeUInt16LE(16, 34);
-  h.write('data', 36);
-  h.writeUInt32LE(Math.min(0xffffffff, dataBytes), 40);
-  return h;
-}
 
 interface Sample {
   rss: number;

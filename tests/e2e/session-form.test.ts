@@ -9,6 +9,7 @@ import { launchBrowser, signInLocally } from '../support/browser.ts';
 import { crd3Blurb, crd3Transcript } from '../support/crd3.ts';
 import { startDeepgramPeer, type DeepgramPeer } from '../peers/deepgram.ts';
 import { startSystem, type TestSystem } from '../support/system.ts';
+import { wav } from '../support/audio.ts';
 
 const SHOTS = '/tmp/shots-forms';
 const NO_CONTENT = 'Please provide either a summary, a transcript, or an audio file';
@@ -320,24 +321,6 @@ describe('session form (embedded, no speech-to-text provider)', () => {
   });
 });
 
-/** A WAV file (RIFF header, then silence-ish PCM) of `dataBytes` bytes of samples. */
-function wav(dataBytes: number): Buffer {
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0);
-  header.writeUInt32LE(36 + dataBytes, 4);
-  header.write('WAVEfmt ', 8);
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20); // PCM
-  header.writeUInt16LE(1, 22); // mono
-  header.writeUInt32LE(16_000, 24);
-  header.writeUInt32LE(32_000, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36);
-  header.writeUInt32LE(dataBytes, 40);
-  return Buffer.concat([header, Buffer.alloc(dataBytes, 1)]);
-}
-
 describe('session form with Deepgram configured (local peer)', () => {
   let system: TestSystem;
   let browser: Browser;
@@ -406,7 +389,7 @@ describe('session form with Deepgram configured (local peer)', () => {
     const api = apiFor(system, page);
     const group = await api<{ id: string; group_id: string }>('POST', '/groups', { name: 'Vox Machina' });
     const recording = path.join(dir, 'episode-1.wav');
-    writeFileSync(recording, wav(3 * 1024 * 1024));
+    writeFileSync(recording, wav(3 * 1024 * 1024, 'silence'));
 
     await page.goto(`/groups/${group.group_id}/add-session`);
     await page.getByLabel('Session Name *').fill('Recorded at the table');

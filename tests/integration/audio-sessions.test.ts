@@ -14,24 +14,7 @@ import { startAssemblyAiPeer, type AssemblyAiPeer } from '../peers/assemblyai.ts
 import { startDeepgramPeer, type DeepgramPeer } from '../peers/deepgram.ts';
 import { localSignIn } from '../support/auth.ts';
 import { createTestDatabase, startSystem, testMode, waitFor, type TestSystem } from '../support/system.ts';
-
-/** A small WAV file: a real RIFF/WAVE header, then `dataBytes` of quiet noise. */
-function wav(dataBytes: number): Buffer {
-  const h = Buffer.alloc(44);
-  h.write('RIFF', 0);
-  h.writeUInt32LE(36 + dataBytes, 4);
-  h.write('WAVEfmt ', 8);
-  h.writeUInt32LE(16, 16);
-  h.writeUInt16LE(1, 20);
-  h.writeUInt16LE(1, 22);
-  h.writeUInt32LE(16_000, 24);
-  h.writeUInt32LE(32_000, 28);
-  h.writeUInt16LE(2, 32);
-  h.writeUInt16LE(16, 34);
-  h.write('data', 36);
-  h.writeUInt32LE(dataBytes, 40);
-  return Buffer.concat([h, randomBytes(dataBytes)]);
-}
+import { wav } from '../support/audio.ts';
 
 const expectedContent = (bytes: number) =>
   [

@@ -11,6 +11,7 @@ import { GatewayConfigSchema } from '../../services/gateway/src/service.ts';
 import { startDeepgramPeer, type DeepgramPeer } from '../peers/deepgram.ts';
 import { localSignIn } from '../support/auth.ts';
 import { startSystem, testMode, type TestSystem } from '../support/system.ts';
+import { wav } from '../support/audio.ts';
 
 /** Every log line the system writes, as text. */
 function logSink(): { write(line: string): void; text(): string } {
@@ -22,24 +23,6 @@ function logSink(): { write(line: string): void; text(): string } {
 const externalAddress = Object.values(os.networkInterfaces())
   .flat()
   .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
-
-/** A small WAV file: a RIFF/WAVE header, then `dataBytes` of silence. */
-function wav(dataBytes: number): Buffer {
-  const h = Buffer.alloc(44);
-  h.write('RIFF', 0);
-  h.writeUInt32LE(36 + dataBytes, 4);
-  h.write('WAVEfmt ', 8);
-  h.writeUInt32LE(16, 16);
-  h.writeUInt16LE(1, 20);
-  h.writeUInt16LE(1, 22);
-  h.writeUInt32LE(16_000, 24);
-  h.writeUInt32LE(32_000, 28);
-  h.writeUInt16LE(2, 32);
-  h.writeUInt16LE(16, 34);
-  h.write('data', 36);
-  h.writeUInt32LE(dataBytes, 40);
-  return Buffer.concat([h, Buffer.alloc(dataBytes)]);
-}
 
 /** True when a TCP connection to the address is accepted (an HTTP answer of any status). */
 async function reachable(url: string): Promise<boolean> {
@@ -238,7 +221,7 @@ describe(`network edge: logs, idempotent creates, ops port (${testMode} mode)`, 
       const form = new FormData();
       form.append('name', 'Recorded session');
       form.append('session_date', '2015-03-12T00:00:00.000Z');
-      form.append('audio', new Blob([wav(32_000)], { type: 'audio/wav' }), 'session.wav');
+      form.append('audio', new Blob([wav(32_000, 'silence')], { type: 'audio/wav' }), 'session.wav');
       return fetch(`${system.url}/api/transcripts/manual-audio`, {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'idempotency-key': 'upload-1' },

@@ -28,6 +28,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeepgramPeer, type DeepgramPeer } from '../peers/deepgram.ts';
 import { localSignIn } from '../support/auth.ts';
 import { startSystem, testMode, type TestSystem } from '../support/system.ts';
+import { wav } from '../support/audio.ts';
 
 interface Answer {
   status: number;
@@ -73,24 +74,6 @@ function expectDetail(a: Answer, status: number, detail?: string | RegExp): void
   expect(a.text).not.toMatch(/svc\.|FST_|statusCode|\bat .+\(.+:\d+/);
   if (typeof detail === 'string') expect(text).toBe(detail);
   else if (detail) expect(text).toMatch(detail);
-}
-
-/** A small WAV file (a real header), enough for the upload's sniffing. */
-function wav(dataBytes: number): Buffer {
-  const h = Buffer.alloc(44);
-  h.write('RIFF', 0);
-  h.writeUInt32LE(36 + dataBytes, 4);
-  h.write('WAVEfmt ', 8);
-  h.writeUInt32LE(16, 16);
-  h.writeUInt16LE(1, 20);
-  h.writeUInt16LE(1, 22);
-  h.writeUInt32LE(16_000, 24);
-  h.writeUInt32LE(32_000, 28);
-  h.writeUInt16LE(2, 32);
-  h.writeUInt16LE(16, 34);
-  h.write('data', 36);
-  h.writeUInt32LE(dataBytes, 40);
-  return Buffer.concat([h, randomBytes(dataBytes)]);
 }
 
 /** A multipart/form-data body with the given boundary: name, date and one WAV file. */
