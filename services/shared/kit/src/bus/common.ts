@@ -12,9 +12,9 @@ import {
 import pino from 'pino';
 import { ServiceError, httpStatusFor, type ServiceErrorCode } from '../errors.ts';
 import type { Logger } from '../logger.ts';
-import { busRequestSeconds, busRequests } from '../ops/metrics.ts';
+import { busMessagesPublished, busRequestSeconds, busRequests } from '../ops/metrics.ts';
 import { sanitizeName } from './subject.ts';
-import type { ConsumerDefinition, Headers } from './types.ts';
+import type { ConsumerDefinition, EventHandler, Headers, MessageMeta, RequestHandler } from './types.ts';
 
 // Code shared by the NATS and the in-process bus. Whatever decides observable behaviour
 // (payload encoding, the reply envelope, error mapping, defaults, trace propagation) lives
@@ -254,6 +254,130 @@ export function activeTraceHeaders(): Headers {
 }
 
 export { SpanKind };
+
+/**
+ * The tracing and metrics around every send and receive, shared by both buses so that a span
+ * or a counter cannot differ between the embedded mode and the cluster. Each bus supplies
+ * only its transport: how a message goes out, how a reply comes back.
+ */
+export class BusInstruments {
+  constructor(
+    private readonly system: string,
+    private readonly log: Logger,
+  ) {}
+
+  private attributes(subject: string, durable?: string): Attributes {
+    return {
+      'messaging.system': this.system,
+      'messaging.destination.name': subject,
+      ...(durable !== undefined ? { 'messaging.consumer.group.name': durable } : {}),
+    };
+  }
+
+  /** A request: a client span around `send`, then the request metrics with its outcome. */
+  async request<Res>(
+    subject: string,
+    headers: Headers | undefined,
+    send: (headers: Headers) => Promise<Res>,
+  ): Promise<Res> {
+    const started = performance.now();
+    try {
+      const res = await traceOutgoing(
+        `send ${subject}`,
+        SpanKind.CLIENT,
+        this.attributes(subject),
+        headers,
+        send,
+      );
+      recordRequest(subject, started);
+      return res;
+    } catch (err) {
+      recordRequest(subject, started, err);
+      throw err;
+    }
+  }
+
+  /** A publish, core or durable: a producer span around `send`, counted once it went out. */
+  async publish<T>(
+    subject: string,
+    kind: 'core' | 'durable',
+    headers: Headers | undefined,
+    send: (headers: Headers) => Promise<T>,
+  ): Promise<T> {
+    const out = await traceOutgoing('publish', SpanKind.PRODUCER, this.attributes(subject), headers, send);
+    busMessagesPublished.inc({ kind });
+    return out;
+  }
+
+  /**
+   * The reply text to a request: the handler run in a server span on the caller's trace, its
+   * result or its error in the reply envelope. `check` may refuse a reply the transport
+   * cannot carry (it throws, and that error is answered instead).
+   */
+  async answer(
+    pattern: string,
+    meta: MessageMeta,
+    handler: RequestHandler,
+    payload: () => unknown,
+    check?: (reply: string) => void,
+  ): Promise<string> {
+    try {
+      const result = await traceIncoming(
+        `process ${pattern}`,
+        SpanKind.SERVER,
+        this.attributes(meta.subject),
+        meta.headers,
+        () => handler(payload(), meta),
+      );
+      const reply = okReply(result, meta.subject, this.log);
+      check?.(reply);
+      return reply;
+    } catch (err) {
+      return errorReplyFor(err, meta.subject, this.log);
+    }
+  }
+
+  /** An event to a subscriber, in a consumer span; a failing handler is logged, never rethrown. */
+  async deliver(
+    pattern: string,
+    meta: MessageMeta,
+    handler: EventHandler,
+    payload: () => unknown,
+  ): Promise<void> {
+    try {
+      await traceIncoming(
+        `process ${pattern}`,
+        SpanKind.CONSUMER,
+        this.attributes(meta.subject),
+        meta.headers,
+        () => handler(payload(), meta),
+      );
+    } catch (err) {
+      this.log.error({ err, subject: meta.subject }, 'event handler failed');
+    }
+  }
+
+  /** A durable delivery, in a consumer span named after its stream and durable. */
+  durable<T>(
+    stream: string,
+    durable: string,
+    subject: string,
+    headers: Headers,
+    fn: (span: Span) => Promise<T>,
+  ): Promise<T> {
+    return traceIncoming(
+      `process ${stream}/${durable}`,
+      SpanKind.CONSUMER,
+      this.attributes(subject, durable),
+      headers,
+      fn,
+    );
+  }
+}
+
+/** The instruments of a bus without a logger of its own (durable deliveries only log through their config). */
+export const instrumentsFor = (system: string, log: Logger = silentLogger): BusInstruments =>
+  new BusInstruments(system, log);
 
 // ---- durable consumers -------------------------------------------------------------
 

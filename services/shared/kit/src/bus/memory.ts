@@ -7,25 +7,21 @@ import { busDeliveries, busMessagesPublished } from '../ops/metrics.ts';
 import {
   DEFAULT_DUPLICATE_WINDOW_MS,
   DEFAULT_REQUEST_TIMEOUT_MS,
+  BusInstruments,
   InFlight,
-  SpanKind,
   backoffDelay,
   busClosed,
   deadLetterMsgId,
   decodePayload,
   encodePayload,
   errorMessage,
-  errorReplyFor,
   markSpanFailed,
   noOutcomeError,
   noResponders,
-  okReply,
-  recordRequest,
   requestTimedOut,
   resolveConsumer,
+  instrumentsFor,
   silentLogger,
-  traceIncoming,
-  traceOutgoing,
   unwrapReply,
   type ResolvedConsumer,
 } from './common.ts';
@@ -65,6 +61,7 @@ import type {
 // (JSON copies, queue groups, timeouts, error codes, redelivery, dead letters) follows NATS.
 
 const SYSTEM = 'chronicler-memory';
+const DURABLE_INSTRUMENTS = instrumentsFor(SYSTEM);
 
 interface CoreMessage {
   /** Full (prefixed) subject. */
@@ -472,32 +469,21 @@ class MemConsumerClient implements Consumer {
       ...(msg.msgId !== undefined ? { msgId: msg.msgId } : {}),
       working: () => this.durable.working(msg.seq, token),
     };
-    const attributes = {
-      'messaging.system': SYSTEM,
-      'messaging.destination.name': ctx.subject,
-      'messaging.consumer.group.name': cfg.durable,
-    };
-    const work = traceIncoming(
-      `process ${cfg.stream}/${cfg.durable}`,
-      SpanKind.CONSUMER,
-      attributes,
-      headers,
-      async (span) => {
-        await recorded;
-        let failure: { error: unknown } | undefined;
-        try {
-          await this.handler(decodePayload(msg.data), ctx);
-        } catch (error) {
-          failure = { error };
-          markSpanFailed(span, error);
-          cfg.log.warn(
-            { err: error, stream: cfg.stream, durable: cfg.durable, seq: msg.seq, deliveryCount },
-            'durable handler failed',
-          );
-        }
-        await this.durable.settle(msg, token, failure);
-      },
-    );
+    const work = DURABLE_INSTRUMENTS.durable(cfg.stream, cfg.durable, ctx.subject, headers, async (span) => {
+      await recorded;
+      let failure: { error: unknown } | undefined;
+      try {
+        await this.handler(decodePayload(msg.data), ctx);
+      } catch (error) {
+        failure = { error };
+        markSpanFailed(span, error);
+        cfg.log.warn(
+          { err: error, stream: cfg.stream, durable: cfg.durable, seq: msg.seq, deliveryCount },
+          'durable handler failed',
+        );
+      }
+      await this.durable.settle(msg, token, failure);
+    });
     this.inFlight
       .track(work)
       .catch((err: unknown) => cfg.log.error({ err, seq: msg.seq }, 'durable delivery failed unexpectedly'))
@@ -682,6 +668,7 @@ export class MemoryBus implements Bus {
   private readonly subs = new Set<MemSubscription>();
   private readonly consumers = new Set<MemConsumerClient>();
   private readonly maxPayloadBytes: number;
+  private readonly instruments: BusInstruments;
 
   constructor(opts: MemoryBusOptions) {
     this.maxPayloadBytes = opts.maxPayloadBytes ?? 1024 * 1024;
@@ -690,6 +677,7 @@ export class MemoryBus implements Bus {
       bus: 'memory',
       ...(opts.name ? { client: opts.name } : {}),
     });
+    this.instruments = new BusInstruments(SYSTEM, this.log);
     this.broker = Broker.acquire(opts.dataDir, this.log);
     this.blobs = new FileBlobStore(
       () => this.broker.blobRoot(),
@@ -725,54 +713,39 @@ export class MemoryBus implements Bus {
   }
 
   async request<Res = unknown>(subject: string, payload: unknown, opts: RequestOptions = {}): Promise<Res> {
-    const started = performance.now();
-    try {
+    return this.instruments.request(subject, opts.headers, (headers) => {
       this.assertOpen();
       const full = this.ns.subject(subject);
       const timeoutMs = opts.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-      const attributes = { 'messaging.system': SYSTEM, 'messaging.destination.name': subject };
-      const res = await traceOutgoing(
-        `send ${subject}`,
-        SpanKind.CLIENT,
-        attributes,
-        opts.headers,
-        (headers) => {
-          const data = this.encode(payload, subject);
-          return new Promise<Res>((resolve, reject) => {
-            let settled = false;
-            const timer = setTimeout(() => {
-              settled = true;
-              reject(requestTimedOut(subject, timeoutMs));
-            }, timeoutMs);
-            const receivers = this.broker.route({
-              subject: full,
-              data,
-              headers,
-              reply: (text) => {
-                if (settled) return;
-                settled = true;
-                clearTimeout(timer);
-                try {
-                  resolve(unwrapReply<Res>(text, subject));
-                } catch (err) {
-                  reject(err);
-                }
-              },
-            });
-            if (receivers === 0) {
-              settled = true;
-              clearTimeout(timer);
-              reject(noResponders(subject));
+      const data = this.encode(payload, subject);
+      return new Promise<Res>((resolve, reject) => {
+        let settled = false;
+        const timer = setTimeout(() => {
+          settled = true;
+          reject(requestTimedOut(subject, timeoutMs));
+        }, timeoutMs);
+        const receivers = this.broker.route({
+          subject: full,
+          data,
+          headers,
+          reply: (text) => {
+            if (settled) return;
+            settled = true;
+            clearTimeout(timer);
+            try {
+              resolve(unwrapReply<Res>(text, subject));
+            } catch (err) {
+              reject(err);
             }
-          });
-        },
-      );
-      recordRequest(subject, started);
-      return res;
-    } catch (err) {
-      recordRequest(subject, started, err);
-      throw err;
-    }
+          },
+        });
+        if (receivers === 0) {
+          settled = true;
+          clearTimeout(timer);
+          reject(noResponders(subject));
+        }
+      });
+    });
   }
 
   handle(subject: string, handler: RequestHandler, opts: { queue?: string } = {}): Subscription {
@@ -780,16 +753,9 @@ export class MemoryBus implements Bus {
   }
 
   subscribe(subject: string, handler: EventHandler, opts: { queue?: string } = {}): Subscription {
-    return this.addSubscription(subject, opts.queue, async (m) => {
+    return this.addSubscription(subject, opts.queue, (m) => {
       const meta: MessageMeta = { subject: this.ns.strip(m.subject), headers: { ...m.headers } };
-      const attributes = { 'messaging.system': SYSTEM, 'messaging.destination.name': meta.subject };
-      try {
-        await traceIncoming(`process ${subject}`, SpanKind.CONSUMER, attributes, meta.headers, () =>
-          handler(decodePayload(m.data), meta),
-        );
-      } catch (err) {
-        this.log.error({ err, subject: meta.subject }, 'event handler failed');
-      }
+      return this.instruments.deliver(subject, meta, handler, () => decodePayload(m.data));
     });
   }
 
@@ -819,34 +785,27 @@ export class MemoryBus implements Bus {
 
   private async answer(pattern: string, handler: RequestHandler, m: CoreMessage): Promise<void> {
     const meta: MessageMeta = { subject: this.ns.strip(m.subject), headers: { ...m.headers } };
-    const attributes = { 'messaging.system': SYSTEM, 'messaging.destination.name': meta.subject };
-    let reply: string;
-    try {
-      const result = await traceIncoming(
-        `process ${pattern}`,
-        SpanKind.SERVER,
-        attributes,
-        meta.headers,
-        () => handler(decodePayload(m.data), meta),
-      );
-      reply = okReply(result, meta.subject, this.log);
-      if (reply.length > this.maxPayloadBytes / 4 && Buffer.byteLength(reply) > this.maxPayloadBytes) {
-        throw new ServiceError('payload_too_large', `Reply of ${meta.subject} is too large`);
-      }
-    } catch (err) {
-      reply = errorReplyFor(err, meta.subject, this.log);
-    }
+    const reply = await this.instruments.answer(
+      pattern,
+      meta,
+      handler,
+      () => decodePayload(m.data),
+      (text) => {
+        // As NATS refuses a reply above its max_payload.
+        if (text.length > this.maxPayloadBytes / 4 && Buffer.byteLength(text) > this.maxPayloadBytes) {
+          throw new ServiceError('payload_too_large', `Reply of ${meta.subject} is too large`);
+        }
+      },
+    );
     m.reply?.(reply);
   }
 
   async publish(subject: string, payload: unknown, opts: { headers?: Headers } = {}): Promise<void> {
     this.assertOpen();
     const full = this.ns.subject(subject);
-    const attributes = { 'messaging.system': SYSTEM, 'messaging.destination.name': subject };
-    await traceOutgoing('publish', SpanKind.PRODUCER, attributes, opts.headers, async (headers) => {
+    await this.instruments.publish(subject, 'core', opts.headers, async (headers) => {
       this.broker.route({ subject: full, data: this.encode(payload, subject), headers });
     });
-    busMessagesPublished.inc({ kind: 'core' });
   }
 
   async ensureStream(def: StreamDefinition): Promise<void> {
@@ -877,11 +836,9 @@ export class MemoryBus implements Bus {
     }
     const stream = this.broker.findStream(full);
     if (!stream) throw new ServiceError('unavailable', `No stream captures ${subject}`);
-    const attributes = { 'messaging.system': SYSTEM, 'messaging.destination.name': subject };
-    const ack = await traceOutgoing('publish', SpanKind.PRODUCER, attributes, opts.headers, (headers) =>
+    const ack = await this.instruments.publish(subject, 'durable', opts.headers, (headers) =>
       stream.append(full, this.encode(payload, subject), headers, opts.msgId),
     );
-    busMessagesPublished.inc({ kind: 'durable' });
     return { stream: this.ns.streamName(stream.name), seq: ack.seq, duplicate: ack.duplicate };
   }
 

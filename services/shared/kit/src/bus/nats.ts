@@ -28,8 +28,8 @@ import { busDeliveries, busMessagesPublished } from '../ops/metrics.ts';
 import {
   DEFAULT_DUPLICATE_WINDOW_MS,
   DEFAULT_REQUEST_TIMEOUT_MS,
+  BusInstruments,
   InFlight,
-  SpanKind,
   backoffDelay,
   busClosed,
   deadLetterMsgId,
@@ -42,14 +42,10 @@ import {
   markSpanFailed,
   noOutcomeError,
   noResponders,
-  okReply,
-  recordRequest,
   requestTimedOut,
   resolveConsumer,
   silentLogger,
   toBytes,
-  traceIncoming,
-  traceOutgoing,
   unwrapReply,
   type ResolvedConsumer,
 } from './common.ts';
@@ -157,6 +153,7 @@ export interface NatsInternals {
   readonly js: JetStreamClient;
   readonly ns: BusNamespace;
   readonly log: Logger;
+  readonly instruments: BusInstruments;
   readonly replicas: number;
   jsm(): Promise<JetStreamManager>;
   /** Re-applies a stream definition this bus ensured before (after a server lost its state). */
@@ -171,6 +168,7 @@ export class NatsBus implements Bus, NatsInternals {
   readonly js: JetStreamClient;
   readonly ns: BusNamespace;
   readonly log: Logger;
+  readonly instruments: BusInstruments;
   readonly replicas: number;
   private jsmPromise: Promise<JetStreamManager> | null = null;
   private connected = true;
@@ -217,6 +215,7 @@ export class NatsBus implements Bus, NatsInternals {
   ) {
     this.ns = new BusNamespace(opts.prefix);
     this.log = (opts.logger ?? silentLogger).child({ bus: 'nats', client: opts.name });
+    this.instruments = new BusInstruments(SYSTEM, this.log);
     this.replicas = replicas;
     this.js = nc.jetstream({ timeout: JS_TIMEOUT_MS });
     this.blobs = new NatsBlobStore(this, () => this.assertOpen());
@@ -294,36 +293,21 @@ export class NatsBus implements Bus, NatsInternals {
   }
 
   async request<Res = unknown>(subject: string, payload: unknown, opts: RequestOptions = {}): Promise<Res> {
-    const started = performance.now();
-    try {
+    return this.instruments.request(subject, opts.headers, async (headers) => {
       this.assertOpen();
       const full = this.ns.subject(subject);
       const timeout = opts.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-      const attributes = { 'messaging.system': SYSTEM, 'messaging.destination.name': subject };
-      const res = await traceOutgoing(
-        `send ${subject}`,
-        SpanKind.CLIENT,
-        attributes,
-        opts.headers,
-        async (headers) => {
-          const data = toBytes(encodePayload(payload, subject));
-          let reply: Msg;
-          try {
-            reply = await this.nc.request(full, data, { timeout, headers: toNatsHeaders(headers) });
-          } catch (err) {
-            if (natsCode(err) === ErrorCode.NoResponders) throw noResponders(subject);
-            if (natsCode(err) === ErrorCode.Timeout) throw requestTimedOut(subject, timeout);
-            throw transportError(err, subject);
-          }
-          return unwrapReply<Res>(fromBytes(reply.data), subject);
-        },
-      );
-      recordRequest(subject, started);
-      return res;
-    } catch (err) {
-      recordRequest(subject, started, err);
-      throw err;
-    }
+      const data = toBytes(encodePayload(payload, subject));
+      let reply: Msg;
+      try {
+        reply = await this.nc.request(full, data, { timeout, headers: toNatsHeaders(headers) });
+      } catch (err) {
+        if (natsCode(err) === ErrorCode.NoResponders) throw noResponders(subject);
+        if (natsCode(err) === ErrorCode.Timeout) throw requestTimedOut(subject, timeout);
+        throw transportError(err, subject);
+      }
+      return unwrapReply<Res>(fromBytes(reply.data), subject);
+    });
   }
 
   handle(subject: string, handler: RequestHandler, opts: { queue?: string } = {}): Subscription {
@@ -331,16 +315,9 @@ export class NatsBus implements Bus, NatsInternals {
   }
 
   subscribe(subject: string, handler: EventHandler, opts: { queue?: string } = {}): Subscription {
-    return this.addSubscription(subject, opts.queue, async (m) => {
+    return this.addSubscription(subject, opts.queue, (m) => {
       const meta: MessageMeta = { subject: this.ns.strip(m.subject), headers: fromNatsHeaders(m.headers) };
-      const attributes = { 'messaging.system': SYSTEM, 'messaging.destination.name': meta.subject };
-      try {
-        await traceIncoming(`process ${subject}`, SpanKind.CONSUMER, attributes, meta.headers, () =>
-          handler(decodePayload(fromBytes(m.data)), meta),
-        );
-      } catch (err) {
-        this.log.error({ err, subject: meta.subject }, 'event handler failed');
-      }
+      return this.instruments.deliver(subject, meta, handler, () => decodePayload(fromBytes(m.data)));
     });
   }
 
@@ -381,20 +358,9 @@ export class NatsBus implements Bus, NatsInternals {
 
   private async answer(pattern: string, handler: RequestHandler, m: Msg): Promise<void> {
     const meta: MessageMeta = { subject: this.ns.strip(m.subject), headers: fromNatsHeaders(m.headers) };
-    const attributes = { 'messaging.system': SYSTEM, 'messaging.destination.name': meta.subject };
-    let reply: string;
-    try {
-      const result = await traceIncoming(
-        `process ${pattern}`,
-        SpanKind.SERVER,
-        attributes,
-        meta.headers,
-        () => handler(decodePayload(fromBytes(m.data)), meta),
-      );
-      reply = okReply(result, meta.subject, this.log);
-    } catch (err) {
-      reply = errorReplyFor(err, meta.subject, this.log);
-    }
+    const reply = await this.instruments.answer(pattern, meta, handler, () =>
+      decodePayload(fromBytes(m.data)),
+    );
     if (!m.reply) return; // published, not requested: nobody waits for an answer
     try {
       m.respond(toBytes(reply));
@@ -418,15 +384,13 @@ export class NatsBus implements Bus, NatsInternals {
   async publish(subject: string, payload: unknown, opts: { headers?: Headers } = {}): Promise<void> {
     this.assertOpen();
     const full = this.ns.subject(subject);
-    const attributes = { 'messaging.system': SYSTEM, 'messaging.destination.name': subject };
-    await traceOutgoing('publish', SpanKind.PRODUCER, attributes, opts.headers, async (headers) => {
+    await this.instruments.publish(subject, 'core', opts.headers, async (headers) => {
       try {
         this.nc.publish(full, toBytes(encodePayload(payload, subject)), { headers: toNatsHeaders(headers) });
       } catch (err) {
         throw transportError(err, subject);
       }
     });
-    busMessagesPublished.inc({ kind: 'core' });
   }
 
   async ensureStream(def: StreamDefinition): Promise<void> {
@@ -514,33 +478,25 @@ export class NatsBus implements Bus, NatsInternals {
     if (opts.msgId !== undefined && (typeof opts.msgId !== 'string' || opts.msgId.length === 0)) {
       throw new ServiceError('internal', 'msgId must be a non-empty string');
     }
-    const attributes = { 'messaging.system': SYSTEM, 'messaging.destination.name': subject };
-    const pa = await traceOutgoing(
-      'publish',
-      SpanKind.PRODUCER,
-      attributes,
-      opts.headers,
-      async (headers) => {
-        try {
-          return await this.js.publish(full, toBytes(encodePayload(payload, subject)), {
-            ...(opts.msgId !== undefined ? { msgID: opts.msgId } : {}),
-            headers: toNatsHeaders(headers),
-            timeout: JS_TIMEOUT_MS,
-          });
-        } catch (err) {
-          if (natsCode(err) === ErrorCode.NoResponders)
-            throw new ServiceError('unavailable', `No stream captures ${subject}`);
-          if (natsCode(err) === ErrorCode.Timeout) {
-            throw new ServiceError(
-              'timeout',
-              `JetStream did not confirm a message on ${subject} within ${JS_TIMEOUT_MS} ms`,
-            );
-          }
-          throw transportError(err, subject);
+    const pa = await this.instruments.publish(subject, 'durable', opts.headers, async (headers) => {
+      try {
+        return await this.js.publish(full, toBytes(encodePayload(payload, subject)), {
+          ...(opts.msgId !== undefined ? { msgID: opts.msgId } : {}),
+          headers: toNatsHeaders(headers),
+          timeout: JS_TIMEOUT_MS,
+        });
+      } catch (err) {
+        if (natsCode(err) === ErrorCode.NoResponders)
+          throw new ServiceError('unavailable', `No stream captures ${subject}`);
+        if (natsCode(err) === ErrorCode.Timeout) {
+          throw new ServiceError(
+            'timeout',
+            `JetStream did not confirm a message on ${subject} within ${JS_TIMEOUT_MS} ms`,
+          );
         }
-      },
-    );
-    busMessagesPublished.inc({ kind: 'durable' });
+        throw transportError(err, subject);
+      }
+    });
     return { stream: this.ns.streamName(pa.stream), seq: pa.seq, duplicate: pa.duplicate };
   }
 
@@ -811,85 +767,74 @@ class NatsDurableConsumer implements Consumer {
     const deliveryCount = m.info.deliveryCount;
     const subject = this.bus.ns.strip(m.subject);
     const labels = { stream: this.cfg.stream, durable: this.cfg.durable };
-    const attributes = {
-      'messaging.system': SYSTEM,
-      'messaging.destination.name': subject,
-      'messaging.consumer.group.name': this.cfg.durable,
-    };
-    await traceIncoming(
-      `process ${this.cfg.stream}/${this.cfg.durable}`,
-      SpanKind.CONSUMER,
-      attributes,
-      headers,
-      async (span) => {
-        const letter = (deliveries: number, error: string, payload: unknown): DeadLetter => ({
-          stream: this.cfg.stream,
-          durable: this.cfg.durable,
-          subject,
-          seq,
-          ...(msgId ? { msgId } : {}),
-          deliveries,
-          error,
-          payload,
-        });
-        const text = fromBytes(m.data);
-        if (deliveryCount > this.cfg.maxDeliver) {
-          let payload: unknown = text;
-          try {
-            payload = decodePayload(text);
-          } catch {
-            // kept as text
-          }
-          await this.deadLetter(
-            m,
-            letter(deliveryCount - 1, noOutcomeError(this.cfg.ackWaitMs), payload),
-            headers,
-          );
-          return;
-        }
-        let payload: unknown;
+    await this.bus.instruments.durable(this.cfg.stream, this.cfg.durable, subject, headers, async (span) => {
+      const letter = (deliveries: number, error: string, payload: unknown): DeadLetter => ({
+        stream: this.cfg.stream,
+        durable: this.cfg.durable,
+        subject,
+        seq,
+        ...(msgId ? { msgId } : {}),
+        deliveries,
+        error,
+        payload,
+      });
+      const text = fromBytes(m.data);
+      if (deliveryCount > this.cfg.maxDeliver) {
+        let payload: unknown = text;
         try {
           payload = decodePayload(text);
-        } catch (err) {
-          // no delivery will ever parse it
-          await this.deadLetter(
-            m,
-            letter(deliveryCount, `payload is not JSON: ${errorMessage(err)}`, text),
-            headers,
-          );
-          return;
+        } catch {
+          // kept as text
         }
-        const ctx: DurableContext = {
-          subject,
+        await this.deadLetter(
+          m,
+          letter(deliveryCount - 1, noOutcomeError(this.cfg.ackWaitMs), payload),
           headers,
-          stream: this.cfg.stream,
-          seq,
-          deliveryCount,
-          ...(msgId ? { msgId } : {}),
-          working: () => this.safely(() => m.working()),
-        };
-        try {
-          await this.handler(payload, ctx);
-        } catch (err) {
-          markSpanFailed(span, err);
-          this.log.warn({ err, seq, deliveryCount }, 'durable handler failed');
-          if (deliveryCount >= this.cfg.maxDeliver) {
-            await this.deadLetter(m, letter(deliveryCount, errorMessage(err), payload), headers);
-          } else {
-            this.safely(() => m.nak(backoffDelay(this.cfg.backoffMs, deliveryCount)));
-            busDeliveries.inc({ ...labels, outcome: 'nak' });
-          }
-          return;
+        );
+        return;
+      }
+      let payload: unknown;
+      try {
+        payload = decodePayload(text);
+      } catch (err) {
+        // no delivery will ever parse it
+        await this.deadLetter(
+          m,
+          letter(deliveryCount, `payload is not JSON: ${errorMessage(err)}`, text),
+          headers,
+        );
+        return;
+      }
+      const ctx: DurableContext = {
+        subject,
+        headers,
+        stream: this.cfg.stream,
+        seq,
+        deliveryCount,
+        ...(msgId ? { msgId } : {}),
+        working: () => this.safely(() => m.working()),
+      };
+      try {
+        await this.handler(payload, ctx);
+      } catch (err) {
+        markSpanFailed(span, err);
+        this.log.warn({ err, seq, deliveryCount }, 'durable handler failed');
+        if (deliveryCount >= this.cfg.maxDeliver) {
+          await this.deadLetter(m, letter(deliveryCount, errorMessage(err), payload), headers);
+        } else {
+          this.safely(() => m.nak(backoffDelay(this.cfg.backoffMs, deliveryCount)));
+          busDeliveries.inc({ ...labels, outcome: 'nak' });
         }
-        try {
-          // Wait for the server's confirmation, so that "handler done" means "will not come back".
-          await m.ackAck();
-          busDeliveries.inc({ ...labels, outcome: 'ack' });
-        } catch (err) {
-          this.log.warn({ err, seq }, 'ack not confirmed; the message may be delivered again');
-        }
-      },
-    );
+        return;
+      }
+      try {
+        // Wait for the server's confirmation, so that "handler done" means "will not come back".
+        await m.ackAck();
+        busDeliveries.inc({ ...labels, outcome: 'ack' });
+      } catch (err) {
+        this.log.warn({ err, seq }, 'ack not confirmed; the message may be delivered again');
+      }
+    });
   }
 
   /**
