@@ -1,6 +1,7 @@
 // `pnpm bench [name...]`: runs the named benchmarks (all when none is named).
 import { benchAiTokens } from './ai-tokens.ts';
 import { benchBus } from './bus.ts';
+import { benchCheckSummary } from './check-summary.ts';
 import { benchListLatency } from './list-latency.ts';
 import { benchUploadMemory } from './upload-memory.ts';
 
@@ -9,6 +10,7 @@ const benches: Record<string, () => Promise<void>> = {
   'upload-memory': benchUploadMemory,
   'list-latency': benchListLatency,
   'ai-tokens': benchAiTokens,
+  'check-summary': benchCheckSummary,
 };
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 for (const name of wanted.length ? wanted : Object.keys(benches)) {
