@@ -77,7 +77,11 @@ async function everyPage<R extends Rpc>(
   let after: string | undefined;
   let items = 0;
   do {
-    const page = (await call(system.platform.bus, rpc, { ...request, limit: LIST_PAGE_MAX, after })) as {
+    const page = (await call(system.platform.bus, rpc, {
+      ...(request as Record<string, unknown>),
+      limit: LIST_PAGE_MAX,
+      after,
+    } as RpcRequest<R>)) as {
       items: unknown[];
       next: string | null;
     };
