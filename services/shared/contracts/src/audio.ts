@@ -2,7 +2,7 @@
 // durable transcription job.
 import { Type, type Static } from '@sinclair/typebox';
 import { rpc } from './rpc.ts';
-import { TranscriptListItemSchema } from './sessions.ts';
+import { TranscriptListItemSchema } from './transcripts.ts';
 
 /** Said by the server (400) and by the session form before any upload when no provider is set. */
 export const AUDIO_UPLOAD_UNAVAILABLE =

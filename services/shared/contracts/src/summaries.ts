@@ -1,7 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { busEvent } from './events.ts';
 import { rpc } from './rpc.ts';
-import { GroupSchema, OwnedIdRequestSchema, TranscriptListItemSchema } from './sessions.ts';
+import { GroupSchema } from './groups.ts';
+import { OwnedIdRequestSchema } from './owner-scoped.ts';
+import { TranscriptListItemSchema } from './transcripts.ts';
 
 /**
  * Where a session's AI summary stands: 'none' until one is generated (or when it was written

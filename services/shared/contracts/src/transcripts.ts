@@ -1,5 +1,12 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { busEvent } from './events.ts';
+import { Type, type Static } from '@sinclair/typebox';
+import {
+  LIST_PAGE_MAX,
+  OkSchema,
+  OwnedIdRequestSchema,
+  OwnerRequestSchema,
+  PageRequestFields,
+  pageOf,
+} from './owner-scoped.ts';
 import { rpc } from './rpc.ts';
 
 /**
@@ -8,25 +15,15 @@ import { rpc } from './rpc.ts';
  * and the web inputs refuse longer input outright.
  */
 export const SESSION_NAME_MAX = 200;
-/** Longest group (campaign) name, counted like SESSION_NAME_MAX. */
-export const GROUP_NAME_MAX = 100;
-
-/** The refusal of an over-long name, worded like the specification's other limits. */
-export const nameTooLongMessage = (what: 'Session name' | 'Group name', max: number): string =>
-  `${what} cannot exceed ${max.toLocaleString('en-US')} characters`;
 
 /**
- * A name as the gateway accepts it in a request body: optional (the service answers the
- * specification's message for a missing one) and at most `max` characters. `title` names
- * the field in the gateway's refusal.
+ * A session name as the gateway accepts it in a request body: optional (the service answers
+ * the specification's message for a missing one) and at most SESSION_NAME_MAX characters.
+ * `title` names the field in the gateway's refusal.
  */
 export const SessionNameField = Type.Optional(
   Type.String({ maxLength: SESSION_NAME_MAX, title: 'Session name' }),
 );
-export const GroupNameField = Type.Optional(Type.String({ maxLength: GROUP_NAME_MAX, title: 'Group name' }));
-
-/** Who asks: every transcript and group call is made for one owner, never across owners. */
-export const OwnerRequestSchema = Type.Object({ owner_id: Type.String({ minLength: 1 }) });
 
 /** How a session came to be: recorded live by the bot, typed or pasted, or an uploaded recording. */
 export const TranscriptSourceSchema = Type.Union([
@@ -86,37 +83,6 @@ export const TranscriptListItemSchema = Type.Object({
 });
 export type TranscriptListItem = Static<typeof TranscriptListItemSchema>;
 
-/** A group (campaign). `id` and `group_id` are the same value; routes use group_id. */
-export const GroupSchema = Type.Object({
-  id: Type.String(),
-  group_id: Type.String(),
-  name: Type.String(),
-  session_ids: Type.Array(Type.String()),
-  summary: Type.String(),
-  llm_summary: Type.String(),
-  summary_generated_at: Type.Union([Type.String(), Type.Null()]),
-});
-export type Group = Static<typeof GroupSchema>;
-
-/**
- * Lists that grow without bound (sessions, groups) are read a page at a time: `limit` items
- * (LIST_PAGE_DEFAULT when absent, at most LIST_PAGE_MAX) after the cursor `after`, which is
- * the previous page's `next`; `next` is null after the last page. The cursor is the position
- * in the list's order (keyset), so a page costs O(limit) whatever the list's length.
- */
-export const LIST_PAGE_DEFAULT = 100;
-export const LIST_PAGE_MAX = 500;
-
-const PageRequestFields = {
-  owner_id: Type.String({ minLength: 1 }),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: LIST_PAGE_MAX })),
-  after: Type.Optional(Type.String({ maxLength: 1000 })),
-};
-
-/** One page of a list and the cursor of the next (null after the last). */
-const pageOf = <T extends TSchema>(item: T) =>
-  Type.Object({ items: Type.Array(item), next: Type.Union([Type.String(), Type.Null()]) });
-
 /**
  * svc.transcript.list-page: the owner's sessions, newest first by session_timestamp (ties
  * broken by created_at, then id), one page at a time; with `group_id`, only that group's.
@@ -138,15 +104,6 @@ export const groupMembersRpc = rpc(
   }),
   Type.Record(Type.String(), Type.Array(Type.String())),
 );
-
-/** svc.group.list: one page of the owner's groups, oldest first (ties by id), with their session ids. */
-export const listGroupsRpc = rpc('group', 'list', Type.Object(PageRequestFields), pageOf(GroupSchema));
-
-/** The same owner-scoped request with the id of one session or group. */
-export const OwnedIdRequestSchema = Type.Object({
-  owner_id: Type.String({ minLength: 1 }),
-  id: Type.String(),
-});
 
 /** One session with its content (GET /transcripts/{id}). */
 export const TranscriptSchema = Type.Object({
@@ -233,8 +190,6 @@ export const assignTranscriptGroupRpc = rpc(
   TranscriptListItemSchema,
 );
 
-export const OkSchema = Type.Object({ ok: Type.Literal(true) });
-
 /** svc.transcript.delete: refused while the session is active. */
 export const deleteTranscriptRpc = rpc('transcript', 'delete', OwnedIdRequestSchema, OkSchema);
 
@@ -285,53 +240,3 @@ export const putNotesRpc = rpc(
   Type.Object({ owner_id: Type.String({ minLength: 1 }), id: Type.String(), content: Type.String() }),
   NotesSchema,
 );
-
-export const createGroupRpc = rpc(
-  'group',
-  'create',
-  Type.Object({ owner_id: Type.String({ minLength: 1 }), name: Type.Optional(Type.String()) }),
-  GroupSchema,
-);
-
-export const updateGroupRpc = rpc(
-  'group',
-  'update',
-  Type.Object({
-    owner_id: Type.String({ minLength: 1 }),
-    id: Type.String(),
-    name: Type.Optional(Type.String()),
-    summary: Type.Optional(Type.String()),
-  }),
-  GroupSchema,
-);
-
-/** svc.group.delete: deletes the group, then publishes evt.group.deleted (durable). */
-export const deleteGroupRpc = rpc('group', 'delete', OwnedIdRequestSchema, OkSchema);
-
-/** svc.group.get: one of the owner's groups with its session ids (not_found for any other). */
-export const getGroupRpc = rpc('group', 'get', OwnedIdRequestSchema, GroupSchema);
-
-/** svc.group.exists: whether the id is one of the owner's groups (for assign-group). */
-export const groupExistsRpc = rpc(
-  'group',
-  'exists',
-  OwnedIdRequestSchema,
-  Type.Object({ exists: Type.Boolean() }),
-);
-
-/** Durable stream of group events, published by the group service. */
-export const GROUP_EVENTS_STREAM = 'GROUP_EVENTS';
-export const groupDeletedEvent = busEvent(
-  'group',
-  'deleted',
-  Type.Object({ group_id: Type.String(), owner_id: Type.String() }),
-);
-/**
- * Kept 7 days: consumers ack within seconds, and the window only bounds what an outage
- * can leave behind (the in-process bus holds a stream's messages in memory until then).
- */
-export const groupEventsStream = {
-  name: GROUP_EVENTS_STREAM,
-  subjects: ['evt.group.>'],
-  maxAgeMs: 7 * 24 * 60 * 60 * 1000,
-};

@@ -1,0 +1,130 @@
+import { useId, useState, type FormEvent } from 'react';
+import toast from 'react-hot-toast';
+import type { GroupSummaryItem } from '../../api/types.ts';
+import { ChevronDownIcon, PencilIcon } from '../../components/icons.tsx';
+import { useAuth } from '../auth/useAuth.ts';
+import { GenerateCampaignSummaryButton } from './CampaignSummaryAi.tsx';
+import { previewText, SUMMARY_PREVIEW_CHARS } from './session-data.ts';
+import { useGroupUpdate } from './use-group-update.ts';
+
+/** The server's limit on a campaign summary, checked here first so the user sees why. */
+const CAMPAIGN_SUMMARY_MAX = 10_000;
+
+/** The campaign summary written by hand: collapsible, cut to a preview when long, editable. */
+export function CampaignSummary({ group }: { group: GroupSummaryItem }) {
+  const { isAdmin } = useAuth();
+  const [open, setOpen] = useState(true);
+  const [showAll, setShowAll] = useState(false);
+  const [editing, setEditing] = useState(false);
+  const summary = group.summary ?? '';
+  const [draft, setDraft] = useState(summary);
+  const update = useGroupUpdate(group);
+  const bodyId = useId();
+  const fieldId = useId();
+  const tooLong = draft.length > CAMPAIGN_SUMMARY_MAX;
+  const long = summary.length > SUMMARY_PREVIEW_CHARS;
+
+  const save = (event: FormEvent) => {
+    event.preventDefault();
+    if (tooLong || update.isPending) return;
+    update.mutate(
+      { summary: draft },
+      {
+        onSuccess: () => {
+          setEditing(false);
+          toast.success('Group updated successfully');
+        },
+        onError: (error) => {
+          console.error('Failed to update campaign summary', error);
+          toast.error('Failed to update group');
+        },
+      },
+    );
+  };
+
+  return (
+    <section className="card group-section">
+      <div className="group-section-head">
+        <h2 className="card-title group-section-title">
+          <button
+            type="button"
+            className="group-collapse"
+            aria-expanded={open}
+            aria-controls={bodyId}
+            onClick={() => setOpen((value) => !value)}
+          >
+            <span className={open ? 'group-chevron is-open' : 'group-chevron'}>
+              <ChevronDownIcon />
+            </span>
+            Campaign Summary
+          </button>
+        </h2>
+        {open && !editing && (
+          <div className="button-row">
+            <button
+              type="button"
+              className="button button-secondary group-small-button"
+              onClick={() => {
+                setDraft(summary);
+                setEditing(true);
+              }}
+            >
+              <PencilIcon />
+              Edit
+            </button>
+            {isAdmin ? <GenerateCampaignSummaryButton group={group} /> : null}
+          </div>
+        )}
+      </div>
+      <div id={bodyId} hidden={!open} className="group-section-body">
+        {editing ? (
+          <form onSubmit={save}>
+            <label htmlFor={fieldId} className="field-label">
+              Campaign summary
+            </label>
+            <textarea
+              id={fieldId}
+              className="text-input group-summary-input"
+              rows={8}
+              value={draft}
+              aria-invalid={tooLong || undefined}
+              aria-describedby={tooLong ? `${fieldId}-error` : undefined}
+              onChange={(event) => setDraft(event.target.value)}
+            />
+            {tooLong && (
+              <p id={`${fieldId}-error`} className="field-error">
+                Summary cannot exceed 10,000 characters
+              </p>
+            )}
+            <div className="button-row group-form-actions">
+              <button type="submit" className="button button-primary" disabled={tooLong || update.isPending}>
+                {update.isPending ? 'Saving...' : 'Save'}
+              </button>
+              <button
+                type="button"
+                className="button button-secondary"
+                onClick={() => {
+                  setEditing(false);
+                  setDraft(summary);
+                }}
+              >
+                Cancel
+              </button>
+            </div>
+          </form>
+        ) : summary.trim() ? (
+          <>
+            <p className="group-summary-text">{showAll || !long ? summary : previewText(summary)}</p>
+            {long && (
+              <button type="button" className="link-button" onClick={() => setShowAll((value) => !value)}>
+                {showAll ? 'Show less' : 'Show more'}
+              </button>
+            )}
+          </>
+        ) : (
+          <p className="muted">No campaign summary yet.</p>
+        )}
+      </div>
+    </section>
+  );
+}

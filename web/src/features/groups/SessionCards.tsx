@@ -1,0 +1,62 @@
+import { useNavigate } from 'react-router-dom';
+import type { TranscriptSummaryItem } from '../../api/types.ts';
+import { formatSessionDate } from '../dashboard/dashboard-data.ts';
+import { SessionBadges } from './SessionBadges.tsx';
+import { isActive, previewText } from './session-data.ts';
+
+function sessionSummaryText(session: TranscriptSummaryItem): { text: string; empty: boolean } {
+  if (isActive(session))
+    return { text: 'Summary is not available while the session is in progress.', empty: true };
+  const summary = session.summary?.trim();
+  if (summary) return { text: previewText(summary), empty: false };
+  if (session.summary_status === 'generating') return { text: 'Generating summary...', empty: true };
+  if (session.summary_status === 'failed') return { text: 'Error generating summary', empty: true };
+  return { text: 'No summary available', empty: true };
+}
+
+function SessionCard({ session }: { session: TranscriptSummaryItem }) {
+  const navigate = useNavigate();
+  const open = () => void navigate(`/sessions/${session.id}`);
+  const summary = sessionSummaryText(session);
+  const error = session.transcription_status === 'failed' ? session.transcription_error?.trim() : '';
+  return (
+    <li className="card session-card">
+      <h3 className="session-card-title">
+        <button type="button" className="session-card-name" onClick={open}>
+          {session.name}
+        </button>
+      </h3>
+      <div className="session-card-meta">
+        <SessionBadges session={session} showEnded />
+        <span className="muted small">{formatSessionDate(session.session_timestamp)}</span>
+      </div>
+      {error ? <p className="session-card-error">{error}</p> : null}
+      <p className={summary.empty ? 'session-card-summary is-empty' : 'session-card-summary'}>
+        {summary.text}
+      </p>
+      <button type="button" className="button button-secondary session-card-open" onClick={open}>
+        View Transcript
+      </button>
+    </li>
+  );
+}
+
+/** The group's sessions as cards, or a line saying there are none. */
+export function SessionCards({ sessions }: { sessions: TranscriptSummaryItem[] }) {
+  return (
+    <section aria-labelledby="group-sessions-title">
+      <h2 id="group-sessions-title" className="group-sessions-title">
+        Sessions
+      </h2>
+      {sessions.length === 0 ? (
+        <p className="card muted group-empty">No sessions in this group yet</p>
+      ) : (
+        <ul className="session-grid">
+          {sessions.map((session) => (
+            <SessionCard key={session.id} session={session} />
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
