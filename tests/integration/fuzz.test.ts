@@ -42,6 +42,8 @@ interface Route {
 const ROUTES: Route[] = [
   { method: 'GET', path: '/health' },
   { method: 'GET', path: '/config' },
+  { method: 'GET', path: '/openapi.json' },
+  { method: 'GET', path: '/docs' },
   { method: 'GET', path: '/auth/providers' },
   { method: 'GET', path: '/auth/discord/login' },
   { method: 'GET', path: '/auth/google/login' },

@@ -6,6 +6,7 @@ import auth from './plugins/auth.ts';
 import errors, { frameworkErrors } from './plugins/errors.ts';
 import httpMetrics from './plugins/http-metrics.ts';
 import idempotency from './plugins/idempotency.ts';
+import openapi from './plugins/openapi.ts';
 import rateLimit from './plugins/rate-limit.ts';
 import security from './plugins/security.ts';
 import validation from './plugins/validation.ts';
@@ -68,6 +69,8 @@ export async function buildApp(ctx: GatewayContext): Promise<FastifyInstance> {
   await app.register(websocket, { options: { maxPayload: 1024 * 1024 } });
   // Creates that honour Idempotency-Key; /healthz, /readyz and /metrics are on the ops port.
   await app.register(idempotency);
+  // Before the routes, which it collects into /api/openapi.json as they are added.
+  await app.register(openapi);
   await app.register(
     async (api) => {
       await api.register(healthRoutes);

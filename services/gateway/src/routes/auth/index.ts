@@ -11,22 +11,19 @@ import {
   LocalSignInRequestSchema,
   LoginUrlResponseSchema,
   LogoutResponseSchema,
-  OAuthCallbackRequestSchema,
+  OAuthCallbackQuerySchema,
   revokeSessionRpc,
   signInDiscordRpc,
   signInGoogleCodeRpc,
   signInGoogleRpc,
   signInLocalRpc,
   type AuthCheckResponse,
-  type GoogleCredentialRequest,
-  type LocalSignInRequest,
-  type OAuthCallbackRequest,
   type OAuthSignInResult,
   type Rpc,
   type SignIn,
 } from '@chronicler/contracts';
 import { call, splitList } from '@chronicler/kit';
-import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { requestTokens } from '../../plugins/auth.ts';
 
@@ -34,7 +31,8 @@ import { requestTokens } from '../../plugins/auth.ts';
  * /api/auth/*: every route here is public (signing in cannot require being signed in);
  * the handlers only translate between HTTP and the auth service.
  */
-export default async function authRoutes(app: FastifyInstance): Promise<void> {
+export default async function authRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const pub = { public: true } as const;
   const signInCfg = { public: true, signIn: true } as const;
   const errors = {
@@ -117,9 +115,9 @@ export default async function authRoutes(app: FastifyInstance): Promise<void> {
    * except when there is no trusted address to redirect to (see trustedBase).
    */
   const callback = (provider: 'discord' | 'google', endpoint: typeof signInDiscordRpc) =>
-    app.get<{ Querystring: OAuthCallbackRequest }>(
+    app.get(
       `/auth/${provider}/callback`,
-      { config: signInCfg, schema: { querystring: Type.Partial(OAuthCallbackRequestSchema) } },
+      { config: signInCfg, schema: { querystring: OAuthCallbackQuerySchema } },
       async (req, reply) => {
         const trusted = trustedBase(req);
         if (!('base' in trusted)) return reply.code(trusted.status).send({ detail: trusted.detail });
@@ -140,7 +138,7 @@ export default async function authRoutes(app: FastifyInstance): Promise<void> {
   callback('discord', signInDiscordRpc);
   callback('google', signInGoogleCodeRpc);
 
-  app.post<{ Body: GoogleCredentialRequest }>(
+  app.post(
     '/auth/google/credential',
     {
       config: signInCfg,
@@ -149,7 +147,7 @@ export default async function authRoutes(app: FastifyInstance): Promise<void> {
     async (req, reply) => answer(req, reply, await call(app.ctx.bus, signInGoogleRpc, req.body)),
   );
 
-  app.post<{ Body: LocalSignInRequest }>(
+  app.post(
     '/auth/local',
     {
       config: signInCfg,

@@ -7,9 +7,9 @@ import {
   ChatRequestSchema,
   ChatResponseSchema,
   chatSendRpc,
-  type ChatRequest,
 } from '@chronicler/contracts';
 import { call } from '@chronicler/kit';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { registerRelaySocket } from '../../lib/relay-socket.ts';
 import { requireAuth } from '../../plugins/auth.ts';
@@ -22,7 +22,7 @@ import { requireAuth } from '../../plugins/auth.ts';
 export default async function chatRoutes(app: FastifyInstance): Promise<void> {
   const bus = app.ctx.bus;
 
-  app.post<{ Body: ChatRequest }>(
+  app.withTypeProvider<TypeBoxTypeProvider>().post(
     '/chat',
     {
       preHandler: requireAuth,

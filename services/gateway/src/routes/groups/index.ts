@@ -1,27 +1,29 @@
 import {
+  CreateGroupBodySchema,
   createGroupRpc,
   deleteGroupRpc,
-  GroupNameField,
   GroupSchema,
+  IdParamsSchema,
   listGroupsRpc,
   OkSchema,
+  UpdateGroupBodySchema,
   updateGroupRpc,
 } from '@chronicler/contracts';
 import { call } from '@chronicler/kit';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { nextPageLink, PageQuery, pageRequest } from '../../lib/paging.ts';
 import { requireAuth } from '../../plugins/auth.ts';
 
-const IdParams = Type.Object({ id: Type.String() });
-
 /** /api/groups: the signed-in user's groups (campaigns). */
-export default async function groupRoutes(app: FastifyInstance): Promise<void> {
+export default async function groupRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.addHook('preHandler', requireAuth);
   const bus = app.ctx.bus;
 
   // One page per request (see lib/paging.ts): the body stays the specification's list.
-  app.get<{ Querystring: PageQuery }>(
+  app.get(
     '/groups',
     { schema: { querystring: PageQuery, response: { 200: Type.Array(GroupSchema) } } },
     async (req, reply) => {
@@ -32,18 +34,16 @@ export default async function groupRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
-  app.post<{ Body: { name?: string } }>(
-    '/groups',
-    { schema: { body: Type.Object({ name: GroupNameField }), response: { 200: GroupSchema } } },
-    (req) => call(bus, createGroupRpc, { owner_id: req.user!.id, name: req.body.name }),
+  app.post('/groups', { schema: { body: CreateGroupBodySchema, response: { 200: GroupSchema } } }, (req) =>
+    call(bus, createGroupRpc, { owner_id: req.user!.id, name: req.body.name }),
   );
 
-  app.put<{ Params: typeof IdParams.static; Body: { name?: string; summary?: string } }>(
+  app.put(
     '/groups/:id',
     {
       schema: {
-        params: IdParams,
-        body: Type.Object({ name: GroupNameField, summary: Type.Optional(Type.String()) }),
+        params: IdParamsSchema,
+        body: UpdateGroupBodySchema,
         response: { 200: GroupSchema },
       },
     },
@@ -56,9 +56,7 @@ export default async function groupRoutes(app: FastifyInstance): Promise<void> {
       }),
   );
 
-  app.delete<{ Params: typeof IdParams.static }>(
-    '/groups/:id',
-    { schema: { params: IdParams, response: { 200: OkSchema } } },
-    (req) => call(bus, deleteGroupRpc, { owner_id: req.user!.id, id: req.params.id }),
+  app.delete('/groups/:id', { schema: { params: IdParamsSchema, response: { 200: OkSchema } } }, (req) =>
+    call(bus, deleteGroupRpc, { owner_id: req.user!.id, id: req.params.id }),
   );
 }

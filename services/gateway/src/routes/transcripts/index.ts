@@ -1,23 +1,29 @@
 import {
   ActiveSessionSchema,
+  AssignGroupBodySchema,
   assignTranscriptGroupRpc,
+  CreateManualTranscriptBodySchema,
   createManualTranscriptRpc,
   deleteTranscriptRpc,
   getNotesRpc,
   getTranscriptRpc,
+  IdParamsSchema,
   listActiveTranscriptsRpc,
   listTranscriptsPageRpc,
   NotesSchema,
   OkSchema,
   putNotesRpc,
+  RenameTranscriptBodySchema,
   renameTranscriptRpc,
-  SessionNameField,
   TranscriptListItemSchema,
   TranscriptSchema,
+  TranscriptSummaryBodySchema,
+  UpdateTranscriptBodySchema,
   updateTranscriptRpc,
   updateTranscriptSummaryRpc,
 } from '@chronicler/contracts';
 import { call } from '@chronicler/kit';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { nextPageLink, PageQuery, pageRequest } from '../../lib/paging.ts';
@@ -30,30 +36,15 @@ import audioRoutes from './audio.ts';
  */
 export const TRANSCRIPT_BODY_LIMIT = Math.ceil(2.5 * 1024 * 1024);
 
-const IdParams = Type.Object({ id: Type.String() });
-/** Form fields stay optional strings: the transcript service answers the specification's messages. */
-const ManualBody = Type.Object({
-  name: SessionNameField,
-  session_date: Type.Optional(Type.String()),
-  summary: Type.Optional(Type.String()),
-  transcript: Type.Optional(Type.String()),
-  group_id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-});
-const UpdateBody = Type.Object({
-  name: SessionNameField,
-  summary: Type.Optional(Type.String()),
-  session_date: Type.Optional(Type.String()),
-  transcript: Type.Optional(Type.String()),
-});
-
 /** /api/transcripts: sessions of the signed-in user. */
-export default async function transcriptRoutes(app: FastifyInstance): Promise<void> {
+export default async function transcriptRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.addHook('preHandler', requireAuth);
   const bus = app.ctx.bus;
   await app.register(audioRoutes);
 
   // One page per request (see lib/paging.ts): the body stays the specification's list.
-  app.get<{ Querystring: PageQuery }>(
+  app.get(
     '/transcripts',
     { schema: { querystring: PageQuery, response: { 200: Type.Array(TranscriptListItemSchema) } } },
     async (req, reply) => {
@@ -69,36 +60,40 @@ export default async function transcriptRoutes(app: FastifyInstance): Promise<vo
     call(bus, listActiveTranscriptsRpc, { owner_id: req.user!.id }),
   );
 
-  app.post<{ Body: typeof ManualBody.static }>(
+  app.post(
     '/transcripts/manual',
     {
       bodyLimit: TRANSCRIPT_BODY_LIMIT,
-      schema: { body: ManualBody, response: { 200: TranscriptListItemSchema } },
+      schema: { body: CreateManualTranscriptBodySchema, response: { 200: TranscriptListItemSchema } },
     },
     (req) => call(bus, createManualTranscriptRpc, { ...req.body, owner_id: req.user!.id }),
   );
 
-  app.get<{ Params: typeof IdParams.static }>(
+  app.get(
     '/transcripts/:id',
-    { schema: { params: IdParams, response: { 200: TranscriptSchema } } },
+    { schema: { params: IdParamsSchema, response: { 200: TranscriptSchema } } },
     (req) => call(bus, getTranscriptRpc, { owner_id: req.user!.id, id: req.params.id }),
   );
 
-  app.put<{ Params: typeof IdParams.static; Body: typeof UpdateBody.static }>(
+  app.put(
     '/transcripts/:id',
     {
       bodyLimit: TRANSCRIPT_BODY_LIMIT,
-      schema: { params: IdParams, body: UpdateBody, response: { 200: TranscriptListItemSchema } },
+      schema: {
+        params: IdParamsSchema,
+        body: UpdateTranscriptBodySchema,
+        response: { 200: TranscriptListItemSchema },
+      },
     },
     (req) => call(bus, updateTranscriptRpc, { ...req.body, owner_id: req.user!.id, id: req.params.id }),
   );
 
-  app.put<{ Params: typeof IdParams.static; Body: { name?: string } }>(
+  app.put(
     '/transcripts/:id/rename',
     {
       schema: {
-        params: IdParams,
-        body: Type.Object({ name: SessionNameField }),
+        params: IdParamsSchema,
+        body: RenameTranscriptBodySchema,
         response: { 200: TranscriptListItemSchema },
       },
     },
@@ -106,12 +101,12 @@ export default async function transcriptRoutes(app: FastifyInstance): Promise<vo
       call(bus, renameTranscriptRpc, { owner_id: req.user!.id, id: req.params.id, name: req.body.name }),
   );
 
-  app.put<{ Params: typeof IdParams.static; Body: { group_id: string } }>(
+  app.put(
     '/transcripts/:id/assign-group',
     {
       schema: {
-        params: IdParams,
-        body: Type.Object({ group_id: Type.String() }),
+        params: IdParamsSchema,
+        body: AssignGroupBodySchema,
         response: { 200: TranscriptListItemSchema },
       },
     },
@@ -123,19 +118,19 @@ export default async function transcriptRoutes(app: FastifyInstance): Promise<vo
       }),
   );
 
-  app.delete<{ Params: typeof IdParams.static }>(
+  app.delete(
     '/transcripts/:id/remove-group',
-    { schema: { params: IdParams, response: { 200: TranscriptListItemSchema } } },
+    { schema: { params: IdParamsSchema, response: { 200: TranscriptListItemSchema } } },
     (req) =>
       call(bus, assignTranscriptGroupRpc, { owner_id: req.user!.id, id: req.params.id, group_id: null }),
   );
 
-  app.put<{ Params: typeof IdParams.static; Body: { summary?: string } }>(
+  app.put(
     '/transcripts/:id/summary',
     {
       schema: {
-        params: IdParams,
-        body: Type.Object({ summary: Type.Optional(Type.String()) }),
+        params: IdParamsSchema,
+        body: TranscriptSummaryBodySchema,
         response: { 200: TranscriptListItemSchema },
       },
     },
@@ -147,21 +142,19 @@ export default async function transcriptRoutes(app: FastifyInstance): Promise<vo
       }),
   );
 
-  app.delete<{ Params: typeof IdParams.static }>(
-    '/transcripts/:id',
-    { schema: { params: IdParams, response: { 200: OkSchema } } },
-    (req) => call(bus, deleteTranscriptRpc, { owner_id: req.user!.id, id: req.params.id }),
+  app.delete('/transcripts/:id', { schema: { params: IdParamsSchema, response: { 200: OkSchema } } }, (req) =>
+    call(bus, deleteTranscriptRpc, { owner_id: req.user!.id, id: req.params.id }),
   );
 
-  app.get<{ Params: typeof IdParams.static }>(
+  app.get(
     '/transcripts/:id/notes',
-    { schema: { params: IdParams, response: { 200: NotesSchema } } },
+    { schema: { params: IdParamsSchema, response: { 200: NotesSchema } } },
     (req) => call(bus, getNotesRpc, { owner_id: req.user!.id, id: req.params.id }),
   );
 
-  app.put<{ Params: typeof IdParams.static; Body: { content: string } }>(
+  app.put(
     '/transcripts/:id/notes',
-    { schema: { params: IdParams, body: NotesSchema, response: { 200: NotesSchema } } },
+    { schema: { params: IdParamsSchema, body: NotesSchema, response: { 200: NotesSchema } } },
     (req) => call(bus, putNotesRpc, { owner_id: req.user!.id, id: req.params.id, content: req.body.content }),
   );
 }

@@ -1,17 +1,17 @@
-import { UserStatsSchema, userStatsRpc } from '@chronicler/contracts';
+import {
+  UserStatsQuerySchema,
+  UserStatsSchema,
+  userStatsRpc,
+  type UserStatsQuery,
+} from '@chronicler/contracts';
 import { call } from '@chronicler/kit';
-import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { requireAuth } from '../../plugins/auth.ts';
 
 /** The dashboard's stats window when no start is given: 30 days back from the end date. */
 const DEFAULT_WINDOW_DAYS = 30;
 const DAY_MS = 24 * 60 * 60 * 1000;
-
-const StatsQuery = Type.Object({
-  start: Type.Optional(Type.String()),
-  end: Type.Optional(Type.String()),
-});
 
 const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
@@ -21,7 +21,7 @@ const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
  * parameter counts as absent, and a start is derived only from an end that reads as a date.
  */
 export function statsRange(
-  query: { start?: string; end?: string },
+  query: UserStatsQuery,
   now = Date.now(),
 ): {
   start: string;
@@ -34,13 +34,14 @@ export function statsRange(
 }
 
 /** /api/users: the signed-in user's own figures. */
-export default async function userRoutes(app: FastifyInstance): Promise<void> {
+export default async function userRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.addHook('preHandler', requireAuth);
   const bus = app.ctx.bus;
 
-  app.get<{ Querystring: typeof StatsQuery.static }>(
+  app.get(
     '/users/stats',
-    { schema: { querystring: StatsQuery, response: { 200: UserStatsSchema } } },
+    { schema: { querystring: UserStatsQuerySchema, response: { 200: UserStatsSchema } } },
     (req) => call(bus, userStatsRpc, { owner_id: req.user!.id, ...statsRange(req.query) }),
   );
 }
