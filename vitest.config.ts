@@ -1,10 +1,11 @@
 import { defineConfig } from 'vitest/config';
 
-// Unit tests sit beside the code; whole-system tests live in tests/integration. Browser
+// Unit tests sit beside the code (services and web; a web test that renders declares
+// `// @vitest-environment happy-dom`); whole-system tests live in tests/integration. Browser
 // tests (tests/e2e) have their own config because they need a built web app and Chromium.
 export default defineConfig({
   test: {
-    include: ['services/**/*.test.ts', 'tests/integration/**/*.test.ts'],
+    include: ['services/**/*.test.ts', 'web/src/**/*.test.{ts,tsx}', 'tests/integration/**/*.test.ts'],
     exclude: ['**/node_modules/**', '**/dist/**'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -371,5 +371,7 @@ describe.runIf(testMode === 'embedded')('embedded mode without AUTH_JWT_SECRET',
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
-  });
+    // Two whole-system boots on one data directory: a limit sized for that work, not the
+    // 30 s default of a single request-level test (it timed out on a busy 2-core machine).
+  }, 120_000);
 });
