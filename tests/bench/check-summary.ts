@@ -4,7 +4,7 @@
 // only, so the two should cost the same (ratio near 1). Next to it, in the same run, the
 // reads the check used to make (every group of the owner, then every session of the owner,
 // page by page over the bus) against the ones it makes now (one group, its sessions).
-import { startEmbedded, type EmbeddedSystem } from '@chronicler/all-in-one';
+import type { EmbeddedSystem } from '@chronicler/all-in-one';
 import {
   getGroupRpc,
   LIST_PAGE_MAX,
@@ -13,13 +13,9 @@ import {
   type Rpc,
   type RpcRequest,
 } from '@chronicler/contracts';
-import { call, createLogger } from '@chronicler/kit';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { call } from '@chronicler/kit';
 import { localSignIn } from '../support/auth.ts';
-import { createTestDatabase } from '../support/system.ts';
+import { startBenchSystem } from './embedded.ts';
 import { percentile, printTable } from './report.ts';
 
 const GROUPS = Number(process.env.BENCH_CHECK_GROUPS ?? 1000);
@@ -99,25 +95,11 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
 
 export async function benchCheckSummary(): Promise<void> {
   const started = performance.now();
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'chronicler-bench-'));
-  const testDb = process.env.DATABASE_URL ? await createTestDatabase(process.env.DATABASE_URL) : undefined;
-  const backend = testDb ? 'PostgreSQL (DATABASE_URL)' : 'PGlite (embedded)';
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    DATA_DIR: dataDir,
-    PORT: '0',
-    OPS_PORT: '0',
-    HOST: '127.0.0.1',
-    BUS_PREFIX: `bench${randomBytes(3).toString('hex')}`,
-    LOG_LEVEL: 'warn',
-    AUTH_LOCAL_ENABLED: 'true',
-    RATE_LIMIT_IP_MAX: '1000000',
-    RATE_LIMIT_USER_MAX: '1000000',
+  const bench = await startBenchSystem({
     // Measures the reads of the check, not a model call: no summary is generated on the way.
     SUMMARY_AUTOMATIC: 'false',
-    ...(testDb ? { DATABASE_URL: testDb.url } : {}),
-  };
-  const system = await startEmbedded(env, { logger: createLogger(null, { level: 'warn' }) });
+  });
+  const { system, backend } = bench;
   try {
     const owners: Owner[] = [];
     for (const groups of [1, GROUPS]) {
@@ -175,8 +157,6 @@ export async function benchCheckSummary(): Promise<void> {
     console.log(`ratio before / now: p50 ${(percentile(before, 50) / percentile(now, 50)).toFixed(1)}x`);
     console.log(`check-summary took ${((performance.now() - started) / 1000).toFixed(0)} s`);
   } finally {
-    await system.stop();
-    await testDb?.drop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await bench.stop();
   }
 }

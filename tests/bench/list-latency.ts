@@ -3,15 +3,10 @@
 // session, measured side by side in one run. The list must cost the same whatever the
 // content size (it never reads content), so the big/empty ratios should stay near 1.
 // PostgreSQL when DATABASE_URL is set (a throwaway database on that server), else PGlite.
-import { startEmbedded, type EmbeddedSystem } from '@chronicler/all-in-one';
+import type { EmbeddedSystem } from '@chronicler/all-in-one';
 import { LIST_PAGE_DEFAULT } from '@chronicler/contracts';
-import { createLogger } from '@chronicler/kit';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { localSignIn } from '../support/auth.ts';
-import { createTestDatabase } from '../support/system.ts';
+import { startBenchSystem } from './embedded.ts';
 import { percentile, printTable } from './report.ts';
 
 const CONTENT_CHARS = 200_000;
@@ -64,24 +59,8 @@ async function list(url: string, token: string): Promise<{ ms: number; body: Rec
 
 export async function benchListLatency(): Promise<void> {
   const started = performance.now();
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'chronicler-bench-'));
-  const testDb = process.env.DATABASE_URL ? await createTestDatabase(process.env.DATABASE_URL) : undefined;
-  const backend = testDb ? 'PostgreSQL (DATABASE_URL)' : 'PGlite (embedded)';
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    DATA_DIR: dataDir,
-    PORT: '0',
-    OPS_PORT: '0',
-    HOST: '127.0.0.1',
-    BUS_PREFIX: `bench${randomBytes(3).toString('hex')}`,
-    LOG_LEVEL: 'warn',
-    AUTH_LOCAL_ENABLED: 'true',
-    // The bench is one client making hundreds of requests a minute.
-    RATE_LIMIT_IP_MAX: '1000000',
-    RATE_LIMIT_USER_MAX: '1000000',
-    ...(testDb ? { DATABASE_URL: testDb.url } : {}),
-  };
-  const system = await startEmbedded(env, { logger: createLogger(null, { level: 'warn' }) });
+  const bench = await startBenchSystem();
+  const { system, backend } = bench;
   try {
     const cases: Case[] = [];
     for (const sessions of COUNTS) {
@@ -146,8 +125,6 @@ export async function benchListLatency(): Promise<void> {
     }
     console.log(`list-latency took ${((performance.now() - started) / 1000).toFixed(0)} s`);
   } finally {
-    await system.stop();
-    await testDb?.drop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await bench.stop();
   }
 }

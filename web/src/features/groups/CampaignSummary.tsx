@@ -1,7 +1,8 @@
 import { useId, useState, type FormEvent } from 'react';
 import toast from 'react-hot-toast';
 import type { GroupSummaryItem } from '../../api/types.ts';
-import { ChevronDownIcon, PencilIcon } from '../../components/icons.tsx';
+import { PencilIcon } from '../../components/icons.tsx';
+import { CollapseHeading } from './CollapseHeading.tsx';
 import { useAuth } from '../auth/useAuth.ts';
 import { GenerateCampaignSummaryButton } from './CampaignSummaryAi.tsx';
 import { previewText, SUMMARY_PREVIEW_CHARS } from './session-data.ts';
@@ -45,20 +46,9 @@ export function CampaignSummary({ group }: { group: GroupSummaryItem }) {
   return (
     <section className="card group-section">
       <div className="group-section-head">
-        <h2 className="card-title group-section-title">
-          <button
-            type="button"
-            className="group-collapse"
-            aria-expanded={open}
-            aria-controls={bodyId}
-            onClick={() => setOpen((value) => !value)}
-          >
-            <span className={open ? 'group-chevron is-open' : 'group-chevron'}>
-              <ChevronDownIcon />
-            </span>
-            Campaign Summary
-          </button>
-        </h2>
+        <CollapseHeading open={open} bodyId={bodyId} onToggle={() => setOpen((value) => !value)}>
+          Campaign Summary
+        </CollapseHeading>
         {open && !editing && (
           <div className="button-row">
             <button

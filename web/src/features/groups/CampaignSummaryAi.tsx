@@ -4,7 +4,7 @@ import toast from 'react-hot-toast';
 import { checkGroupSummary, generateGroupSummary } from '../../api/summaries.ts';
 import type { GroupSummaryItem } from '../../api/types.ts';
 import { queryKeys } from '../../app/query-client.ts';
-import { ChevronDownIcon } from '../../components/icons.tsx';
+import { CollapseHeading } from './CollapseHeading.tsx';
 import { Modal, ModalActions } from '../dashboard/Modal.tsx';
 
 export const REPLACE_CAMPAIGN_SUMMARY =
@@ -104,20 +104,9 @@ export function LlmCampaignSummary({ group }: { group: GroupSummaryItem }) {
   return (
     <section className="card group-section">
       <div className="group-section-head">
-        <h2 className="card-title group-section-title">
-          <button
-            type="button"
-            className="group-collapse"
-            aria-expanded={open}
-            aria-controls={bodyId}
-            onClick={() => setOpen((value) => !value)}
-          >
-            <span className={open ? 'group-chevron is-open' : 'group-chevron'}>
-              <ChevronDownIcon />
-            </span>
-            LLM Campaign Summary (Admin)
-          </button>
-        </h2>
+        <CollapseHeading open={open} bodyId={bodyId} onToggle={() => setOpen((value) => !value)}>
+          LLM Campaign Summary (Admin)
+        </CollapseHeading>
       </div>
       <div id={bodyId} hidden={!open} className="group-section-body">
         {text ? (
