@@ -19,6 +19,28 @@ const storedItem = (page: Page, key: string) =>
   page.evaluate((k) => (globalThis as unknown as Storage).localStorage.getItem(k), key);
 
 /**
+ * The text the editor itself holds as selected. Its selection follows the page's through the
+ * asynchronous `selectionchange` event, so a test that moves focus right after selecting
+ * must wait for this, or the message goes out with the selection the editor had before.
+ */
+function editorSelection(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const dom = (
+      globalThis as unknown as { document: { querySelector(s: string): unknown } }
+    ).document.querySelector('.ProseMirror') as {
+      editor?: {
+        state: {
+          selection: { from: number; to: number };
+          doc: { textBetween(a: number, b: number): string };
+        };
+      };
+    } | null;
+    const state = dom?.editor?.state;
+    return state ? state.doc.textBetween(state.selection.from, state.selection.to) : '';
+  });
+}
+
+/**
  * Relays the planning socket through the test, which can hold the server's replies back:
  * the waiting state is only visible while a reply is on its way, and the offline engine
  * answers in milliseconds.
@@ -176,6 +198,7 @@ describe('campaign planning workspace', () => {
         String((globalThis as unknown as { getSelection(): unknown }).getSelection()),
       ),
     ).toBe('The party enters the tomb.');
+    await expect.poll(() => editorSelection(page)).toBe('The party enters the tomb.');
     const before = await chat().locator('.planning-message').count();
     await input().fill('Rewrite the selected text in the document to be more dramatic.');
     await input().press('Enter');
@@ -227,6 +250,7 @@ describe('campaign planning workspace', () => {
     await page.keyboard.press('Enter');
     await page.keyboard.type('Vesper waits in the dungeon.');
     await page.keyboard.press('Shift+Home');
+    await expect.poll(() => editorSelection(page)).toBe('Vesper waits in the dungeon.');
     const alerts: string[] = [];
     page.once('dialog', (dialog) => {
       alerts.push(dialog.message());
