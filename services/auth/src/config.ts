@@ -1,4 +1,4 @@
-import { ConfigError, Env, splitList } from '@chronicler/kit';
+import { ConfigError, Env, localSignInRule, splitList } from '@chronicler/kit';
 import { Type, type Static } from '@sinclair/typebox';
 
 const Duration = (def: string, description: string) =>
@@ -88,10 +88,8 @@ export function resolveSettings(raw: AuthConfig, mode: 'embedded' | 'cluster'): 
   const google = raw.GOOGLE_CLIENT_ID
     ? { clientId: raw.GOOGLE_CLIENT_ID, clientSecret: raw.GOOGLE_CLIENT_SECRET ?? null }
     : null;
-  const providerConfigured = Boolean(discord || google);
-  // Local accounts are for a machine without a provider: never offered next to a real
-  // provider, and a cluster must opt in explicitly.
-  const localEnabled = !providerConfigured && (raw.AUTH_LOCAL_ENABLED ?? mode === 'embedded');
+  // One rule with the embedded runner, which keeps the gateway on loopback while it is on.
+  const localEnabled = localSignInRule(raw, mode);
   return {
     raw,
     discord,

@@ -64,12 +64,8 @@ const SessionOriginFields = {
   ]),
 };
 
-/**
- * A session in lists (GET /transcripts): everything but the transcript content, which a
- * list never reads. `group_id` is '' for an ungrouped session; `preview` is the first 100
- * characters of the content plus an ellipsis, computed when the content is written.
- */
-export const TranscriptListItemSchema = Type.Object({
+/** What a list item and a whole session both carry. */
+const SessionFields = {
   id: Type.String(),
   name: Type.String(),
   session_timestamp: Type.String(),
@@ -78,8 +74,17 @@ export const TranscriptListItemSchema = Type.Object({
   status: Type.Union([Type.Literal('active'), Type.Literal('ended')]),
   group_id: Type.String(),
   summary: Type.String(),
-  preview: Type.String(),
   ...SessionOriginFields,
+};
+
+/**
+ * A session in lists (GET /transcripts): everything but the transcript content, which a
+ * list never reads. `group_id` is '' for an ungrouped session; `preview` is the first 100
+ * characters of the content plus an ellipsis, computed when the content is written.
+ */
+export const TranscriptListItemSchema = Type.Object({
+  ...SessionFields,
+  preview: Type.String(),
 });
 export type TranscriptListItem = Static<typeof TranscriptListItemSchema>;
 
@@ -107,16 +112,8 @@ export const groupMembersRpc = rpc(
 
 /** One session with its content (GET /transcripts/{id}). */
 export const TranscriptSchema = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  session_timestamp: Type.String(),
-  created_at: Type.String(),
-  last_activity: Type.String(),
-  status: Type.Union([Type.Literal('active'), Type.Literal('ended')]),
-  group_id: Type.String(),
-  summary: Type.String(),
+  ...SessionFields,
   content: Type.String(),
-  ...SessionOriginFields,
 });
 export type Transcript = Static<typeof TranscriptSchema>;
 

@@ -91,7 +91,18 @@ const LocalSignInConfigSchema = Type.Object({
  * embedded runner keeps the gateway on loopback while it is on.
  */
 export function localSignInEnabled(env: NodeJS.ProcessEnv, mode: 'embedded' | 'cluster'): boolean {
-  const cfg = loadConfig(LocalSignInConfigSchema, env);
+  return localSignInRule(loadConfig(LocalSignInConfigSchema, env), mode);
+}
+
+/**
+ * The rule itself, on settings already read (the auth service applies it to its own config):
+ * local accounts are for a machine without a provider, never offered next to Discord or
+ * Google, and a cluster must opt in explicitly.
+ */
+export function localSignInRule(
+  cfg: Static<typeof LocalSignInConfigSchema>,
+  mode: 'embedded' | 'cluster',
+): boolean {
   const provider =
     Boolean(cfg.DISCORD_CLIENT_ID && cfg.DISCORD_CLIENT_SECRET) || Boolean(cfg.GOOGLE_CLIENT_ID);
   return !provider && (cfg.AUTH_LOCAL_ENABLED ?? mode === 'embedded');
