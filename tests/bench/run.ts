@@ -3,6 +3,7 @@ import { benchAiTokens } from './ai-tokens.ts';
 import { benchBus } from './bus.ts';
 import { benchCheckSummary } from './check-summary.ts';
 import { benchListLatency } from './list-latency.ts';
+import { benchLive } from './live.ts';
 import { benchUploadMemory } from './upload-memory.ts';
 
 const benches: Record<string, () => Promise<void>> = {
@@ -11,6 +12,8 @@ const benches: Record<string, () => Promise<void>> = {
   'list-latency': benchListLatency,
   'ai-tokens': benchAiTokens,
   'check-summary': benchCheckSummary,
+  live: benchLive,
+  load: () => import('./load.ts').then((m) => m.benchLoad()),
 };
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 for (const name of wanted.length ? wanted : Object.keys(benches)) {

@@ -11,14 +11,19 @@ describe(`health (${testMode} mode)`, () => {
     await system?.stop();
   });
 
-  it('GET /api/health lists all ten services up, each with a semver version', async () => {
+  it('GET /api/health lists all ten services up (the voice bot idle without its token), each with a semver version', async () => {
     const res = await fetch(`${system.url}/api/health`);
     expect(res.status).toBe(200);
     const body = (await res.json()) as HealthResponse;
     expect(body.status).toBe('ok');
     expect(body.services.map((s) => s.name).sort()).toEqual([...SERVICE_NAMES].sort());
     for (const s of body.services) {
-      expect(s.status).toBe('up');
+      if (s.name === 'voice-bot') {
+        expect(s).toMatchObject({ status: 'idle', detail: 'no DISCORD_BOT_TOKEN' });
+      } else {
+        expect(s.status).toBe('up');
+        expect(s.detail).toBeUndefined();
+      }
       expect(s.version).toMatch(/^\d+\.\d+\.\d+/);
     }
   });

@@ -26,6 +26,12 @@ export interface TestSystem {
   readonly platform?: Platform;
   /** The process's ops listener (/healthz, /readyz, /metrics), when started with `processes: 'one'`. */
   readonly opsUrl?: string;
+  /**
+   * With `processes: 'many'`: starts one more process of a service (`key` names it in
+   * `children`, default the service's name, replacing a dead one), e.g. a second gateway
+   * on another PORT or a service again after a kill -9. Resolves once it has started.
+   */
+  spawn?(service: string, opts?: { key?: string; env?: NodeJS.ProcessEnv }): Promise<ChildProcess>;
   stop(): Promise<void>;
 }
 
@@ -137,19 +143,24 @@ export async function startSystem(opts: StartOptions = {}): Promise<TestSystem> 
   const port = await freePort();
   env.PORT = String(port);
   const children = new Map<string, ChildProcess>();
-  for (const name of SERVICE_NAMES) {
-    const child = spawn(process.execPath, ['--import', 'tsx', `services/${name}/src/main.ts`], {
+  const start = async (name: string, extra: NodeJS.ProcessEnv = {}): Promise<ChildProcess> =>
+    spawn(process.execPath, ['--import', 'tsx', `services/${name}/src/main.ts`], {
       cwd: repoRoot,
-      env: { ...env, OPS_PORT: String(await freePort()) },
-      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...env, OPS_PORT: String(await freePort()), ...extra },
+      // TEST_CHILD_LOGS=1 shows the services' log lines (LOG_LEVEL from TEST_LOG_LEVEL).
+      stdio: ['ignore', process.env.TEST_CHILD_LOGS ? 'inherit' : 'ignore', 'inherit'],
     });
-    children.set(name, child);
-  }
+  for (const name of SERVICE_NAMES) children.set(name, await start(name));
   const system: TestSystem = {
     url: `http://127.0.0.1:${port}`,
     mode,
     env,
     children,
+    async spawn(service, o = {}) {
+      const child = await start(service, o.env);
+      children.set(o.key ?? service, child);
+      return child;
+    },
     async stop() {
       await Promise.all(
         [...children.values()].map(

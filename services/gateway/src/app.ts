@@ -6,16 +6,19 @@ import auth from './plugins/auth.ts';
 import errors, { frameworkErrors } from './plugins/errors.ts';
 import httpMetrics from './plugins/http-metrics.ts';
 import idempotency from './plugins/idempotency.ts';
+import liveSocket from './plugins/live-socket.ts';
 import openapi from './plugins/openapi.ts';
 import rateLimit from './plugins/rate-limit.ts';
 import security from './plugins/security.ts';
 import validation from './plugins/validation.ts';
 import web from './plugins/web.ts';
+import adminRoutes from './routes/admin/index.ts';
 import authRoutes from './routes/auth/index.ts';
 import chatRoutes from './routes/chat/index.ts';
 import configRoutes from './routes/config/index.ts';
 import groupRoutes from './routes/groups/index.ts';
 import healthRoutes from './routes/health/index.ts';
+import liveIngestRoutes from './routes/live-ingest/index.ts';
 import planningRoutes from './routes/planning/index.ts';
 import summaryRoutes from './routes/summaries/index.ts';
 import transcriptRoutes from './routes/transcripts/index.ts';
@@ -67,6 +70,8 @@ export async function buildApp(ctx: GatewayContext): Promise<FastifyInstance> {
   await app.register(auth);
   // The chat and planning sockets (/api/ws/*); one frame is at most 1 MiB, like one bus message.
   await app.register(websocket, { options: { maxPayload: 1024 * 1024 } });
+  // The live transcript socket (socket.io at /socket.io), after websocket: it takes its path's upgrades.
+  await app.register(liveSocket);
   // Creates that honour Idempotency-Key; /healthz, /readyz and /metrics are on the ops port.
   await app.register(idempotency);
   // Before the routes, which it collects into /api/openapi.json as they are added.
@@ -82,6 +87,8 @@ export async function buildApp(ctx: GatewayContext): Promise<FastifyInstance> {
       await api.register(userRoutes);
       await api.register(planningRoutes);
       await api.register(chatRoutes);
+      await api.register(liveIngestRoutes);
+      await api.register(adminRoutes);
     },
     { prefix: '/api' },
   );

@@ -43,6 +43,12 @@ export const GatewayConfigSchema = Type.Object({
   RATE_LIMIT_USER_MAX: Type.Integer({ default: 600, minimum: 1 }),
   /** Sign-in attempts per window per client address. */
   RATE_LIMIT_SIGN_IN_MAX: Type.Integer({ default: 30, minimum: 1 }),
+  /**
+   * The machine key of /api/live-ingest in a cluster (at least 32 characters, the same on
+   * every gateway). Embedded mode makes one in DATA_DIR/live-ingest.key. Unset in a cluster:
+   * only admins may use the entry.
+   */
+  LIVE_INGEST_KEY: Type.Optional(Type.String({ minLength: 32 })),
   /** How long a gateway trusts a session check before asking the auth service again. */
   SESSION_CACHE_TTL_MS: Type.Integer({ default: 30_000, minimum: 0 }),
 });

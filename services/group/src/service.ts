@@ -1,7 +1,13 @@
 import {
   createGroupRpc,
   deleteGroupRpc,
+  findGroupsRpc,
   getGroupRpc,
+  getGroupCharactersRpc,
+  putGroupCharactersRpc,
+  getGroupVocabularyRpc,
+  groupKeytermsRpc,
+  putGroupVocabularyRpc,
   groupEventsStream,
   groupExistsRpc,
   listGroupsRpc,
@@ -12,14 +18,19 @@ import { defineService, packageVersion, serve } from '@chronicler/kit';
 import { Type } from '@sinclair/typebox';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CharacterStore } from './db/characters-store.ts';
 import { GroupStore } from './db/store.ts';
+import { getCharacters, putCharacters } from './handlers/characters.ts';
 import { createGroup } from './handlers/create-group.ts';
 import { deleteGroup } from './handlers/delete-group.ts';
+import { findGroups } from './handlers/find-groups.ts';
 import { getGroup } from './handlers/get-group.ts';
 import { groupExists } from './handlers/group-exists.ts';
+import { groupKeyterms } from './handlers/keyterms.ts';
 import { listGroups } from './handlers/list-groups.ts';
 import { setGeneratedSummary } from './handlers/set-generated-summary.ts';
 import { updateGroup } from './handlers/update-group.ts';
+import { getVocabulary, putVocabulary } from './handlers/vocabulary.ts';
 
 export default defineService({
   name: 'group',
@@ -28,6 +39,7 @@ export default defineService({
   migrationsDir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../migrations'),
   async start(ctx) {
     const store = new GroupStore(ctx.db, ctx.schema);
+    const characters = new CharacterStore(ctx.db, ctx.schema);
     // The durable stream of group events (evt.group.>), de-duplicated by msgId.
     await ctx.bus.ensureStream(groupEventsStream);
     const subs = [
@@ -37,7 +49,13 @@ export default defineService({
       serve(ctx.bus, updateGroupRpc, updateGroup(store, ctx.bus)),
       serve(ctx.bus, deleteGroupRpc, deleteGroup(store, ctx.bus)),
       serve(ctx.bus, groupExistsRpc, groupExists(store)),
+      serve(ctx.bus, findGroupsRpc, findGroups(ctx.db, ctx.schema)),
       serve(ctx.bus, setGroupGeneratedSummaryRpc, setGeneratedSummary(store, ctx.bus)),
+      serve(ctx.bus, getGroupVocabularyRpc, getVocabulary(store, ctx.bus, ctx.coord.cache)),
+      serve(ctx.bus, putGroupVocabularyRpc, putVocabulary(store, ctx.bus, ctx.coord.cache)),
+      serve(ctx.bus, groupKeytermsRpc, groupKeyterms(store, ctx.bus, ctx.coord.cache)),
+      serve(ctx.bus, getGroupCharactersRpc, getCharacters(characters, ctx.bus)),
+      serve(ctx.bus, putGroupCharactersRpc, putCharacters(characters, ctx.bus)),
     ];
     return {
       async stop() {

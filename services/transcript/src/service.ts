@@ -13,12 +13,17 @@ import {
   groupDeletedEvent,
   groupEventsStream,
   groupMembersRpc,
+  groupNamesRpc,
   listActiveTranscriptsRpc,
+  liveJoinRpc,
+  liveOutStream,
+  liveStream,
   listTranscriptsPageRpc,
   putNotesRpc,
   renameTranscriptRpc,
   setGeneratedSummaryRpc,
   setSummaryStatusRpc,
+  transcriptAdminCountsRpc,
   transcriptEventsStream,
   transcriptExistsRpc,
   updateTranscriptRpc,
@@ -27,17 +32,25 @@ import {
 } from '@chronicler/contracts';
 import { consume, defineService, packageVersion, serve } from '@chronicler/kit';
 import { createSpeechProvider, SpeechConfigSchema } from '@chronicler/speech';
+import { Type } from '@sinclair/typebox';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startLiveConsumer } from './consumers/live-sessions.ts';
+import { StaleSessionsConfigSchema, startStaleSessionSweep } from './consumers/stale-sessions.ts';
 import { startAudioWorker } from './consumers/transcribe-audio.ts';
+import { LiveStore } from './db/live-store.ts';
 import { TranscriptStore } from './db/store.ts';
+import { VocabularyStore } from './db/vocabulary.ts';
+import { adminCounts } from './handlers/admin-counts.ts';
 import { assignGroup } from './handlers/assign-group.ts';
 import { createAudio } from './handlers/create-audio.ts';
 import { createManual } from './handlers/create-manual.ts';
 import { deleteTranscript } from './handlers/delete-transcript.ts';
 import { getTranscript } from './handlers/get-transcript.ts';
 import { onGroupDeleted } from './handlers/group-deleted.ts';
+import { groupNames } from './handlers/group-names.ts';
 import { listActive } from './handlers/list-active.ts';
+import { liveJoin } from './handlers/live-join.ts';
 import { listPage } from './handlers/list-page.ts';
 import { getNotes, putNotes } from './handlers/notes.ts';
 import { renameTranscript } from './handlers/rename-transcript.ts';
@@ -48,17 +61,21 @@ import { updateTranscript } from './handlers/update-transcript.ts';
 export default defineService({
   name: 'transcript',
   version: packageVersion(import.meta.url),
-  config: SpeechConfigSchema,
+  // The speech provider of uploaded recordings, and when a live session whose bot vanished is ended.
+  config: Type.Composite([SpeechConfigSchema, StaleSessionsConfigSchema]),
   migrationsDir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../migrations'),
   async start(ctx) {
     const store = new TranscriptStore(ctx.db, ctx.schema);
+    const live = new LiveStore(ctx.db, ctx.schema);
     const speech = createSpeechProvider(ctx.config);
     await ctx.bus.ensureStream(audioJobsStream);
     await ctx.bus.ensureStream(usageEventsStream);
     await ctx.bus.ensureStream(transcriptEventsStream);
+    await ctx.bus.ensureStream(liveStream);
+    await ctx.bus.ensureStream(liveOutStream);
     const subs = [
       serve(ctx.bus, groupMembersRpc, (req) => store.groupMembers(req.owner_id, req.group_ids)),
-      serve(ctx.bus, getTranscriptRpc, getTranscript(store)),
+      serve(ctx.bus, getTranscriptRpc, getTranscript(store, live)),
       serve(ctx.bus, transcriptExistsRpc, async (req) => ({
         exists: (await store.getItem(req.owner_id, req.id)) !== null,
       })),
@@ -72,12 +89,15 @@ export default defineService({
       serve(ctx.bus, audioConfigRpc, () => ({ speech_provider: speech?.name ?? null })),
       serve(ctx.bus, createAudioTranscriptRpc, createAudio(store, ctx.bus, speech)),
       serve(ctx.bus, listTranscriptsPageRpc, listPage(store)),
-      serve(ctx.bus, listActiveTranscriptsRpc, listActive(store)),
+      serve(ctx.bus, listActiveTranscriptsRpc, listActive(store, live)),
+      serve(ctx.bus, liveJoinRpc, liveJoin(live)),
       serve(ctx.bus, updateTranscriptSummaryRpc, updateSummary(store)),
       serve(ctx.bus, claimSummaryRpc, claimSummary(store)),
       serve(ctx.bus, setSummaryStatusRpc, setSummaryStatus(store)),
       serve(ctx.bus, setGeneratedSummaryRpc, setGeneratedSummary(store)),
       serve(ctx.bus, getLlmSummaryRpc, getLlmSummary(store)),
+      serve(ctx.bus, groupNamesRpc, groupNames(new VocabularyStore(ctx.db, ctx.schema))),
+      serve(ctx.bus, transcriptAdminCountsRpc, adminCounts(ctx.db, ctx.schema)),
     ];
     // The group service owns the stream; ensuring it here too (idempotent) lets either start first.
     await ctx.bus.ensureStream(groupEventsStream);
@@ -91,8 +111,12 @@ export default defineService({
       onGroupDeleted(store, ctx.logger),
     );
     const audioWorker = await startAudioWorker({ bus: ctx.bus, store, provider: speech, logger: ctx.logger });
+    const liveConsumer = await startLiveConsumer({ bus: ctx.bus, store: live, logger: ctx.logger });
+    const staleSweep = startStaleSessionSweep(ctx);
     return {
       async stop() {
+        staleSweep.stop();
+        await liveConsumer.stop();
         await audioWorker.stop();
         await consumer.stop();
         await Promise.all(subs.map((s) => s.unsubscribe()));

@@ -14,6 +14,12 @@ function toRow(r: Record<string, unknown>): GroupRow {
   };
 }
 
+/** A text[] as the driver answers it: node-postgres and PGlite both parse it to an array. */
+function toTerms(value: unknown): string[] {
+  if (!Array.isArray(value)) throw new Error('groups.vocabulary did not come back as an array');
+  return value.map(String);
+}
+
 /** A position in the group list: the last group of a page. */
 export interface GroupCursor {
   created: string;
@@ -106,6 +112,26 @@ export class GroupStore {
       [id, ownerId, summary, llmSummary],
     );
     return r ? toRow(r) : null;
+  }
+
+  /** The user's vocabulary of one of the owner's groups with its campaign summary, or null. */
+  async getVocabulary(ownerId: string, id: string): Promise<{ terms: string[]; summary: string } | null> {
+    if (!isUuid(id)) return null;
+    const [r] = await this.db.query<{ vocabulary: unknown; summary: string }>(
+      `select vocabulary, summary from ${this.table} where id = $1 and owner_id = $2`,
+      [id, ownerId],
+    );
+    return r ? { terms: toTerms(r.vocabulary), summary: String(r.summary) } : null;
+  }
+
+  /** Replaces the vocabulary (already checked); null when it is not one of the owner's groups. */
+  async setVocabulary(ownerId: string, id: string, terms: string[]): Promise<string[] | null> {
+    if (!isUuid(id)) return null;
+    const [r] = await this.db.query<{ vocabulary: unknown }>(
+      `update ${this.table} set vocabulary = $3::text[] where id = $1 and owner_id = $2 returning vocabulary`,
+      [id, ownerId, terms],
+    );
+    return r ? toTerms(r.vocabulary) : null;
   }
 
   /**

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { OAuthCallbackRequestSchema } from './auth.ts';
-import { GroupNameField } from './groups.ts';
+import { GroupNameField, VocabularyTermsField } from './groups.ts';
 import { SessionNameField } from './transcripts.ts';
 
 /**
@@ -74,3 +74,7 @@ export type UserStatsQuery = Static<typeof UserStatsQuerySchema>;
  */
 export const OAuthCallbackQuerySchema = Type.Partial(OAuthCallbackRequestSchema);
 export type OAuthCallbackQuery = Static<typeof OAuthCallbackQuerySchema>;
+
+/** PUT /api/groups/:id/vocabulary: the user's own list, replacing the stored one. */
+export const PutGroupVocabularyBodySchema = Type.Object({ terms: VocabularyTermsField });
+export type PutGroupVocabularyBody = Static<typeof PutGroupVocabularyBodySchema>;

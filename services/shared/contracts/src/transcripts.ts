@@ -51,7 +51,10 @@ export type TranscriptionStatus = Static<typeof TranscriptionStatusSchema>;
 const SessionOriginFields = {
   source: TranscriptSourceSchema,
   transcription_status: TranscriptionStatusSchema,
-  /** '' unless transcription_status is 'failed'. */
+  /**
+   * '' unless transcription_status is 'failed'; for a live session, why the pipeline ended it
+   * early (the speech provider stayed down), its lines up to then kept.
+   */
   transcription_error: Type.String(),
   /** Length of the uploaded recording in seconds (0 when none, or not transcribed yet). */
   audio_seconds: Type.Number(),

@@ -23,6 +23,27 @@ export const SpeechConfigSchema = Type.Object({
    * waits for its transcript, so the default leaves room for a 500 MB file.
    */
   SPEECH_HTTP_TIMEOUT_MS: Type.Integer({ default: 900_000, minimum: 100 }),
+  /**
+   * Live streams: the provider is the one chosen above. Deepgram's socket lives under
+   * DEEPGRAM_API_URL (the SDK turns http(s) into ws(s)); AssemblyAI streams from its own host.
+   */
+  ASSEMBLYAI_STREAMING_URL: Type.Optional(
+    Type.String({
+      pattern: '^wss://',
+      description: 'AssemblyAI streaming URL, e.g. wss://streaming.assemblyai.com/v3/ws',
+    }),
+  ),
+  /**
+   * Concurrent live streams per provider across all replicas (Deepgram allows 50 per project).
+   * Optional with defaults (filled by the config reader, and by the code when absent) so that
+   * configs built in code before live streaming existed stay valid.
+   */
+  DEEPGRAM_MAX_STREAMS: Type.Optional(Type.Integer({ default: 50, minimum: 1 })),
+  ASSEMBLYAI_MAX_STREAMS: Type.Optional(Type.Integer({ default: 100, minimum: 1 })),
+  /** KeepAlive after this long without audio (Deepgram closes a stream silent for 10 s). */
+  SPEECH_LIVE_KEEPALIVE_MS: Type.Optional(Type.Integer({ default: 4_000, minimum: 10, maximum: 9_000 })),
+  /** Connection attempts per outage before a live stream gives up (250 ms doubling to 5 s between them). */
+  SPEECH_LIVE_RECONNECT_ATTEMPTS: Type.Optional(Type.Integer({ default: 6, minimum: 1 })),
 });
 export type SpeechConfig = Static<typeof SpeechConfigSchema>;
 

@@ -23,8 +23,30 @@ const ascii = (b: Uint8Array, at: number, s: string): boolean => {
   return true;
 };
 
+/**
+ * A frame header's fields must be legal too, not only its sync bits: eleven set bits
+ * begin plenty of files that are not audio. MPEG: a version other than the reserved one,
+ * layer I-III, a bitrate index other than 'bad' (15), a sample rate index other than 3.
+ */
+function mpegFrame(b1: number, b2: number): boolean {
+  return (
+    (b1 & 0xe0) === 0xe0 &&
+    ((b1 >> 3) & 0x03) !== 0x01 &&
+    (b1 & 0x06) !== 0 &&
+    b2 >> 4 !== 0x0f &&
+    ((b2 >> 2) & 0x03) !== 0x03
+  );
+}
+
+/** ADTS: sync word, layer 00, and one of the 13 defined sampling frequencies. */
+function adtsFrame(b1: number, b2: number): boolean {
+  return (b1 & 0xf6) === 0xf0 && ((b2 >> 2) & 0x0f) < 13;
+}
+
 export function sniffAudio(head: Uint8Array): AudioFormat | null {
-  if (ascii(head, 0, 'ID3')) return 'mp3';
+  // An ID3v2 tag: major version 2 to 4, revision never 0xFF.
+  if (ascii(head, 0, 'ID3'))
+    return (head[3] ?? 0) >= 2 && (head[3] ?? 0) <= 4 && head[4] !== 0xff ? 'mp3' : null;
   if (ascii(head, 0, 'RIFF') && ascii(head, 8, 'WAVE')) return 'wav';
   if (ascii(head, 0, 'OggS')) return 'ogg';
   if (ascii(head, 0, 'fLaC')) return 'flac';
@@ -33,7 +55,8 @@ export function sniffAudio(head: Uint8Array): AudioFormat | null {
   if (head[0] === 0x1a && head[1] === 0x45 && head[2] === 0xdf && head[3] === 0xa3) return 'webm';
   const b0 = head[0] ?? 0;
   const b1 = head[1] ?? 0;
-  if (b0 === 0xff && (b1 & 0xf6) === 0xf0) return 'aac'; // ADTS: sync word, layer 00
-  if (b0 === 0xff && (b1 & 0xe0) === 0xe0 && (b1 & 0x06) !== 0) return 'mp3'; // MPEG audio frame sync, layer I-III
+  const b2 = head[2] ?? 0xff;
+  if (b0 === 0xff && adtsFrame(b1, b2)) return 'aac';
+  if (b0 === 0xff && mpegFrame(b1, b2)) return 'mp3';
   return null;
 }

@@ -1,22 +1,29 @@
 import type { ActiveSession } from '@chronicler/contracts';
+import type { LiveStore } from '../db/live-store.ts';
 import type { TranscriptStore } from '../db/store.ts';
 
 /**
- * svc.transcript.list-active: the owner's sessions whose status is 'active'. Until the live
- * pipeline keeps its own live sessions, a session is identified by its transcript id and
- * its counters are zero; the live service will answer with its real session ids and counts.
+ * svc.transcript.list-active: the owner's sessions whose status is 'active', with the live
+ * session's counters (lines stored, interims the pipeline sent). The session id is the
+ * transcript id: one recording makes one transcript. Connected viewers are counted by the
+ * gateway, which holds the sockets.
  */
 export const listActive =
-  (store: TranscriptStore) =>
-  async (req: { owner_id: string }): Promise<ActiveSession[]> =>
-    (await store.listActive(req.owner_id)).map((row) => ({
-      session_id: row.id,
-      transcript_id: row.id,
-      start_time: row.session_timestamp,
-      created_at: row.created_at,
-      last_activity: row.last_activity,
-      is_active: true as const,
-      final_results: 0,
-      interim_results: 0,
-      connected_clients: 0,
-    }));
+  (store: TranscriptStore, live: LiveStore) =>
+  async (req: { owner_id: string }): Promise<ActiveSession[]> => {
+    const [rows, counters] = await Promise.all([store.listActive(req.owner_id), live.counters(req.owner_id)]);
+    return rows.map((row) => {
+      const c = counters.get(row.id);
+      return {
+        session_id: row.id,
+        transcript_id: row.id,
+        start_time: c?.startedAt ?? row.session_timestamp,
+        created_at: row.created_at,
+        last_activity: row.last_activity,
+        is_active: true as const,
+        final_results: c?.finals ?? 0,
+        interim_results: c?.interims ?? 0,
+        connected_clients: 0,
+      };
+    });
+  };

@@ -48,7 +48,7 @@ function LlmSummarySection({ sessionId }: { sessionId: string }) {
       </p>
     );
   } else if (query.data.llm_summary.trim()) {
-    body = <pre className="summary-llm-text">{query.data.llm_summary}</pre>;
+    body = <Markdown className="summary-llm-text" text={query.data.llm_summary} />;
   } else body = <p className="muted">No LLM summary available</p>;
   return (
     <section className="card summary-llm" aria-labelledby="viewer-llm-summary-title">
@@ -68,8 +68,17 @@ function LlmSummarySection({ sessionId }: { sessionId: string }) {
   );
 }
 
-/** The session's summary (ended sessions only), its editor, and AI generation. */
-export function SummarySection({ session }: { session: TranscriptSummaryItem }) {
+/**
+ * The session's summary (ended sessions only), its editor, and AI generation, which is not
+ * offered without a transcript to summarise (a failed transcription, say).
+ */
+export function SummarySection({
+  session,
+  hasTranscript = true,
+}: {
+  session: TranscriptSummaryItem;
+  hasTranscript?: boolean;
+}) {
   const queryClient = useQueryClient();
   const { isAdmin } = useAuth();
   const saved = session.summary ?? '';
@@ -169,7 +178,7 @@ export function SummarySection({ session }: { session: TranscriptSummaryItem }) 
                   {generate.isPending ? 'Generating summary...' : 'Regenerate'}
                 </button>
               </>
-            ) : (
+            ) : hasTranscript ? (
               <button
                 type="button"
                 className="button button-primary button-compact"
@@ -178,7 +187,7 @@ export function SummarySection({ session }: { session: TranscriptSummaryItem }) 
               >
                 {generate.isPending ? 'Generating summary...' : 'Generate Summary'}
               </button>
-            )}
+            ) : null}
           </div>
         ) : null}
       </div>

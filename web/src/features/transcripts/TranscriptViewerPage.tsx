@@ -1,5 +1,5 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import toast from 'react-hot-toast';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import { isApiError } from '../../api/http.ts';
@@ -17,9 +17,31 @@ import { ChatDrawer } from '../chat/ChatDrawer.tsx';
 import { NotesDrawer } from '../notes/NotesDrawer.tsx';
 import { SessionHeader } from './SessionHeader.tsx';
 import { SummarySection } from './SummarySection.tsx';
+import { useLiveTranscript, type LiveSnapshot, type LiveStatus } from '../../realtime/live-socket.ts';
 import { TranscriptLines } from './TranscriptLines.tsx';
 import { isActive, isTranscribing, pollInterval } from './session-status.ts';
+import { interimLines, linesFromContent, liveFinalLines } from './transcript-view.ts';
 import './transcript-viewer.css';
+
+/**
+ * After session_end: the stored transcript, the lists (sidebar, dashboards, group cards,
+ * active sessions) and the groups are read again. Should the server still call the session
+ * active, the socket's word stands: the page shows it ended, so it stops waiting for lines.
+ */
+async function refreshEndedSession(queryClient: QueryClient, sessionId: string) {
+  const key = queryKeys.transcript(sessionId);
+  await queryClient.invalidateQueries({ queryKey: key, exact: true });
+  const current = queryClient.getQueryData<TranscriptDetail>(key);
+  if (current && isActive(current)) {
+    const ended: TranscriptDetail = { ...current, status: 'ended' };
+    queryClient.setQueryData<TranscriptDetail>(key, ended);
+    syncSessionInCaches(queryClient, ended);
+  }
+  await Promise.all([
+    queryClient.invalidateQueries({ queryKey: queryKeys.transcripts }),
+    queryClient.invalidateQueries({ queryKey: queryKeys.groups }),
+  ]);
+}
 
 const isNotFound = (error: unknown) => isApiError(error) && error.httpStatus === 404;
 
@@ -63,7 +85,47 @@ function DeleteSessionModal({ session, onClose }: { session: TranscriptDetail; o
   );
 }
 
-function TranscriptSection({ session }: { session: TranscriptDetail }) {
+/** What the connection state reads while a session is active (02 §9: 'Reconnecting...'). */
+const CONNECTION_TEXT: Record<LiveStatus, string> = {
+  connecting: 'Connecting...',
+  live: 'Connected',
+  reconnecting: 'Reconnecting...',
+  ended: 'Session ended',
+  offline: 'Offline: updates every few seconds',
+};
+
+function ConnectionState({ status }: { status: LiveStatus }) {
+  return (
+    <span className={`viewer-connection is-${status}`} role="status">
+      <span className="viewer-connection-dot" aria-hidden="true" />
+      {CONNECTION_TEXT[status]}
+    </span>
+  );
+}
+
+function TranscriptSection({
+  session,
+  live,
+  onDelete,
+}: {
+  session: TranscriptDetail;
+  live: LiveSnapshot;
+  onDelete: () => void;
+}) {
+  const active = isActive(session);
+  // The stored text parses once per change of text, not once per live line.
+  const stored = useMemo(() => linesFromContent(session.content), [session.content]);
+  const lines = useMemo(
+    () =>
+      active
+        ? liveFinalLines(live, session.content, (text) =>
+            text === session.content ? stored : linesFromContent(text),
+          )
+        : stored,
+    [active, live, session.content, stored],
+  );
+  const interims = useMemo(() => (active ? interimLines(live) : []), [active, live]);
+
   let body;
   if (isTranscribing(session)) {
     body = (
@@ -84,24 +146,43 @@ function TranscriptSection({ session }: { session: TranscriptDetail }) {
       </div>
     );
   } else if (session.transcription_status === 'failed') {
+    // The title already says what failed: a reason that repeats it is shown without the prefix.
+    const reason = (session.transcription_error || 'The recording could not be transcribed.').replace(
+      /^Transcription failed:\s*/i,
+      '',
+    );
     body = (
       <div className="notice notice-error" role="alert">
         <p className="viewer-failed-title">Transcription failed</p>
+        <p className="viewer-failed-detail">{reason}</p>
         <p className="viewer-failed-detail">
-          {session.transcription_error || 'The recording could not be transcribed.'}
+          This session has no transcript, so there is nothing to summarise or chat about. Delete it, then add
+          the session again with the recording or with its transcript text.
         </p>
+        <div className="button-row viewer-failed-actions">
+          <button type="button" className="button button-danger" onClick={onDelete}>
+            Delete session
+          </button>
+        </div>
       </div>
     );
-  } else if (!session.content.trim()) {
+  } else if (lines.length === 0 && interims.length === 0) {
     body = (
       <p className="muted viewer-empty">
-        {isActive(session)
+        {active
           ? 'No transcript lines yet. They appear here as the recording is transcribed.'
           : 'This session has no transcript.'}
       </p>
     );
   } else {
-    body = <TranscriptLines content={session.content} />;
+    body = (
+      <TranscriptLines
+        lines={lines}
+        interims={interims}
+        live={active}
+        jumpLabel={live.status === 'live' ? 'Jump to live' : 'Jump to latest'}
+      />
+    );
   }
   return (
     <section className="card viewer-transcript" aria-labelledby="viewer-transcript-title">
@@ -109,8 +190,15 @@ function TranscriptSection({ session }: { session: TranscriptDetail }) {
         <h2 id="viewer-transcript-title" className="card-title">
           Transcript
         </h2>
-        {isActive(session) ? <span className="muted small">Updates every few seconds</span> : null}
+        {active ? <ConnectionState status={live.status} /> : null}
       </div>
+      {session.source === 'live' && session.transcription_error ? (
+        // The recording was cut short (the speech service stayed down): the lines up to then are kept.
+        <div className="notice notice-error" role="alert">
+          <p className="viewer-failed-title">The recording stopped early</p>
+          <p className="viewer-failed-detail">{session.transcription_error}</p>
+        </div>
+      ) : null}
       {body}
     </section>
   );
@@ -122,16 +210,27 @@ function TranscriptViewer({ sessionId }: { sessionId: string }) {
   // Both drawers sit at the right edge: opening one closes the other.
   const [chatOpen, setChatOpen] = useState(false);
   const [deleting, setDeleting] = useState(false);
+  const liveStatusRef = useRef<LiveStatus>('offline');
   const query = useQuery({
     queryKey: queryKeys.transcript(sessionId),
     queryFn: () => getTranscript(sessionId),
     ...cacheTimes.transcriptDetail,
-    refetchInterval: (q) => pollInterval(q.state.data),
+    refetchInterval: (q) => pollInterval(q.state.data, liveStatusRef.current === 'live'),
     // A missing or refused session will not appear by asking again.
     retry: (count, error) =>
       count < 2 && !(isApiError(error) && error.httpStatus !== undefined && error.httpStatus < 500),
   });
   const session = query.data;
+
+  // An active session's lines come over the live socket; the session's end refetches the
+  // stored transcript (which then replaces the live lines) and every list that shows it.
+  const onLiveEnd = useCallback(() => {
+    void refreshEndedSession(queryClient, sessionId);
+  }, [queryClient, sessionId]);
+  const live = useLiveTranscript(sessionId, Boolean(session && isActive(session)), onLiveEnd);
+  useEffect(() => {
+    liveStatusRef.current = live.status;
+  }, [live.status]);
 
   // What polling learns (a finished transcription, a new name) reaches the sidebar and dashboards too.
   useEffect(() => {
@@ -184,8 +283,10 @@ function TranscriptViewer({ sessionId }: { sessionId: string }) {
         }}
         onDelete={() => setDeleting(true)}
       />
-      {!isActive(session) ? <SummarySection session={session} /> : null}
-      <TranscriptSection session={session} />
+      {!isActive(session) ? (
+        <SummarySection session={session} hasTranscript={Boolean(session.content?.trim())} />
+      ) : null}
+      <TranscriptSection session={session} live={live} onDelete={() => setDeleting(true)} />
       <NotesDrawer sessionId={sessionId} open={notesOpen} onClose={() => setNotesOpen(false)} />
       <ChatDrawer transcriptId={sessionId} open={chatOpen} onClose={() => setChatOpen(false)} />
       {deleting && !isActive(session) ? (

@@ -56,8 +56,16 @@ export default async function transcriptRoutes(fastify: FastifyInstance): Promis
   );
 
   // A static path: fastify matches it before '/transcripts/:id', whatever the order of registration.
-  app.get('/transcripts/active', { schema: { response: { 200: Type.Array(ActiveSessionSchema) } } }, (req) =>
-    call(bus, listActiveTranscriptsRpc, { owner_id: req.user!.id }),
+  app.get(
+    '/transcripts/active',
+    { schema: { response: { 200: Type.Array(ActiveSessionSchema) } } },
+    async (req) => {
+      const sessions = await call(bus, listActiveTranscriptsRpc, { owner_id: req.user!.id });
+      // The sockets are the gateways': the transcript service cannot count them.
+      return Promise.all(
+        sessions.map(async (s) => ({ ...s, connected_clients: await app.liveViewers(s.transcript_id) })),
+      );
+    },
   );
 
   app.post(

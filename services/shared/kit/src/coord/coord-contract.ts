@@ -281,6 +281,73 @@ export function describeCoordinationContract(
       });
     });
 
+    describe('semaphores', () => {
+      it('admits exactly `limit` leases, refuses the next, and frees a slot on release', async () => {
+        const { semaphores } = await open();
+        const leases = [];
+        for (let i = 0; i < 3; i++) leases.push(await semaphores.acquire('stt:deepgram', 3, 5_000));
+        expect(leases.every((l) => l !== null)).toBe(true);
+        expect(new Set(leases.map((l) => l!.id)).size).toBe(3);
+        expect(await semaphores.count('stt:deepgram')).toBe(3);
+        expect(await semaphores.acquire('stt:deepgram', 3, 5_000)).toBeNull();
+
+        expect(await leases[1]!.release()).toBe(true);
+        expect(await leases[1]!.release()).toBe(false);
+        expect(await semaphores.count('stt:deepgram')).toBe(2);
+        const next = await semaphores.acquire('stt:deepgram', 3, 5_000);
+        expect(next).not.toBeNull();
+        expect(next!.key).toBe('stt:deepgram');
+        expect(await semaphores.acquire('stt:deepgram', 3, 5_000)).toBeNull();
+      });
+
+      it('frees the slot of a lease nobody extends, and an expired lease cannot be extended', async () => {
+        const { semaphores } = await open();
+        const lease = await semaphores.acquire('k', 1, 150);
+        expect(lease).not.toBeNull();
+        expect(await semaphores.acquire('k', 1, 150)).toBeNull();
+        await waitFor('the lease to expire', async () => (await semaphores.count('k')) === 0);
+        expect(await lease!.extend(5_000)).toBe(false);
+        expect(await lease!.release()).toBe(false);
+        expect(await semaphores.acquire('k', 1, 5_000)).not.toBeNull();
+      });
+
+      it('keeps an extended lease past its first expiry', async () => {
+        const { semaphores } = await open();
+        const lease = await semaphores.acquire('k', 1, 150);
+        expect(await lease!.extend(5_000)).toBe(true);
+        // Nothing signals "did not expire": wait twice the original lease, then look.
+        await sleep(300);
+        expect(await semaphores.count('k')).toBe(1);
+        expect(await semaphores.acquire('k', 1, 5_000)).toBeNull();
+      });
+
+      it('admits exactly `limit` of 30 concurrent acquirers', async () => {
+        const { semaphores } = await open();
+        const results = await Promise.all(
+          Array.from({ length: 30 }, () => semaphores.acquire('burst', 7, 5_000)),
+        );
+        expect(results.filter((l) => l !== null)).toHaveLength(7);
+        expect(await semaphores.count('burst')).toBe(7);
+      });
+
+      it('keeps keys independent and counts an unknown key as zero', async () => {
+        const { semaphores } = await open();
+        expect(await semaphores.acquire('a', 1, 5_000)).not.toBeNull();
+        expect(await semaphores.acquire('b', 1, 5_000)).not.toBeNull();
+        expect(await semaphores.acquire('a', 1, 5_000)).toBeNull();
+        expect(await semaphores.count('never-used')).toBe(0);
+      });
+
+      it('rejects a limit or lease that is not positive', async () => {
+        const { semaphores } = await open();
+        await expect(semaphores.acquire('k', 0, 1_000)).rejects.toThrow(RangeError);
+        await expect(semaphores.acquire('k', 2.5, 1_000)).rejects.toThrow(RangeError);
+        await expect(semaphores.acquire('k', 1, 0)).rejects.toThrow(RangeError);
+        const lease = await semaphores.acquire('k', 1, 1_000);
+        await expect(lease!.extend(-5)).rejects.toThrow(RangeError);
+      });
+    });
+
     it('keeps instances with different prefixes apart', async () => {
       const a = await open();
       const b = await open();

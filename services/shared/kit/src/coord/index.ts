@@ -3,7 +3,16 @@ import { MemoryCoordination } from './memory.ts';
 import { RedisCoordination } from './redis.ts';
 import type { Coordination } from './types.ts';
 
-export type { Cache, Coordination, Lock, LockManager, RateLimitResult, RateLimiter } from './types.ts';
+export type {
+  Cache,
+  Coordination,
+  Lock,
+  LockManager,
+  RateLimitResult,
+  RateLimiter,
+  SemaphoreLease,
+  SemaphoreManager,
+} from './types.ts';
 export { MemoryCoordination, type MemoryCoordinationOptions } from './memory.ts';
 export { RedisCoordination, type RedisCoordinationOptions } from './redis.ts';
 

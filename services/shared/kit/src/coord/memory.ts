@@ -1,5 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { Cache, Coordination, Lock, LockManager, RateLimitResult, RateLimiter } from './types.ts';
+import type {
+  Cache,
+  Coordination,
+  Lock,
+  LockManager,
+  RateLimitResult,
+  RateLimiter,
+  SemaphoreLease,
+  SemaphoreManager,
+} from './types.ts';
 import { positiveInteger, positiveMs, toJson } from './validate.ts';
 
 export interface MemoryCoordinationOptions {
@@ -36,10 +45,13 @@ export class MemoryCoordination implements Coordination {
   readonly locks: LockManager;
   readonly rateLimiter: RateLimiter;
   readonly cache: Cache;
+  readonly semaphores: SemaphoreManager;
 
   readonly #locks = new Map<string, LockEntry>();
   readonly #rates = new Map<string, HitLog>();
   readonly #cache = new Map<string, CacheEntry>();
+  /** Per key: lease id -> expiry. */
+  readonly #semaphores = new Map<string, Map<string, number>>();
   readonly #sweeper: NodeJS.Timeout;
   #closed = false;
 
@@ -56,6 +68,13 @@ export class MemoryCoordination implements Coordination {
       del: async (key) => {
         this.#assertOpen();
         this.#cache.delete(key);
+      },
+    };
+    this.semaphores = {
+      acquire: async (key, limit, leaseMs) => this.#semAcquire(key, limit, leaseMs),
+      count: async (key) => {
+        this.#assertOpen();
+        return this.#liveLeases(key)?.size ?? 0;
       },
     };
   }
@@ -75,6 +94,57 @@ export class MemoryCoordination implements Coordination {
     this.#locks.clear();
     this.#rates.clear();
     this.#cache.clear();
+    this.#semaphores.clear();
+  }
+
+  /** The leases of `key` with the expired ones dropped; undefined when none is left. */
+  #liveLeases(key: string): Map<string, number> | undefined {
+    const leases = this.#semaphores.get(key);
+    if (!leases) return undefined;
+    const now = performance.now();
+    for (const [id, expiresAt] of leases) if (expiresAt <= now) leases.delete(id);
+    if (leases.size === 0) {
+      this.#semaphores.delete(key);
+      return undefined;
+    }
+    return leases;
+  }
+
+  #semAcquire(key: string, limit: number, leaseMs: number): SemaphoreLease | null {
+    this.#assertOpen();
+    positiveInteger('limit', limit);
+    const lease = positiveMs('leaseMs', leaseMs);
+    let leases = this.#liveLeases(key);
+    if (leases && leases.size >= limit) return null;
+    if (!leases) {
+      leases = new Map();
+      this.#semaphores.set(key, leases);
+    }
+    const id = randomUUID();
+    leases.set(id, performance.now() + lease);
+    const own = (): Map<string, number> | undefined => {
+      this.#assertOpen();
+      const live = this.#liveLeases(key);
+      return live?.has(id) ? live : undefined;
+    };
+    return {
+      key,
+      id,
+      extend: async (ms) => {
+        const ttl = positiveMs('leaseMs', ms);
+        const live = own();
+        if (!live) return false;
+        live.set(id, performance.now() + ttl);
+        return true;
+      },
+      release: async () => {
+        const live = own();
+        if (!live) return false;
+        live.delete(id);
+        if (live.size === 0) this.#semaphores.delete(key);
+        return true;
+      },
+    };
   }
 
   #acquire(key: string, ttlMs: number): Lock | null {
@@ -134,6 +204,7 @@ export class MemoryCoordination implements Coordination {
     const now = performance.now();
     for (const [key, entry] of this.#locks) if (entry.expiresAt <= now) this.#locks.delete(key);
     for (const [key, entry] of this.#cache) if (entry.expiresAt <= now) this.#cache.delete(key);
+    for (const key of [...this.#semaphores.keys()]) this.#liveLeases(key);
     for (const [key, log] of this.#rates) {
       const newest = log.hits[log.hits.length - 1];
       if (newest === undefined || newest <= now - log.windowMs) this.#rates.delete(key);

@@ -29,9 +29,15 @@ if (REDIS_URL) {
         await coord.locks.acquire('job', 5_000);
         await coord.rateLimiter.hit('user', 3, 5_000);
         await coord.cache.set('page', { a: 1 }, 5_000);
+        await coord.semaphores.acquire('streams', 2, 5_000);
 
         const keys = (await redis.keys(`${prefix}:*`)).sort();
-        expect(keys).toEqual([`${prefix}:cache:page`, `${prefix}:lock:job`, `${prefix}:rate:user`]);
+        expect(keys).toEqual([
+          `${prefix}:cache:page`,
+          `${prefix}:lock:job`,
+          `${prefix}:rate:user`,
+          `${prefix}:sem:streams`,
+        ]);
         for (const key of keys) {
           const ttl = await redis.pttl(key);
           expect(ttl).toBeGreaterThan(0);

@@ -2,7 +2,16 @@ import { createHash, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { Redis } from 'ioredis';
 import { createLogger, type Logger } from '../logger.ts';
-import type { Cache, Coordination, Lock, LockManager, RateLimitResult, RateLimiter } from './types.ts';
+import type {
+  Cache,
+  Coordination,
+  Lock,
+  LockManager,
+  RateLimitResult,
+  RateLimiter,
+  SemaphoreLease,
+  SemaphoreManager,
+} from './types.ts';
 import { positiveInteger, positiveMs, toJson } from './validate.ts';
 
 export interface RedisCoordinationOptions {
@@ -58,6 +67,42 @@ if wait < 1 then wait = 1 end
 return {0, 0, wait}`;
 
 /**
+ * Counting semaphore over a sorted set of lease ids scored by their expiry on the server's
+ * clock (TIME), so replicas with skewed clocks agree. Expired leases are dropped, the count
+ * checked and the lease added in one atomic step, so concurrent acquirers never overshoot.
+ * The key itself lives as long as its longest lease, so an abandoned key disappears.
+ * ARGV: limit, leaseMs, the lease id.
+ */
+const SEM_PRELUDE = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)`;
+
+const SEM_KEEP_KEY = `
+if redis.call('PTTL', KEYS[1]) < lease then redis.call('PEXPIRE', KEYS[1], lease) end`;
+
+const SEM_ACQUIRE = `${SEM_PRELUDE}
+local limit = tonumber(ARGV[1])
+local lease = tonumber(ARGV[2])
+if redis.call('ZCARD', KEYS[1]) >= limit then return 0 end
+redis.call('ZADD', KEYS[1], now + lease, ARGV[3])${SEM_KEEP_KEY}
+return 1`;
+
+/** ARGV: leaseMs, the lease id. Only a lease that has not expired can be extended. */
+const SEM_EXTEND = `${SEM_PRELUDE}
+local lease = tonumber(ARGV[1])
+if not redis.call('ZSCORE', KEYS[1], ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[1], 'XX', now + lease, ARGV[2])${SEM_KEEP_KEY}
+return 1`;
+
+/** ARGV: the lease id. An expired lease counts as already gone. */
+const SEM_RELEASE = `${SEM_PRELUDE}
+return redis.call('ZREM', KEYS[1], ARGV[1])`;
+
+const SEM_COUNT = `${SEM_PRELUDE}
+return redis.call('ZCARD', KEYS[1])`;
+
+/**
  * Runs a Lua script by SHA (EVALSHA), loading it with EVAL the first time a server has not
  * seen it (a restart or failover empties the script cache), so scripts travel once.
  */
@@ -80,6 +125,10 @@ class LuaScript {
 const release = new LuaScript(RELEASE);
 const extend = new LuaScript(EXTEND);
 const hit = new LuaScript(HIT);
+const semAcquire = new LuaScript(SEM_ACQUIRE);
+const semExtend = new LuaScript(SEM_EXTEND);
+const semRelease = new LuaScript(SEM_RELEASE);
+const semCount = new LuaScript(SEM_COUNT);
 
 /**
  * Locks, rate limits and cache shared by every replica, on Redis. ioredis reconnects by
@@ -91,6 +140,7 @@ export class RedisCoordination implements Coordination {
   readonly locks: LockManager;
   readonly rateLimiter: RateLimiter;
   readonly cache: Cache;
+  readonly semaphores: SemaphoreManager;
 
   readonly #redis: Redis;
   readonly #ownsClient: boolean;
@@ -150,6 +200,26 @@ export class RedisCoordination implements Coordination {
       },
       async del(key) {
         await redis.del(cacheKey(key));
+      },
+    };
+
+    const semKey = (key: string): string => `${this.#prefix}:sem:${key}`;
+    this.semaphores = {
+      async acquire(key, limit, leaseMs): Promise<SemaphoreLease | null> {
+        positiveInteger('limit', limit);
+        const lease = positiveMs('leaseMs', leaseMs);
+        const id = randomUUID();
+        const redisKey = semKey(key);
+        if ((await semAcquire.run(redis, redisKey, limit, lease, id)) !== 1) return null;
+        return {
+          key,
+          id,
+          extend: async (ms) => (await semExtend.run(redis, redisKey, positiveMs('leaseMs', ms), id)) === 1,
+          release: async () => (await semRelease.run(redis, redisKey, id)) === 1,
+        };
+      },
+      async count(key) {
+        return Number(await semCount.run(redis, semKey(key)));
       },
     };
   }

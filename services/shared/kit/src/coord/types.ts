@@ -7,6 +7,7 @@ export interface Coordination {
   readonly locks: LockManager;
   readonly rateLimiter: RateLimiter;
   readonly cache: Cache;
+  readonly semaphores: SemaphoreManager;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -42,4 +43,25 @@ export interface Cache {
   get<T = unknown>(key: string): Promise<T | undefined>;
   set(key: string, value: unknown, ttlMs: number): Promise<void>;
   del(key: string): Promise<void>;
+}
+
+/**
+ * Counting semaphores shared by every replica: at most `limit` leases per key at once. A
+ * lease expires unless extended, so the slots of a replica that crashed free themselves.
+ */
+export interface SemaphoreManager {
+  /** Takes one of `limit` slots of `key` for leaseMs, or returns null when all are taken. */
+  acquire(key: string, limit: number, leaseMs: number): Promise<SemaphoreLease | null>;
+  /** Leases of `key` held now (expired ones not counted). */
+  count(key: string): Promise<number>;
+}
+
+export interface SemaphoreLease {
+  readonly key: string;
+  /** Random per acquisition. */
+  readonly id: string;
+  /** Pushes the expiry to leaseMs from now; false when the lease had already expired or was released. */
+  extend(leaseMs: number): Promise<boolean>;
+  /** Frees the slot; false when it had already expired or was released. */
+  release(): Promise<boolean>;
 }

@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /**
  * One Prometheus registry per process, served at /metrics. Process metrics (CPU, memory,
@@ -49,5 +49,18 @@ export const httpRequestSeconds = new Histogram({
   help: 'HTTP request duration, by method and route',
   labelNames: ['method', 'route'] as const,
   buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [registry],
+});
+
+export const liveSockets = new Gauge({
+  name: 'chronicler_live_sockets',
+  help: 'Live transcript sockets (socket.io) connected to this process',
+  registers: [registry],
+});
+
+export const liveEvents = new Counter({
+  name: 'chronicler_live_events_total',
+  help: 'Live transcript events handed to socket.io rooms, by event name',
+  labelNames: ['event'] as const,
   registers: [registry],
 });

@@ -34,6 +34,13 @@ export interface Platform {
   readonly coord: Coordination;
   readonly dataDir: string;
   readonly mode: 'embedded' | 'cluster';
+  /**
+   * Redis of the cluster, for what needs its own connections (the socket.io adapter's
+   * pub/sub); null in embedded mode. Keys and channels start with `prefix`.
+   */
+  readonly redisUrl: string | null;
+  /** BUS_PREFIX: the namespace of this deployment on NATS and Redis. */
+  readonly prefix: string;
   readonly readiness: ReadinessCheck[];
   /** Closes in the order of CONVENTIONS: drain the bus, then the database, then Redis. */
   close(): Promise<void>;
@@ -82,6 +89,8 @@ export async function openPlatform(
     coord: coordination,
     dataDir,
     mode: cfg.NATS_URL ? 'cluster' : 'embedded',
+    redisUrl: cfg.REDIS_URL ?? null,
+    prefix: cfg.BUS_PREFIX,
     readiness: [
       { name: 'bus', check: () => bus.isConnected() },
       { name: 'database', check: () => database.ping() },

@@ -1,5 +1,5 @@
 import type { BusEvent, BusEventPayload, Rpc, RpcRequest, RpcResponse } from '@chronicler/contracts';
-import type { TSchema } from '@sinclair/typebox';
+import type { Static, TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
@@ -27,7 +27,11 @@ function checker(schema: TSchema): TypeCheck<TSchema> {
 }
 
 /** Throws ServiceError('bad_request') naming the first offending field. */
-export function assertValid<S extends TSchema>(schema: S, value: unknown, what = 'request'): void {
+export function assertValid<S extends TSchema>(
+  schema: S,
+  value: unknown,
+  what = 'request',
+): asserts value is Static<S> {
   const c = checker(schema);
   if (c.Check(value)) return;
   const first = c.Errors(value).First();

@@ -1,0 +1,18 @@
+export { LiveSession, type LiveSessionOptions } from './session.ts';
+export type { PcmFormat, Speaker, SpeakerStats } from './speaker-channel.ts';
+export { OggOpusRecorder, parseOggPages, oggPackets, oggCrc32 } from './ogg-writer.ts';
+export { OpusPacketDecoder, OpusFrameEncoder, OPUS_SILENCE_FRAME, opusPacketSamples } from './opus.ts';
+export { Downsampler48kStereoTo16kMono } from './resample.ts';
+export {
+  playTurns,
+  scaledClock,
+  speak,
+  synthesizeOpus,
+  synthesizeTurns,
+  SPEAKER_VOICES,
+  type AudioSink,
+  type PlayOptions,
+  type PlayedTurn,
+  type SynthesizedTurn,
+  type Turn,
+} from './synth.ts';

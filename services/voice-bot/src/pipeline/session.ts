@@ -1,0 +1,330 @@
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import {
+  LIVE_TEXT_MAX,
+  UTTERANCE_ID_MAX,
+  liveMsgId,
+  liveStream,
+  liveSubject,
+  type LiveSessionEnd,
+  type LiveSessionStart,
+  type LiveUtterance,
+} from '@chronicler/contracts';
+import type { Bus, Logger } from '@chronicler/kit';
+import type { StreamGate, StreamingProvider, StreamingUtterance } from '@chronicler/speech';
+import { DurableOutbox, type OutboxRetry } from './outbox.ts';
+import {
+  SpeakerChannel,
+  type PcmFormat,
+  type Speaker,
+  type SpeakerStats,
+  type StreamRun,
+} from './speaker-channel.ts';
+
+export interface LiveSessionOptions {
+  bus: Bus;
+  /** The transcript this session fills (a uuid). */
+  transcriptId: string;
+  ownerId: string;
+  name?: string;
+  groupId?: string;
+  origin: 'discord' | 'replay';
+  /** null: nothing is transcribed; audio is still recorded when `recordingsDir` is set. */
+  provider: StreamingProvider | null;
+  /** Limits concurrent provider streams; null: no limit. */
+  gate: StreamGate | null;
+  /** Campaign names the provider should favour. */
+  keyterms: string[];
+  language?: string;
+  /** Root of the recordings: `<dir>/<transcriptId>/<speakerKey>.ogg` and `finals.jsonl`. */
+  recordingsDir: string | null;
+  logger: Logger;
+  /** Epoch milliseconds; a replay at N x speed passes a clock running N x fast. */
+  now?: () => number;
+  guildId?: string;
+  channelId?: string;
+  /** Longest wait for a stream's last finals when the session ends. Default 10 s. */
+  finishTimeoutMs?: number;
+  /** Silence longer than this between two pieces of audio starts a new run. Default 0.2 s. */
+  gapSeconds?: number;
+  /** How often queued audio is written to the recordings. Default 1000 ms. */
+  recordingFlushMs?: number;
+  /** Backoff of durable publishes while the bus does not take them. */
+  retry?: OutboxRetry;
+}
+
+type State = 'created' | 'live' | 'ending' | 'ended';
+
+/** A file name for a speaker key (Discord ids are digits; anything else is made safe). */
+function fileSafe(key: string): string {
+  const safe = key.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 100);
+  return safe.length > 0 ? safe : 'speaker';
+}
+
+function round3(n: number): number {
+  return Math.round(n * 1000) / 1000;
+}
+
+/**
+ * One live session, from a speaker's audio arriving to utterances on the bus. The Discord
+ * bot (or a replay) calls `start()`, pushes each speaker's audio as it arrives, tells it when
+ * a speaker stops, and calls `end()`. The start, every final and the end go out durably, in
+ * order, through one outbox; interims go out fire-and-forget once the start is on the bus.
+ */
+export class LiveSession {
+  readonly transcriptId: string;
+  private state: State = 'created';
+  private startedAtMs = 0;
+  private readonly channels = new Map<string, SpeakerChannel>();
+  private readonly outbox: DurableOutbox;
+  private readonly log: Logger;
+  private readonly now: () => number;
+  private startAcked = false;
+  private interimCount = 0;
+  private finalCount = 0;
+  private readonly finalIds = new Set<string>();
+  private unknownSpeakers = 0;
+  private flushTimer: NodeJS.Timeout | null = null;
+  private endPromise: Promise<LiveSessionEnd> | null = null;
+  private resolveDone!: (end: LiveSessionEnd) => void;
+  /** Resolves with the end message once the session has ended, whoever ended it. */
+  readonly done: Promise<LiveSessionEnd>;
+
+  constructor(private readonly opts: LiveSessionOptions) {
+    this.transcriptId = opts.transcriptId;
+    this.now = opts.now ?? Date.now;
+    this.log = opts.logger.child({ transcriptId: opts.transcriptId });
+    this.outbox = new DurableOutbox({
+      bus: opts.bus,
+      logger: this.log,
+      journalPath: opts.recordingsDir ? path.join(this.sessionDir()!, 'finals.jsonl') : null,
+      retry: opts.retry,
+      // The transcript service creates the stream too; creating it here as well means a bot
+      // that starts first does not lose its first messages.
+      prepare: () => opts.bus.ensureStream(liveStream),
+    });
+    this.done = new Promise((resolve) => {
+      this.resolveDone = resolve;
+    });
+  }
+
+  /** Seconds since the session started. */
+  get elapsedSeconds(): number {
+    return this.state === 'created' ? 0 : Math.max(0, (this.now() - this.startedAtMs) / 1000);
+  }
+
+  /**
+   * Starts the clock and queues the start message; resolves once the bus has it (retrying
+   * while it is down). Audio is taken from the moment this is called; no utterance goes out
+   * before the start does.
+   */
+  async start(): Promise<void> {
+    if (this.state !== 'created') throw new Error('The live session was already started');
+    this.state = 'live';
+    this.startedAtMs = this.now();
+    const o = this.opts;
+    if (!o.provider) {
+      this.log.warn('no speech provider configured: the session records audio but transcribes nothing');
+    }
+    const start: LiveSessionStart = {
+      transcript_id: o.transcriptId,
+      owner_id: o.ownerId,
+      started_at: new Date(this.startedAtMs).toISOString(),
+      origin: o.origin,
+      ...(o.name ? { name: o.name.slice(0, 200) } : {}),
+      ...(o.groupId ? { group_id: o.groupId } : {}),
+      ...(o.provider ? { provider: o.provider.name } : {}),
+      ...(o.guildId ? { guild_id: o.guildId } : {}),
+      ...(o.channelId ? { channel_id: o.channelId } : {}),
+    };
+    const flushMs = o.recordingFlushMs ?? 1000;
+    if (o.recordingsDir) {
+      this.flushTimer = setInterval(() => void this.flushRecordings(), flushMs);
+      this.flushTimer.unref();
+    }
+    await this.outbox.enqueue({
+      subject: liveSubject.start(o.transcriptId),
+      payload: start,
+      msgId: liveMsgId.start(o.transcriptId),
+    });
+    this.startAcked = true;
+    this.log.info({ origin: o.origin, provider: o.provider?.name ?? null }, 'live session started');
+  }
+
+  /** One Opus packet (48 kHz stereo, as Discord sends) of `speaker`, as it arrives. */
+  pushOpus(speaker: Speaker, packet: Buffer): void {
+    const channel = this.channelFor(speaker);
+    channel?.pushOpus(packet, this.elapsedSeconds);
+  }
+
+  /** PCM of `speaker` as it arrives: Discord's decoded 48 kHz stereo, or 16 kHz mono. */
+  pushPcm(speaker: Speaker, pcm: Buffer, format: PcmFormat = 's16le-48k-stereo'): void {
+    const channel = this.channelFor(speaker);
+    channel?.pushPcm(pcm, format, this.elapsedSeconds);
+  }
+
+  /** The speaker stopped talking (Discord's speaking end). */
+  speakerStopped(key: string): void {
+    if (this.state !== 'live') return;
+    this.channels.get(key)?.stopped();
+  }
+
+  /** Writes every speaker's queued audio to disk now (the timer does it every second anyway). */
+  async flushRecordings(): Promise<void> {
+    await Promise.all([...this.channels.values()].map((c) => c.flushRecording()));
+  }
+
+  stats(): { elapsedSeconds: number; interims: number; finals: number; speakers: SpeakerStats[] } {
+    return {
+      elapsedSeconds: this.elapsedSeconds,
+      interims: this.interimCount,
+      finals: this.finalCount,
+      speakers: [...this.channels.values()].map((c) => c.stats()),
+    };
+  }
+
+  /**
+   * Ends the session: finishes every stream (their last finals, bounded by a timeout), waits
+   * until the bus has every final, closes the recordings, releases the leases, then publishes
+   * the end message with the counts. Calling it again returns the same promise.
+   */
+  end(opts: { error?: string } = {}): Promise<LiveSessionEnd> {
+    this.endPromise ??= this.finish(opts.error);
+    return this.endPromise;
+  }
+
+  private async finish(error: string | undefined): Promise<LiveSessionEnd> {
+    const wasStarted = this.state !== 'created';
+    this.state = 'ending';
+    if (error) this.log.warn({ error }, 'live session ending with an error');
+    const timeoutMs = this.opts.finishTimeoutMs ?? 10_000;
+    await Promise.all([...this.channels.values()].map((c) => c.finish(timeoutMs)));
+    if (this.flushTimer) clearInterval(this.flushTimer);
+    const end: LiveSessionEnd = {
+      transcript_id: this.transcriptId,
+      ended_at: new Date(this.now()).toISOString(),
+      final_count: this.finalCount,
+      interim_count: this.interimCount,
+      ...(error ? { error: error.slice(0, 1000) } : {}),
+    };
+    if (wasStarted) {
+      // The outbox is ordered: the end goes out after every final it counts.
+      await this.outbox.enqueue({
+        subject: liveSubject.end(this.transcriptId),
+        payload: end,
+        msgId: liveMsgId.end(this.transcriptId),
+      });
+    }
+    this.outbox.stop();
+    this.state = 'ended';
+    this.log.info(
+      { finals: this.finalCount, interims: this.interimCount, speakers: this.channels.size },
+      'live session ended',
+    );
+    this.resolveDone(end);
+    return end;
+  }
+
+  private sessionDir(): string | null {
+    return this.opts.recordingsDir ? path.join(this.opts.recordingsDir, this.transcriptId) : null;
+  }
+
+  private channelFor(speaker: Speaker): SpeakerChannel | null {
+    if (this.state !== 'live') return null;
+    let channel = this.channels.get(speaker.key);
+    if (channel) return channel;
+    const known = speaker.displayName.trim().length > 0;
+    const tag = known ? speaker.displayName.trim().slice(0, 100) : ++this.unknownSpeakers;
+    const dir = this.sessionDir();
+    channel = new SpeakerChannel(speaker, tag, {
+      label: `${this.transcriptId}:${speaker.key}`,
+      provider: this.opts.provider,
+      gate: this.opts.gate,
+      keyterms: this.opts.keyterms,
+      language: this.opts.language,
+      recordingPath: dir ? path.join(dir, `${fileSafe(speaker.key)}.ogg`) : null,
+      recordingTags: {
+        TITLE: this.opts.name ?? 'Live Transcription',
+        ARTIST: known ? speaker.displayName : `Speaker ${tag}`,
+        DATE: new Date(this.startedAtMs).toISOString(),
+        CHRONICLER_TRANSCRIPT: this.transcriptId,
+        CHRONICLER_SPEAKER: speaker.key,
+        ...(speaker.userId ? { DISCORD_USER_ID: speaker.userId } : {}),
+      },
+      gapSeconds: this.opts.gapSeconds ?? 0.2,
+      logger: this.log,
+      onUtterance: (c, run, u) => this.onUtterance(c, run, u),
+      onStreamFailed: (c, message) => this.onStreamFailed(c, message),
+    });
+    this.channels.set(speaker.key, channel);
+    this.log.info({ speaker: speaker.key, tag }, 'speaker joined the live session');
+    return channel;
+  }
+
+  private utteranceId(speakerKey: string, run: StreamRun, providerId: string): string {
+    const id = `${speakerKey}:${run.index}:${providerId}`;
+    if (id.length <= UTTERANCE_ID_MAX) return id;
+    // Too long for the contract: still stable and unique, through a digest.
+    const digest = createHash('sha256').update(id).digest('hex').slice(0, 40);
+    return `${speakerKey.slice(0, 100)}:${run.index}:${digest}`;
+  }
+
+  private onUtterance(channel: SpeakerChannel, run: StreamRun, u: StreamingUtterance): void {
+    // Providers answer a flush in silence with an empty final; it is not a line.
+    const text = u.text.trim();
+    if (text.length === 0 || this.state === 'ended') return;
+    const start = round3(run.timeline.toSession(u.startSeconds, 'start'));
+    const end = round3(Math.max(start, run.timeline.toSession(u.endSeconds, 'end')));
+    const speaker = channel.speaker;
+    const message: LiveUtterance = {
+      transcript_id: this.transcriptId,
+      utterance_id: this.utteranceId(speaker.key, run, u.utteranceId),
+      text: text.slice(0, LIVE_TEXT_MAX),
+      speaker_tag: channel.tag,
+      ...(typeof channel.tag === 'string'
+        ? {
+            speaker_info: {
+              displayName: channel.tag,
+              ...(speaker.userId ? { user_id: speaker.userId.slice(0, 64) } : {}),
+            },
+          }
+        : {}),
+      start_seconds: start,
+      end_seconds: end,
+      interim_count: this.interimCount,
+      session_start_time: new Date(this.startedAtMs).toISOString(),
+    };
+    if (!u.isFinal) {
+      // Interims are only a preview: none before the start is on the bus, none retried.
+      if (!this.startAcked) return;
+      this.interimCount++;
+      message.interim_count = this.interimCount;
+      this.opts.bus.publish(liveSubject.interim(this.transcriptId), message).catch((err: unknown) => {
+        this.log.debug({ err, utteranceId: message.utterance_id }, 'interim not published');
+      });
+      return;
+    }
+    // The transcript service counts distinct finals against final_count: a provider that
+    // repeats a final must not make the end wait for a line that never comes.
+    if (this.finalIds.has(message.utterance_id)) return;
+    this.finalIds.add(message.utterance_id);
+    this.finalCount++;
+    // Its place in the session: the transcript service stores it only after the one before.
+    message.final_index = this.finalCount;
+    void this.outbox.enqueue({
+      subject: liveSubject.final(this.transcriptId),
+      payload: message,
+      msgId: liveMsgId.final(this.transcriptId, message.utterance_id),
+      journal: true,
+    });
+  }
+
+  private onStreamFailed(channel: SpeakerChannel, message: string): void {
+    if (this.state !== 'live') return;
+    this.log.error(
+      { speaker: channel.speaker.key, error: message },
+      'speech provider failed; ending the session',
+    );
+    void this.end({ error: message });
+  }
+}

@@ -1,0 +1,887 @@
+// Live sessions end to end, in cluster mode with one process per service on NATS,
+// PostgreSQL and Redis: BENCH_LIVE_SESSIONS (200) replayed CRD3 sessions published onto
+// the bus exactly as the pipeline does (busSink), each watched by BENCH_LIVE_VIEWERS (10)
+// socket.io viewers (the web client's behaviour: tests/support/live-viewer.ts) = 2000
+// websocket connections from this process. Measures, on one clock (this process's
+// performance.now()), the latency from just before a final is published to each viewer's
+// receipt of its final_update / user_final_update (p50, p99, max), and checks that every
+// viewer ends holding exactly its session's lines 1..n, none twice. Side by side in the same
+// run: a bare socket.io server (no adapter, no bus) in a child process, driven by the very
+// same replay schedule over IPC, to the same 2000 viewers. Also: the gateway's memory per
+// connected socket (its /metrics before and after the viewers joined), the CPU each
+// process used, and where the time goes hop by hop (this process also listens to
+// live.*.line and fanout.* on the bus).
+//
+// Budgets (architecture): p99 publish -> browser socket under 100 ms, nothing lost, at most
+// 10 KB per connected socket, 200 sessions x 10 viewers on a 2-core machine.
+//
+// Needs NATS_URL, DATABASE_URL and REDIS_URL (defaults: the local servers); skipped without.
+// The viewers run in this process, so its own event loop is part of every latency measured
+// (both columns alike); the client handler only stamps the time and keeps the line.
+import {
+  LiveSocketEvents,
+  liveJoinRpc,
+  liveRoom,
+  type FanoutDelivery,
+  type JoinedTranscription,
+  type LiveLineStored,
+  type LiveTranscriptionEvent,
+  type SessionEndEvent,
+} from '@chronicler/contracts';
+import { call, createBus, createLogger, ServiceError, type Bus } from '@chronicler/kit';
+import { busSink, replaySession, type LiveSink, type ReplayTurn } from '@chronicler/voice-bot/replay';
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { createRequire } from 'node:module';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { localSignIn } from '../support/auth.ts';
+import { CRD3_EPISODES, crd3Turns } from '../support/crd3.ts';
+import { LiveViewer } from '../support/live-viewer.ts';
+import { freePort, repoRoot, startSystem, waitFor, type TestSystem } from '../support/system.ts';
+import { percentile, printTable } from './report.ts';
+
+const int = (name: string, fallback: number): number => {
+  const v = Number(process.env[name] ?? fallback);
+  return Number.isFinite(v) && v >= 0 ? Math.floor(v) : fallback;
+};
+const SESSIONS = int('BENCH_LIVE_SESSIONS', 200);
+const VIEWERS = int('BENCH_LIVE_VIEWERS', 10);
+/** Finals per session; with WORDS words a turn lasts WORDS / 2.5 s (replay.ts's 150 words a minute). */
+const TURNS = int('BENCH_LIVE_TURNS', 24);
+const WORDS = Math.max(1, int('BENCH_LIVE_WORDS', 6));
+/** Interims before each final, as the pipeline sends them (replaySession's default is 2). */
+const INTERIMS = int('BENCH_LIVE_INTERIMS', 2);
+const TURN_MS = Math.max(0.6, WORDS / 2.5) * 1000;
+/** Viewers connected at once while the audience gathers. */
+const CONNECT_BATCH = 100;
+
+const P99_BUDGET_MS = 100;
+const SOCKET_BUDGET_KB = 10;
+const KB = 1024;
+const MB = 1024 * 1024;
+
+// --- The bare socket.io server (this file, run as a child process) ------------------------
+
+type BareMessage =
+  | { type: 'emit'; room: string; event: string; payload: unknown }
+  | { type: 'memory' }
+  | { type: 'listening'; port: number }
+  | { type: 'memory-report'; rss: number; heapUsed: number };
+
+interface BareSocket {
+  on(event: string, listener: (raw: unknown) => void): void;
+  emit(event: string, payload: unknown): void;
+  join(room: string): unknown;
+}
+interface BareIo {
+  on(event: 'connection', listener: (socket: BareSocket) => void): void;
+  to(room: string): { emit(event: string, payload: unknown): void };
+}
+
+/**
+ * A plain socket.io server: websocket transport, the default in-memory adapter, no auth, a
+ * join puts the socket in the room; it emits what the parent sends over IPC. socket.io is
+ * the gateway's dependency (the tests package has only the client), so it is loaded from there.
+ */
+async function bareServerMain(): Promise<void> {
+  const require = createRequire(path.join(repoRoot, 'services/gateway/package.json'));
+  const { Server } = require('socket.io') as {
+    Server: new (srv: http.Server, opts: Record<string, unknown>) => BareIo;
+  };
+  const server = http.createServer();
+  const io = new Server(server, { path: '/socket.io', serveClient: false, transports: ['websocket'] });
+  const startedAt = new Date().toISOString();
+  io.on('connection', (socket) => {
+    socket.on(LiveSocketEvents.join, (raw) => {
+      const transcriptId = (raw as { transcriptId: string }).transcriptId;
+      void socket.join(liveRoom(transcriptId));
+      const joined: JoinedTranscription = {
+        transcript_id: transcriptId,
+        session_start_time: startedAt,
+        status: 'active',
+        last_seq: 0,
+      };
+      socket.emit(LiveSocketEvents.joined, joined);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const send = (m: BareMessage) => process.send?.(m);
+  process.on('message', (m: BareMessage) => {
+    if (m.type === 'emit') io.to(m.room).emit(m.event, m.payload);
+    else if (m.type === 'memory') {
+      const { rss, heapUsed } = process.memoryUsage();
+      send({ type: 'memory-report', rss, heapUsed });
+    }
+  });
+  process.on('disconnect', () => process.exit(0));
+  send({ type: 'listening', port: (server.address() as net.AddressInfo).port });
+}
+
+if (process.env.BENCH_LIVE_BARE_SERVER === '1') {
+  bareServerMain().catch((err: unknown) => {
+    console.error('bare socket.io server failed', err);
+    process.exit(1);
+  });
+}
+
+async function startBareServer(): Promise<{ child: ChildProcess; url: string; stop(): Promise<void> }> {
+  const child = fork(fileURLToPath(import.meta.url), [], {
+    cwd: repoRoot,
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, BENCH_LIVE_BARE_SERVER: '1' },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`bare socket.io server exited (${code})`)));
+    child.on('message', (m: BareMessage) => {
+      if (m.type === 'listening') resolve(m.port);
+    });
+  });
+  return {
+    child,
+    url: `http://127.0.0.1:${port}`,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const gone = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await gone;
+    },
+  };
+}
+
+/** What the pipeline would publish, handed to the bare server's rooms as live-fanout would shape it. */
+function bareSink(child: ChildProcess): LiveSink {
+  const starts = new Map<string, string>();
+  const emit = (transcriptId: string, event: string, payload: unknown) =>
+    new Promise<void>((resolve, reject) =>
+      child.send(
+        { type: 'emit', room: liveRoom(transcriptId), event, payload } satisfies BareMessage,
+        (err) => (err ? reject(err) : resolve()),
+      ),
+    );
+  return {
+    async start() {
+      const transcriptId = randomUUID();
+      const startedAt = new Date().toISOString();
+      starts.set(transcriptId, startedAt);
+      return { transcriptId, startedAt };
+    },
+    async send(transcriptId, utterances) {
+      const start = starts.get(transcriptId) ?? '';
+      for (const { is_final: isFinal, ...u } of utterances) {
+        const payload: LiveTranscriptionEvent = {
+          transcript_id: transcriptId,
+          type: isFinal ? 'final' : 'interim',
+          utterance_id: u.utterance_id,
+          text: u.text,
+          speaker_tag: u.speaker_tag,
+          ...(u.speaker_info ? { speaker_info: u.speaker_info } : {}),
+          timestamp: new Date(Date.parse(start) + u.start_seconds * 1000).toISOString(),
+          session_start_time: start,
+          start_seconds: u.start_seconds,
+          end_seconds: u.end_seconds,
+          ...(isFinal ? { seq: u.final_index } : {}),
+        };
+        const event = u.speaker_info
+          ? isFinal
+            ? LiveSocketEvents.userFinal
+            : LiveSocketEvents.userInterim
+          : isFinal
+            ? LiveSocketEvents.final
+            : LiveSocketEvents.interim;
+        await emit(transcriptId, event, payload);
+      }
+    },
+    async end(transcriptId, e) {
+      const end: SessionEndEvent = {
+        transcript_id: transcriptId,
+        name: 'Live Transcription',
+        summary: '',
+        llm_summary: '',
+        ended_at: new Date().toISOString(),
+        last_seq: e.final_count,
+      };
+      await emit(transcriptId, LiveSocketEvents.sessionEnd, end);
+    },
+    async close() {},
+  };
+}
+
+// --- Measuring ---------------------------------------------------------------------------
+
+/** Turns of at least WORDS words from every CRD3 episode, cut to WORDS words. */
+function turnPool(): ReplayTurn[] {
+  const pool: ReplayTurn[] = [];
+  for (const episode of CRD3_EPISODES) {
+    for (const t of crd3Turns(episode)) {
+      const words = t.text.split(' ').filter(Boolean);
+      if (words.length < WORDS) continue;
+      pool.push({
+        speaker: (t.speaker.trim() || 'Unknown').slice(0, 60),
+        text: words.slice(0, WORDS).join(' '),
+      });
+    }
+  }
+  return pool;
+}
+
+const key = (transcriptId: string, utteranceId: string): string => `${transcriptId}|${utteranceId}`;
+
+/** CPU ticks (user + system) of a process from /proc; 0 when it is gone. */
+function procTicks(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+}
+
+/** Processes by name (comm) for the servers the cluster runs on: NATS, PostgreSQL, Redis. */
+function pidsNamed(names: string[]): Map<string, number[]> {
+  const found = new Map<string, number[]>(names.map((n) => [n, []]));
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const comm = readFileSync(`/proc/${entry}/comm`, 'utf8').trim();
+      for (const n of names) if (comm.startsWith(n)) found.get(n)!.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+const machineTicks = (): { busy: number; total: number } => {
+  let busy = 0;
+  let total = 0;
+  for (const c of os.cpus()) {
+    const t = c.times;
+    busy += t.user + t.nice + t.sys + t.irq;
+    total += t.user + t.nice + t.sys + t.irq + t.idle;
+  }
+  return { busy, total };
+};
+
+/**
+ * CPU use of process groups between start() and stop(), in % of one core. The groups are
+ * looked up at both ends (PostgreSQL starts a backend per connection), per process id.
+ */
+function cpuMeter(groups: () => Map<string, number[]>) {
+  const ticks = () =>
+    new Map([...groups()].map(([name, pids]) => [name, new Map(pids.map((p) => [p, procTicks(p)]))]));
+  let t0 = 0;
+  let before = new Map<string, Map<number, number>>();
+  let machine0 = machineTicks();
+  return {
+    start() {
+      t0 = performance.now();
+      before = ticks();
+      machine0 = machineTicks();
+    },
+    stop(): {
+      rows: { process: string; cpuPercentOfOneCore: number }[];
+      machineBusyPercent: number;
+      othersPercentOfOneCore: number;
+    } {
+      const seconds = (performance.now() - t0) / 1000;
+      const after = ticks();
+      const machine = machineTicks();
+      const rows = [...after]
+        .map(([process, pids]) => {
+          let used = 0;
+          for (const [pid, t] of pids) used += t > 0 ? t - (before.get(process)?.get(pid) ?? 0) : 0;
+          // /proc counts in clock ticks, 100 a second on Linux.
+          return { process, cpuPercentOfOneCore: (used / 100 / seconds) * 100 };
+        })
+        .sort((a, b) => b.cpuPercentOfOneCore - a.cpuPercentOfOneCore);
+      const machineBusyPercent = ((machine.busy - machine0.busy) / (machine.total - machine0.total)) * 100;
+      const ours = rows.reduce((sum, r) => sum + r.cpuPercentOfOneCore, 0);
+      // The machine may be shared: what ran beside this bench took CPU from it.
+      const others = Math.max(0, machineBusyPercent * os.cpus().length - ours);
+      return { rows, machineBusyPercent, othersPercentOfOneCore: others };
+    },
+  };
+}
+
+interface Mem {
+  rss: number;
+  heapUsed: number;
+}
+
+/** The median of `n` samples `everyMs` apart (memory moves with garbage collection). */
+async function medianMem(n: number, everyMs: number, sample: () => Promise<Mem>): Promise<Mem> {
+  const samples: Mem[] = [];
+  for (let i = 0; i < n; i++) {
+    if (i > 0) await sleep(everyMs);
+    samples.push(await sample());
+  }
+  const med = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
+  return { rss: med(samples.map((s) => s.rss)), heapUsed: med(samples.map((s) => s.heapUsed)) };
+}
+
+async function metricsOf(opsUrl: string): Promise<Map<string, number>> {
+  const text = await (await fetch(`${opsUrl}/metrics`)).text();
+  const out = new Map<string, number>();
+  for (const m of text.matchAll(/^([a-zA-Z_:][\w:]*)(?:\{[^}]*\})? (\S+)$/gm)) {
+    if (!out.has(m[1]!)) out.set(m[1]!, Number(m[2]));
+  }
+  return out;
+}
+
+interface RunOptions {
+  label: string;
+  url: string;
+  token: string;
+  owner: string;
+  sink: LiveSink;
+  pool: ReplayTurn[];
+  /** Resolves once the server knows the session (a join finds it). */
+  sessionKnown(transcriptId: string): Promise<void>;
+  /** Server memory now. */
+  serverMemory(): Promise<Mem>;
+  cpu: ReturnType<typeof cpuMeter>;
+}
+
+interface RunResult {
+  label: string;
+  sessions: number;
+  viewers: number;
+  finals: number;
+  pairs: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  finalsPerSec: number;
+  lost: number;
+  duplicated: number;
+  wrongText: number;
+  caughtUpByJoin: number;
+  notEnded: number;
+  connectErrors: number;
+  latencies: number[];
+  publishedAt: Map<string, number>;
+  viewerReceipts: { key: string; at: number }[];
+  ackMs: number[];
+  server: { before: Mem; after: Mem; perSocketRss: number; perSocketHeap: number };
+  clientPerSocketHeap: number;
+  loopDelayP99Ms: number;
+  loopDelayMaxMs: number;
+  cpu: ReturnType<ReturnType<typeof cpuMeter>['stop']>;
+  seconds: number;
+}
+
+function collector(): () => void {
+  v8.setFlagsFromString('--expose-gc');
+  return vm.runInNewContext('gc') as () => void;
+}
+
+/**
+ * One measured run: starts the sessions held at a gate, waits until the server knows them,
+ * connects and joins every viewer (memory before and after), then opens the gate (each
+ * session released at its own moment within one turn, so finals come evenly) and waits
+ * until every viewer has seen its session end.
+ */
+async function runLive(o: RunOptions): Promise<RunResult> {
+  const gc = collector();
+  let openGate!: () => void;
+  const gate = new Promise<void>((r) => (openGate = r));
+  const releasedAt = new Map<string, number>();
+  const publishedAt = new Map<string, number>();
+  const ackMs: number[] = [];
+  const texts = new Map<string, string[]>();
+  const ids: Promise<string>[] = [];
+  const replays: Promise<unknown>[] = [];
+
+  for (let i = 0; i < SESSIONS; i++) {
+    const turns = Array.from({ length: TURNS }, (_, k) => o.pool[(i * TURNS + k) % o.pool.length]!);
+    const delayMs = (i / SESSIONS) * TURN_MS;
+    let started!: (id: string) => void;
+    ids.push(new Promise<string>((r) => (started = r)));
+    // Held at the gate until the audience is in: the first thing a session sends after its
+    // start waits there (an interim, or with BENCH_LIVE_INTERIMS=0 the first final, whose
+    // time then counts from its release).
+    const sink: LiveSink = {
+      start: async (s) => {
+        for (let attempt = 1; ; attempt++) {
+          try {
+            return await o.sink.start(s);
+          } catch (err) {
+            if (attempt >= 20) throw err;
+            await sleep(500);
+          }
+        }
+      },
+      send: async (transcriptId, utterances) => {
+        if (!releasedAt.has(transcriptId)) {
+          await gate;
+          await sleep(delayMs);
+          releasedAt.set(transcriptId, performance.now());
+        }
+        return o.sink.send(transcriptId, utterances);
+      },
+      end: (transcriptId, e) => o.sink.end(transcriptId, e),
+      close: () => o.sink.close(),
+    };
+    replays.push(
+      replaySession(sink, turns, {
+        owner: o.owner,
+        name: `Bench live ${i + 1}`,
+        interimsPerTurn: INTERIMS,
+        onStart: (id) => {
+          texts.set(
+            id,
+            turns.map((t) => t.text),
+          );
+          started(id);
+        },
+        onFinal: ({ transcriptId, utteranceId, publishedAt: at }) => {
+          const from = Math.max(at, releasedAt.get(transcriptId) ?? at);
+          if (from === at) ackMs.push(performance.now() - at);
+          publishedAt.set(key(transcriptId, utteranceId), from);
+        },
+      }),
+    );
+  }
+  const transcriptIds = await Promise.all(ids);
+  await Promise.all(transcriptIds.map((id) => o.sessionKnown(id)));
+
+  // Memory before the audience: the server's, and this process's after a full collection.
+  gc();
+  const clientBefore = process.memoryUsage().heapUsed;
+  const serverBefore = await medianMem(5, 1000, o.serverMemory);
+
+  const viewers: LiveViewer[] = [];
+  const receipts: { key: string; at: number }[] = [];
+  for (let b = 0; b < transcriptIds.length * VIEWERS; b += CONNECT_BATCH) {
+    const batch: LiveViewer[] = [];
+    for (let n = b; n < Math.min(b + CONNECT_BATCH, transcriptIds.length * VIEWERS); n++) {
+      const transcriptId = transcriptIds[n % transcriptIds.length]!;
+      batch.push(
+        new LiveViewer(o.url, transcriptId, o.token, {
+          // The whole client-side cost of a final here: LiveViewer stamps `at` first thing.
+          onFinal: (e, at) => receipts.push({ key: key(transcriptId, e.utterance_id), at }),
+        }),
+      );
+    }
+    viewers.push(...batch);
+    await waitFor(() => batch.every((v) => v.joined !== null), 60_000, 50).catch(() => {
+      throw new Error(
+        `${o.label}: ${batch.filter((v) => !v.joined).length} of ${batch.length} viewers did not join; ` +
+          `errors: ${JSON.stringify(batch.flatMap((v) => v.errors).slice(0, 3))}`,
+      );
+    });
+  }
+  await sleep(3000);
+  const serverAfter = await medianMem(5, 1000, o.serverMemory);
+  gc();
+  const clientAfter = process.memoryUsage().heapUsed;
+
+  // The replay.
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
+  o.cpu.start();
+  const t0 = performance.now();
+  openGate();
+  await Promise.all(replays);
+  let notEnded = 0;
+  await Promise.all(
+    viewers.map((v) =>
+      v.untilEnded(60_000).catch(() => {
+        notEnded++;
+      }),
+    ),
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  const cpu = o.cpu.stop();
+  loop.disable();
+
+  // What each viewer holds against what was spoken.
+  let lost = 0;
+  let duplicated = 0;
+  let wrongText = 0;
+  let caughtUpByJoin = 0;
+  let connectErrors = 0;
+  for (const v of viewers) {
+    const expected = texts.get(v.transcriptId) ?? [];
+    const live = new Set<number>();
+    for (const f of v.finalsReceived) {
+      if (live.has(f.seq)) duplicated++;
+      live.add(f.seq);
+    }
+    for (let seq = 1; seq <= expected.length; seq++) {
+      const line = v.lines.get(seq);
+      if (!line) lost++;
+      else {
+        if (line.text !== expected[seq - 1]) wrongText++;
+        if (!live.has(seq)) caughtUpByJoin++;
+      }
+    }
+    // Lines beyond the session's own are wrong too.
+    for (const seq of v.lines.keys()) if (seq < 1 || seq > expected.length) wrongText++;
+    connectErrors += v.errors.length;
+    v.close();
+  }
+  const latencies: number[] = [];
+  for (const r of receipts) {
+    const from = publishedAt.get(r.key);
+    if (from !== undefined) latencies.push(r.at - from);
+  }
+  latencies.sort((a, b) => a - b);
+  const published = [...publishedAt.values()];
+  const spanS = (Math.max(...published) - Math.min(...published)) / 1000;
+  const sockets = viewers.length;
+  return {
+    label: o.label,
+    sessions: transcriptIds.length,
+    viewers: sockets,
+    finals: publishedAt.size,
+    pairs: latencies.length,
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+    maxMs: latencies.at(-1) ?? Number.NaN,
+    finalsPerSec: publishedAt.size / spanS,
+    lost,
+    duplicated,
+    wrongText,
+    caughtUpByJoin,
+    notEnded,
+    connectErrors,
+    latencies,
+    publishedAt,
+    viewerReceipts: receipts,
+    ackMs: ackMs.sort((a, b) => a - b),
+    server: {
+      before: serverBefore,
+      after: serverAfter,
+      perSocketRss: (serverAfter.rss - serverBefore.rss) / sockets,
+      perSocketHeap: (serverAfter.heapUsed - serverBefore.heapUsed) / sockets,
+    },
+    clientPerSocketHeap: (clientAfter - clientBefore) / sockets,
+    loopDelayP99Ms: loop.percentile(99) / 1e6,
+    loopDelayMaxMs: loop.max / 1e6,
+    cpu,
+    seconds,
+  };
+}
+
+async function reachable(url: string, fallbackPort: number): Promise<boolean> {
+  const u = new URL(url);
+  return new Promise((resolve) => {
+    const s = net.connect({ host: u.hostname || '127.0.0.1', port: Number(u.port || fallbackPort) });
+    s.setTimeout(2000);
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('timeout', () => {
+      s.destroy();
+      resolve(false);
+    });
+    s.once('error', () => resolve(false));
+  });
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const gone = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await gone;
+}
+
+// --- The bench ---------------------------------------------------------------------------
+
+export async function benchLive(): Promise<void> {
+  const urls = {
+    NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+    DATABASE_URL: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+  };
+  const down: string[] = [];
+  if (!(await reachable(urls.NATS_URL, 4222))) down.push(`NATS_URL ${urls.NATS_URL}`);
+  if (!(await reachable(urls.DATABASE_URL, 5432))) down.push(`DATABASE_URL ${urls.DATABASE_URL}`);
+  if (!(await reachable(urls.REDIS_URL, 6379))) down.push(`REDIS_URL ${urls.REDIS_URL}`);
+  if (down.length) {
+    console.log(
+      `\nlive: skipped, cluster mode needs NATS, PostgreSQL and Redis; unreachable: ${down.join(', ')}`,
+    );
+    return;
+  }
+  // startSystem reads them from the environment (and makes a throwaway database on that server).
+  Object.assign(process.env, urls);
+
+  const pool = turnPool();
+  const sockets = SESSIONS * VIEWERS;
+  console.log(
+    `\nlive: ${SESSIONS} sessions x ${VIEWERS} viewers = ${sockets} sockets, ${TURNS} finals a session ` +
+      `(${WORDS} words, one every ${(TURN_MS / 1000).toFixed(1)} s, ${INTERIMS} interims before each), ` +
+      `~${((SESSIONS / TURN_MS) * 1000).toFixed(0)} finals/s; ${os.cpus().length} cores`,
+  );
+
+  // 1. The bare socket.io baseline, before the cluster starts (nothing else running).
+  const bare = await startBareServer();
+  let bareResult: RunResult;
+  try {
+    const memory = () =>
+      new Promise<Mem>((resolve) => {
+        const onMessage = (m: BareMessage) => {
+          if (m.type !== 'memory-report') return;
+          bare.child.off('message', onMessage);
+          resolve({ rss: m.rss, heapUsed: m.heapUsed });
+        };
+        bare.child.on('message', onMessage);
+        bare.child.send({ type: 'memory' } satisfies BareMessage);
+      });
+    bareResult = await runLive({
+      label: 'bare socket.io (child process)',
+      url: bare.url,
+      token: 'bare',
+      owner: 'bare',
+      sink: bareSink(bare.child),
+      pool,
+      sessionKnown: async () => {},
+      serverMemory: memory,
+      cpu: cpuMeter(
+        () =>
+          new Map([
+            ['socket.io server', [bare.child.pid!]],
+            ['bench (clients)', [process.pid]],
+          ]),
+      ),
+    });
+  } finally {
+    await bare.stop();
+  }
+
+  // 2. Chronicler in cluster mode, one process per service; the gateway on a known ops port.
+  const system: TestSystem = await startSystem({
+    processes: 'many',
+    mode: 'cluster',
+    env: { AUTH_LOCAL_ENABLED: 'true', LOG_LEVEL: 'warn' },
+  });
+  let bus: Bus | undefined;
+  let result: RunResult;
+  const storedAt = new Map<string, number>();
+  const fanoutAt = new Map<string, number>();
+  try {
+    const opsPort = await freePort();
+    await stopChild(system.children.get('gateway')!);
+    await system.spawn!('gateway', { env: { OPS_PORT: String(opsPort) } });
+    const opsUrl = `http://127.0.0.1:${opsPort}`;
+    await waitFor(
+      async () => (await fetch(`${system.url}/api/health`).catch(() => undefined))?.status === 200,
+      90_000,
+      250,
+    );
+    const { cookie: token, body } = await localSignIn(system.url, 'bench-live');
+    const owner = body.user!.id;
+    bus = await createBus({
+      natsUrl: system.env.NATS_URL,
+      prefix: system.env.BUS_PREFIX!,
+      name: 'bench-live',
+      logger: createLogger(null, { level: 'warn' }),
+    });
+    // Where the time goes: the stored line as the transcript service re-publishes it, and the
+    // delivery live-fanout hands the gateways (this process listens beside them).
+    bus.subscribe('live.*.line', (p) => {
+      const s = p as LiveLineStored;
+      storedAt.set(key(s.transcript_id, s.line.utterance_id), performance.now());
+    });
+    bus.subscribe('fanout.*', (p) => {
+      const d = p as FanoutDelivery;
+      if (d.event !== LiveSocketEvents.final && d.event !== LiveSocketEvents.userFinal) return;
+      const e = d.payload as LiveTranscriptionEvent;
+      fanoutAt.set(key(d.transcript_id, e.utterance_id), performance.now());
+    });
+    const liveBus = bus;
+    const groups = () => {
+      const g = new Map<string, number[]>([...system.children].map(([name, c]) => [name, [c.pid!]]));
+      g.set('bench (clients)', [process.pid]);
+      for (const [n, pids] of pidsNamed(['nats-server', 'postgres', 'redis-server'])) g.set(n, pids);
+      return g;
+    };
+    result = await runLive({
+      label: 'chronicler cluster (bus, store, fan-out, gateway)',
+      url: system.url,
+      token,
+      owner,
+      sink: busSink(liveBus),
+      pool,
+      sessionKnown: (id) =>
+        waitFor(
+          async () => {
+            try {
+              await call(liveBus, liveJoinRpc, { owner_id: owner, id, after_seq: 0 });
+              return true;
+            } catch (err) {
+              if (err instanceof ServiceError && err.code === 'not_found') return false;
+              throw err;
+            }
+          },
+          60_000,
+          200,
+        ),
+      serverMemory: async () => {
+        const m = await metricsOf(opsUrl);
+        return {
+          rss: m.get('process_resident_memory_bytes') ?? Number.NaN,
+          heapUsed: m.get('nodejs_heap_size_used_bytes') ?? Number.NaN,
+        };
+      },
+      cpu: cpuMeter(groups),
+    });
+  } finally {
+    await bus?.close();
+    await system.stop();
+  }
+
+  // 3. Report.
+  const row = (r: RunResult) => ({
+    path: r.label,
+    sockets: r.viewers,
+    finals: r.finals,
+    finalsPerSec: r.finalsPerSec,
+    pairs: r.pairs,
+    p50Ms: r.p50Ms,
+    p99Ms: r.p99Ms,
+    maxMs: r.maxMs,
+    lost: r.lost,
+    duplicated: r.duplicated,
+    wrongText: r.wrongText,
+    caughtUpByJoin: r.caughtUpByJoin,
+    notEnded: r.notEnded,
+    benchLoopP99Ms: r.loopDelayP99Ms,
+  });
+  printTable(
+    `live: publish -> viewer final_update, ${SESSIONS} sessions x ${VIEWERS} viewers (one clock, this process)`,
+    [row(result), row(bareResult)],
+  );
+  console.log(
+    `ratio chronicler/bare socket.io: p50 ${(result.p50Ms / bareResult.p50Ms).toFixed(1)}x, ` +
+      `p99 ${(result.p99Ms / bareResult.p99Ms).toFixed(1)}x`,
+  );
+
+  // Hop by hop, for the finals this process saw at every step.
+  const hops = { ack: result.ackMs, store: [] as number[], fanout: [] as number[], gateway: [] as number[] };
+  for (const r of result.viewerReceipts) {
+    const fanned = fanoutAt.get(r.key);
+    if (fanned !== undefined) hops.gateway.push(r.at - fanned);
+  }
+  for (const [k, from] of result.publishedAt) {
+    const stored = storedAt.get(k);
+    const fanned = fanoutAt.get(k);
+    if (stored !== undefined) hops.store.push(stored - from);
+    if (stored !== undefined && fanned !== undefined) hops.fanout.push(fanned - stored);
+  }
+  if (process.env.BENCH_LIVE_DUMP) {
+    // Per final: times after its publish (ms) at each hop, for a closer look at the tail.
+    const seen = new Map<string, number[]>();
+    for (const r of result.viewerReceipts) {
+      const xs = seen.get(r.key) ?? [];
+      xs.push(r.at);
+      seen.set(r.key, xs);
+    }
+    const records = [...result.publishedAt].map(([k, from]) => ({
+      final: k,
+      publishedAt: from,
+      storedMs: (storedAt.get(k) ?? Number.NaN) - from,
+      fanoutMs: (fanoutAt.get(k) ?? Number.NaN) - from,
+      viewersMs: (seen.get(k) ?? []).map((at) => at - from),
+    }));
+    writeFileSync(process.env.BENCH_LIVE_DUMP, JSON.stringify(records));
+    console.log(`per-final timings written to ${process.env.BENCH_LIVE_DUMP}`);
+  }
+  const hop = (name: string, xs: number[]) => {
+    xs.sort((a, b) => a - b);
+    return {
+      hop: name,
+      samples: xs.length,
+      p50Ms: percentile(xs, 50),
+      p99Ms: percentile(xs, 99),
+      maxMs: xs.at(-1),
+    };
+  };
+  printTable('live: where the time goes (cluster run; stamps in this process as it receives each message)', [
+    hop('publish -> JetStream ack (LIVE)', hops.ack),
+    hop('publish -> stored line (transcript: consume, PostgreSQL, re-publish)', hops.store),
+    hop('stored line -> fanout.<tid> (live-fanout: LIVE_OUT consumer)', hops.fanout),
+    hop('fanout.<tid> -> viewer (gateway, Redis adapter, socket.io, client)', hops.gateway),
+    hop('publish -> viewer (end to end)', [...result.latencies]),
+  ]);
+
+  const cores = os.cpus().length;
+  const cpuRows = (run: string, c: RunResult['cpu']) => [
+    ...c.rows.map((r) => ({ run, ...r })),
+    {
+      run,
+      process: 'other processes on the machine (not this bench)',
+      cpuPercentOfOneCore: c.othersPercentOfOneCore,
+    },
+    { run, process: `machine busy (% of all ${cores} cores)`, cpuPercentOfOneCore: c.machineBusyPercent },
+  ];
+  printTable(`live: CPU during the replay (% of one core; the machine has ${cores} x 100 %)`, [
+    ...cpuRows('cluster', result.cpu),
+    ...cpuRows('bare', bareResult.cpu),
+  ]);
+  for (const r of [result, bareResult]) {
+    if (r.cpu.othersPercentOfOneCore > 25) {
+      console.log(
+        `WARNING: during the ${r.label} run, processes outside this bench used ` +
+          `${r.cpu.othersPercentOfOneCore.toFixed(0)} % of a core: its latencies include that contention`,
+      );
+    }
+  }
+
+  const memRow = (who: string, r: RunResult) => ({
+    process: who,
+    rssBeforeMB: r.server.before.rss / MB,
+    rssAfterMB: r.server.after.rss / MB,
+    heapBeforeMB: r.server.before.heapUsed / MB,
+    heapAfterMB: r.server.after.heapUsed / MB,
+    rssKBPerSocket: r.server.perSocketRss / KB,
+    heapKBPerSocket: r.server.perSocketHeap / KB,
+  });
+  printTable(`live: server memory per connected socket (${sockets} joined; medians of 5 samples)`, [
+    memRow('gateway (/metrics)', result),
+    memRow('bare socket.io server', bareResult),
+  ]);
+  console.log(
+    `bench process (clients): ${(result.clientPerSocketHeap / KB).toFixed(1)} KB heap per socket.io-client viewer ` +
+      `(after a full collection)`,
+  );
+
+  // Verdicts.
+  const p99Ok = result.p99Ms < P99_BUDGET_MS;
+  const nothingLost =
+    result.lost === 0 &&
+    result.duplicated === 0 &&
+    result.wrongText === 0 &&
+    result.notEnded === 0 &&
+    result.pairs === result.finals * VIEWERS;
+  const perSocketKB = Math.max(result.server.perSocketRss, result.server.perSocketHeap) / KB;
+  const memoryOk = perSocketKB <= SOCKET_BUDGET_KB;
+  console.log(
+    `p99 publish -> viewer ${result.p99Ms.toFixed(1)} ms: ${(result.p99Ms / P99_BUDGET_MS).toFixed(2)} x the ` +
+      `${P99_BUDGET_MS} ms budget (${p99Ok ? 'within' : 'OVER'}); bare socket.io p99 ${bareResult.p99Ms.toFixed(1)} ms`,
+  );
+  console.log(
+    `nothing lost: ${result.lost} lost, ${result.duplicated} twice, ${result.wrongText} wrong, ` +
+      `${result.notEnded} viewers not ended, ${result.pairs} of ${result.finals * VIEWERS} finals seen live ` +
+      `(${result.caughtUpByJoin} caught up by a re-join) (${nothingLost ? 'within' : 'OVER'})`,
+  );
+  console.log(
+    `gateway memory per socket ${perSocketKB.toFixed(1)} KB (the larger of RSS and heap growth): ` +
+      `${(perSocketKB / SOCKET_BUDGET_KB).toFixed(2)} x the ${SOCKET_BUDGET_KB} KB budget (${memoryOk ? 'within' : 'OVER'})`,
+  );
+  if (!p99Ok || !nothingLost || !memoryOk) process.exitCode = 1;
+}
