@@ -1,9 +1,92 @@
-import { defineService, packageVersion } from '@chronicler/kit';
-import { Type } from '@sinclair/typebox';
+import { serviceStateRpc, type ServiceState } from '@chronicler/contracts';
+import { defineService, packageVersion, serve } from '@chronicler/kit';
+import { createStreamGate, createStreamingProvider, streamLimits } from '@chronicler/speech';
+import path from 'node:path';
+import { shardIdsOf, VoiceBotConfigSchema } from './config.ts';
+import { VoiceBot } from './discord/bot.ts';
+import { discordVoiceReceiver, peerVoiceReceiver } from './discord/voice.ts';
+
+export { VoiceBotConfigSchema } from './config.ts';
+export { VoiceBot } from './discord/bot.ts';
 
 export default defineService({
   name: 'voice-bot',
   version: packageVersion(import.meta.url),
-  config: Type.Object({}),
-  async start() {},
+  config: VoiceBotConfigSchema,
+  async start(ctx) {
+    const c = ctx.config;
+    if (!c.DISCORD_BOT_TOKEN) {
+      const state: ServiceState = { status: 'idle', detail: 'no DISCORD_BOT_TOKEN' };
+      const sub = serve(ctx.bus, serviceStateRpc('voice-bot'), () => state);
+      ctx.logger.warn('voice bot idle: DISCORD_BOT_TOKEN is not set, so it connects to no Discord server');
+      return { stop: () => sub.unsubscribe() };
+    }
+    const shardIds = shardIdsOf(c);
+    const provider = createStreamingProvider(c);
+    // One gate for every shard of every replica: on the shared coordination (Redis in the cluster).
+    const gate = createStreamGate(ctx.coord, streamLimits(c), {
+      onHeartbeatError: (err) => ctx.logger.warn({ err }, 'speech stream lease not extended'),
+    });
+    const logger = ctx.logger.child({ shards: shardIds.join(',') });
+    const bot = new VoiceBot({
+      token: c.DISCORD_BOT_TOKEN,
+      applicationId: c.DISCORD_APPLICATION_ID ?? null,
+      devGuildId: c.DISCORD_DEV_GUILD_ID ?? null,
+      apiUrl: c.DISCORD_API_URL ?? null,
+      publicUrl: c.PUBLIC_URL?.replace(/\/+$/, '') ?? null,
+      shardCount: c.SHARD_COUNT,
+      shardIds,
+      recordingsDir: path.resolve(c.RECORDINGS_DIR ?? path.join(ctx.platform.dataDir, 'recordings')),
+      defaultName: c.LIVE_SESSION_DEFAULT_NAME,
+      watchdogSeconds: c.VOICE_WATCHDOG_SECONDS,
+      heartbeatSeconds: c.LIVE_HEARTBEAT_SECONDS,
+      bus: ctx.bus,
+      coord: ctx.coord,
+      provider,
+      gate,
+      receiver:
+        c.DISCORD_VOICE_RECEIVER === 'peer' ? peerVoiceReceiver(logger) : discordVoiceReceiver(logger),
+      instance: ctx.instance,
+      logger,
+    });
+    if (!provider) logger.warn('no speech provider configured: recordings are kept but not transcribed');
+    let state: ServiceState = { status: 'idle', detail: 'connecting to Discord' };
+    const sub = serve(ctx.bus, serviceStateRpc('voice-bot'), () => state);
+    // In the background: Discord being unreachable must not hold up the other services of an
+    // embedded system (the gateway starts after this one). Retried with backoff until it works,
+    // except for a token Discord refuses, which needs an operator.
+    let stopped = false;
+    const started = (async () => {
+      for (let attempt = 1; !stopped; attempt++) {
+        try {
+          await bot.start();
+          state = { status: 'up' };
+          return;
+        } catch (err) {
+          const refused = err instanceof Error && /token/i.test(err.message) && /invalid/i.test(err.message);
+          state = {
+            status: 'idle',
+            detail: `Discord login failed: ${String((err as Error).message ?? err).slice(0, 150)}`,
+          };
+          logger.error(
+            { err, attempt },
+            refused
+              ? 'Discord refused the bot token; staying idle'
+              : 'could not connect to Discord; retrying',
+          );
+          if (refused) return;
+          await new Promise((r) => setTimeout(r, Math.min(60_000, 2_000 * 2 ** Math.min(attempt - 1, 5))));
+        }
+      }
+    })();
+    return {
+      async stop() {
+        stopped = true;
+        await sub.unsubscribe();
+        await bot.stop();
+        // A start still waiting for Discord gives up with the client destroyed.
+        await Promise.race([started, new Promise((r) => setTimeout(r, 1000).unref())]);
+      },
+    };
+  },
 });

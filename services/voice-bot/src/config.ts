@@ -1,0 +1,70 @@
+import { SpeechConfigSchema } from '@chronicler/speech';
+import { Type, type Static } from '@sinclair/typebox';
+
+const url = (description: string) => Type.String({ pattern: '^[a-z][a-z0-9+.-]*://', description });
+
+/** The voice bot's environment (see README "Configuration"); the speech provider's comes with it. */
+export const VoiceBotConfigSchema = Type.Composite([
+  Type.Object({
+    /** Unset: the service stays up, idle, and says so in its log and in /api/health. */
+    DISCORD_BOT_TOKEN: Type.Optional(Type.String({ minLength: 1 })),
+    /** The application (client) id: commands are registered under it. Required with a token. */
+    DISCORD_APPLICATION_ID: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
+    /** Register the commands in this guild only (they show at once; global ones can take a while). */
+    DISCORD_DEV_GUILD_ID: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
+    /** REST base, e.g. https://discord.com/api (tests: the local Discord peer). */
+    DISCORD_API_URL: Type.Optional(url('Discord REST base URL, e.g. https://discord.com/api')),
+    /**
+     * How voice is received: `discord` (@discordjs/voice with DAVE), or `peer` (tests only: the
+     * local Discord peer's voice endpoint sends synthesized Opus frames over a WebSocket).
+     */
+    DISCORD_VOICE_RECEIVER: Type.Union([Type.Literal('discord'), Type.Literal('peer')], {
+      default: 'discord',
+    }),
+    /** The web app's address: replies link to PUBLIC_URL/sessions/<id>. */
+    PUBLIC_URL: Type.Optional(url('The web app address, e.g. https://chronicler.example.com')),
+    /** Shards of the whole bot (every replica says the same). */
+    SHARD_COUNT: Type.Integer({ default: 1, minimum: 1, maximum: 4096 }),
+    /**
+     * This replica's shard ids, comma-separated ("0,1"). Unset: the ordinal of a StatefulSet
+     * pod (POD_NAME, else HOSTNAME, ending in -<n>) takes shard n; else every shard.
+     */
+    SHARD_IDS: Type.Optional(Type.String({ pattern: '^\\s*\\d+(\\s*,\\s*\\d+)*\\s*$' })),
+    POD_NAME: Type.Optional(Type.String()),
+    HOSTNAME: Type.Optional(Type.String()),
+    /** Ogg per speaker, finals.jsonl and session.json per session. Unset: DATA_DIR/recordings. */
+    RECORDINGS_DIR: Type.Optional(Type.String({ minLength: 1 })),
+    /** Someone speaking this long with nothing decoding makes the watchdog rejoin. */
+    VOICE_WATCHDOG_SECONDS: Type.Number({ default: 5, minimum: 0.5, maximum: 300 }),
+    /**
+     * How often a recording tells the transcript service it is alive (a coordination key that
+     * lapses after three of these): its stale-session sweep leaves the session alone meanwhile.
+     */
+    LIVE_HEARTBEAT_SECONDS: Type.Number({ default: 30, minimum: 0.2, maximum: 600 }),
+    /** Session name when /start names none. */
+    LIVE_SESSION_DEFAULT_NAME: Type.String({ default: 'Live Transcription', minLength: 1, maxLength: 200 }),
+  }),
+  SpeechConfigSchema,
+]);
+export type VoiceBotConfig = Static<typeof VoiceBotConfigSchema>;
+
+/** The shard ids this replica runs. */
+export function shardIdsOf(config: VoiceBotConfig): number[] {
+  const count = config.SHARD_COUNT;
+  let ids: number[];
+  if (config.SHARD_IDS) {
+    ids = config.SHARD_IDS.split(',').map((s) => Number(s.trim()));
+  } else {
+    const ordinal = /-(\d+)$/.exec(config.POD_NAME ?? config.HOSTNAME ?? '')?.[1];
+    ids = ordinal !== undefined && count > 1 ? [Number(ordinal)] : Array.from({ length: count }, (_, i) => i);
+  }
+  const bad = ids.filter((id) => !Number.isInteger(id) || id < 0 || id >= count);
+  if (bad.length) {
+    throw new Error(`Shard ids ${bad.join(', ')} are outside SHARD_COUNT=${count} (shards 0..${count - 1})`);
+  }
+  return [...new Set(ids)].sort((a, b) => a - b);
+}
+
+/** The shard Discord routes a guild to: (guild_id >> 22) % shard_count. */
+export const shardOfGuild = (guildId: string, shardCount: number): number =>
+  Number((BigInt(guildId) >> 22n) % BigInt(shardCount));

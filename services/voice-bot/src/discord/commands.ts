@@ -1,0 +1,67 @@
+import {
+  InteractionContextType,
+  SlashCommandBuilder,
+  type RESTPostAPIChatInputApplicationCommandsJSONBody,
+} from 'discord.js';
+
+/** The slash commands, as registered (01 §1: join, start [group], stop, leave, status, help; plus consent). */
+export const COMMANDS: RESTPostAPIChatInputApplicationCommandsJSONBody[] = [
+  new SlashCommandBuilder()
+    .setName('join')
+    .setDescription('Join your voice channel (does not record yet)')
+    .setContexts(InteractionContextType.Guild),
+  new SlashCommandBuilder()
+    .setName('start')
+    .setDescription('Start transcribing your voice channel into your Chronicler account')
+    .setContexts(InteractionContextType.Guild)
+    .addStringOption((o) =>
+      o
+        .setName('group')
+        .setDescription('One of your Chronicler groups: the session is filed there')
+        .setRequired(false)
+        .setAutocomplete(true)
+        .setMaxLength(100),
+    )
+    .addStringOption((o) =>
+      o.setName('name').setDescription('Session name (default: Live Transcription)').setMaxLength(200),
+    ),
+  new SlashCommandBuilder()
+    .setName('stop')
+    .setDescription('Stop transcribing and save the session')
+    .setContexts(InteractionContextType.Guild),
+  new SlashCommandBuilder()
+    .setName('leave')
+    .setDescription('Leave the voice channel (stops and saves any transcription)')
+    .setContexts(InteractionContextType.Guild),
+  new SlashCommandBuilder()
+    .setName('status')
+    .setDescription('What the bot is doing in this server')
+    .setContexts(InteractionContextType.Guild),
+  new SlashCommandBuilder().setName('help').setDescription('How to use the Chronicler bot'),
+  new SlashCommandBuilder()
+    .setName('offrecord')
+    .setDescription('Pause recording your own voice (nothing you say is captured)')
+    .setContexts(InteractionContextType.Guild),
+  new SlashCommandBuilder()
+    .setName('onrecord')
+    .setDescription('Resume recording your own voice')
+    .setContexts(InteractionContextType.Guild),
+].map((b) => b.toJSON());
+
+export function helpText(publicUrl: string | null): string {
+  return [
+    '**Chronicler** turns your voice sessions into transcripts, summaries and notes.',
+    '',
+    '`/join` — join your voice channel',
+    '`/start [group] [name]` — start transcribing; name one of your Chronicler groups to file the session there',
+    '`/stop` — stop transcribing and save the session (it is then summarised)',
+    '`/leave` — leave the voice channel (also stops and saves)',
+    '`/status` — what is being recorded, and where to read it live',
+    '`/offrecord` / `/onrecord` — pause or resume recording your own voice',
+    '`/help` — this message',
+    '',
+    publicUrl
+      ? `The person who runs /start owns the transcript and needs a Chronicler account: sign in with Discord at ${publicUrl}/login.`
+      : 'The person who runs /start owns the transcript and needs a Chronicler account (signed in with Discord).',
+  ].join('\n');
+}

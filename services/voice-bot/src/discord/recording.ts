@@ -1,0 +1,212 @@
+import { liveSessionHeartbeatKey } from '@chronicler/contracts';
+import type { Coordination, Logger } from '@chronicler/kit';
+import type { Guild } from 'discord.js';
+import type { LiveSession } from '../pipeline/index.ts';
+import type { Speaker } from '../pipeline/index.ts';
+import { writeState, type SessionState } from './state.ts';
+import type { VoiceHandlers } from './voice.ts';
+
+interface SpeakingState {
+  since: number;
+  /** Packets that decoded, as of the last check, and when that number last went up. */
+  good: number;
+  goodAt: number;
+}
+
+export interface WatchdogHit {
+  userId: string;
+  speakingSeconds: number;
+  packets: number;
+  undecodable: number;
+}
+
+/**
+ * One recording in one guild: routes the voice link's events into the live pipeline for the
+ * members who may be recorded (not bots, not muted, not paused), keeps session.json current,
+ * heartbeats for the stale sweep, and watches for "someone speaks but nothing decodes".
+ */
+export class Recording {
+  readonly paused: Set<string>;
+  private readonly speakers = new Map<string, Speaker | 'skip' | 'pending'>();
+  private readonly speaking = new Map<string, SpeakingState>();
+  private heartbeat: NodeJS.Timeout | null = null;
+  private watchdog: NodeJS.Timeout | null = null;
+  private lastRejoinAt = 0;
+  private ended = false;
+
+  constructor(
+    readonly live: LiveSession,
+    readonly state: SessionState,
+    private readonly deps: {
+      guild: Guild;
+      coord: Coordination;
+      recordingsDir: string;
+      instance: string;
+      logger: Logger;
+      watchdogSeconds: number;
+      /** How often the stale-session sweep is told this session is alive (lapses after 3). */
+      heartbeatSeconds: number;
+      /** The watchdog found a speaker whose audio does not decode: drop the link and join again. */
+      onStuck(hit: WatchdogHit): void;
+    },
+  ) {
+    this.paused = new Set(state.paused);
+  }
+
+  async begin(): Promise<void> {
+    await writeState(this.deps.recordingsDir, this.state);
+    await this.live.start();
+    const beat = (): void => {
+      this.deps.coord.cache
+        .set(
+          liveSessionHeartbeatKey(this.state.transcript_id),
+          this.deps.instance,
+          3 * this.deps.heartbeatSeconds * 1000,
+        )
+        .catch((err: unknown) => this.deps.logger.debug({ err }, 'live session heartbeat failed'));
+    };
+    beat();
+    this.heartbeat = setInterval(beat, this.deps.heartbeatSeconds * 1000);
+    this.heartbeat.unref();
+    this.watchdog = setInterval(() => this.check(), 500);
+    this.watchdog.unref();
+  }
+
+  /** The handlers a voice link feeds while this recording runs. */
+  readonly handlers: Omit<VoiceHandlers, 'lost'> = {
+    speakingStart: (userId) => {
+      const speaker = this.speakerFor(userId);
+      if (speaker === 'skip') return;
+      if (!this.speaking.has(userId)) {
+        const now = Date.now();
+        this.speaking.set(userId, { since: now, good: this.goodPackets(userId), goodAt: now });
+      }
+    },
+    speakingStop: (userId) => {
+      this.speaking.delete(userId);
+      if (typeof this.speakers.get(userId) === 'object') this.live.speakerStopped(userId);
+    },
+    opus: (userId, packet) => {
+      const speaker = this.speakerFor(userId);
+      if (typeof speaker !== 'object') return;
+      if (!this.speaking.has(userId)) this.handlers.speakingStart(userId);
+      this.live.pushOpus(speaker, packet);
+    },
+  };
+
+  /** /offrecord: nothing of this member is captured or sent from now on. */
+  async pause(userId: string): Promise<void> {
+    this.paused.add(userId);
+    this.speaking.delete(userId);
+    // Whatever was said before the pause still gets its final.
+    this.live.speakerStopped(userId);
+    await this.persist();
+  }
+
+  async resume(userId: string): Promise<void> {
+    this.paused.delete(userId);
+    // Looked up again on the next speech (a member's mute may have changed meanwhile).
+    this.speakers.delete(userId);
+    await this.persist();
+  }
+
+  /** The link dropped (rejoin, reconnect): every speaker's current run gets its final. */
+  linkDropped(): void {
+    for (const userId of this.speaking.keys()) this.live.speakerStopped(userId);
+    this.speaking.clear();
+  }
+
+  /** Names of the members heard so far, in order of first speech. */
+  heard(): string[] {
+    return [...this.speakers.values()].flatMap((s) => (typeof s === 'object' ? [s.displayName] : []));
+  }
+
+  /**
+   * Ends the live session (flushing every stream) and marks the state ended; `resume`: a
+   * shutdown, after which the next process records on if the bot is still in the channel.
+   */
+  async end(error?: string, opts: { resume?: boolean } = {}): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    if (opts.resume) this.state.resume = true;
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    if (this.watchdog) clearInterval(this.watchdog);
+    const end = await this.live.end(error ? { error } : {});
+    this.state.ended_at = end.ended_at;
+    await this.persist();
+    await this.deps.coord.cache.del(liveSessionHeartbeatKey(this.state.transcript_id)).catch(() => {});
+  }
+
+  private async persist(): Promise<void> {
+    this.state.paused = [...this.paused];
+    await writeState(this.deps.recordingsDir, this.state).catch((err: unknown) =>
+      this.deps.logger.warn({ err }, 'session state not written'),
+    );
+  }
+
+  private goodPackets(userId: string): number {
+    const s = this.live.stats().speakers.find((x) => x.key === userId);
+    return s ? s.packets - s.undecodable : 0;
+  }
+
+  private check(): void {
+    const now = Date.now();
+    const limitMs = this.deps.watchdogSeconds * 1000;
+    // One rejoin at a time: the next one only after the new link had its chance.
+    if (now - this.lastRejoinAt < 2 * limitMs) return;
+    for (const [userId, s] of this.speaking) {
+      const good = this.goodPackets(userId);
+      if (good > s.good) {
+        s.good = good;
+        s.goodAt = now;
+        continue;
+      }
+      if (now - s.since >= limitMs && now - s.goodAt >= limitMs) {
+        const stats = this.live.stats().speakers.find((x) => x.key === userId);
+        this.lastRejoinAt = now;
+        this.linkDropped();
+        this.deps.onStuck({
+          userId,
+          speakingSeconds: Math.round((now - s.since) / 100) / 10,
+          packets: stats?.packets ?? 0,
+          undecodable: stats?.undecodable ?? 0,
+        });
+        return;
+      }
+    }
+  }
+
+  /**
+   * Who a user id is in the transcript, or 'skip' (a bot, muted, paused). Members come from
+   * the guild's cache (guild create and voice state updates carry them); one not cached yet
+   * is fetched, and their audio is dropped for the few milliseconds that takes.
+   */
+  private speakerFor(userId: string): Speaker | 'skip' | 'pending' {
+    if (this.paused.has(userId)) return 'skip';
+    const known = this.speakers.get(userId);
+    if (known === 'pending') return 'pending';
+    const member = this.deps.guild.members.cache.get(userId);
+    const voice = this.deps.guild.voiceStates.cache.get(userId);
+    if (member && (member.user.bot || voice?.mute)) {
+      // A muted member's stray packets are not recorded; looked at again next time.
+      if (voice?.mute && !member.user.bot) return 'skip';
+      this.speakers.set(userId, 'skip');
+      return 'skip';
+    }
+    if (known) return known;
+    if (!member) {
+      this.speakers.set(userId, 'pending');
+      this.deps.guild.members.fetch(userId).then(
+        () => this.speakers.delete(userId),
+        (err: unknown) => {
+          this.deps.logger.warn({ err, userId }, 'speaker not found in the guild; not recorded');
+          this.speakers.set(userId, 'skip');
+        },
+      );
+      return 'pending';
+    }
+    const speaker: Speaker = { key: userId, displayName: member.displayName.slice(0, 100), userId };
+    this.speakers.set(userId, speaker);
+    return speaker;
+  }
+}

@@ -1,0 +1,698 @@
+import type { AudioSink, Speaker } from '@chronicler/voice-bot/pipeline';
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+
+/**
+ * A local stand-in for Discord, enough to run the real discord.js client against it:
+ *
+ * - REST under /api/v10: GET /gateway/bot, PUT application (global and guild) commands,
+ *   interaction callbacks, the original response's edit and followups (webhooks), channel
+ *   messages, guild members. Bot token checked (`Authorization: Bot <token>`, else 401).
+ * - The gateway (JSON, no compression: without zlib-sync discord.js asks for none): hello,
+ *   identify with [shard, count] (each guild goes to shard (id >> 22) % count, as on Discord),
+ *   ready, guild create with channels, members and voice states, heartbeat ack, the bot's voice
+ *   state updates (op 4) answered with voice state and voice server updates, and dispatches of
+ *   members moving between voice channels and of slash commands (interaction create).
+ * - A voice endpoint that is NOT Discord's voice protocol (UDP, RTP, DAVE): the bot's test
+ *   receiver (DISCORD_VOICE_RECEIVER=peer) gets speaking events and Opus frames as JSON lines
+ *   over HTTP. Tests play espeak-ng speech into it with the pipeline's `playTurns`.
+ */
+
+export interface PeerUser {
+  id: string;
+  username: string;
+  /** Shown as the member's display name (guild nick). */
+  nick?: string;
+  bot?: boolean;
+}
+
+export interface PeerChannel {
+  id: string;
+  name: string;
+  /** 0 text, 2 voice. */
+  type: 0 | 2;
+}
+
+export interface PeerGuild {
+  id: string;
+  name: string;
+  ownerId: string;
+  channels: PeerChannel[];
+  members: PeerUser[];
+}
+
+interface VoiceState {
+  user_id: string;
+  channel_id: string | null;
+  session_id: string;
+  mute: boolean;
+  self_mute: boolean;
+}
+
+export interface InteractionRecord {
+  id: string;
+  token: string;
+  /** The callbacks received (type 4 reply, 5 deferred, 8 autocomplete result). */
+  callbacks: { type: number; data?: Record<string, unknown> }[];
+  /** Contents the original response was edited to. */
+  edits: Record<string, unknown>[];
+  followups: Record<string, unknown>[];
+}
+
+export interface CommandReply {
+  content: string;
+  ephemeral: boolean;
+  record: InteractionRecord;
+}
+
+export interface ChannelMessage {
+  channelId: string;
+  content: string;
+}
+
+/** One gateway connection that identified as a shard. */
+interface ShardSocket {
+  ws: WebSocket;
+  shard: [number, number];
+  seq: number;
+  sessionId: string;
+}
+
+export interface DiscordPeer {
+  readonly url: string;
+  /** DISCORD_API_URL */
+  readonly apiUrl: string;
+  readonly token: string;
+  readonly applicationId: string;
+  readonly botUser: PeerUser;
+  /** Commands registered: key 'global' or the guild id. */
+  readonly commands: Map<string, { name: string; options?: unknown[] }[]>;
+  readonly messages: ChannelMessage[];
+  /** Shard identifications received, in order. */
+  readonly identifies: { shard: [number, number]; guilds: string[] }[];
+  readonly interactions: InteractionRecord[];
+  /** Send undecodable frames instead of the played audio (frames failing to decrypt). */
+  corruptAudio: boolean;
+  env(): Record<string, string>;
+  addGuild(g: PeerGuild): void;
+  /** Moves a member into a voice channel (null: out of voice); dispatched to the guild's shard. */
+  setVoice(guildId: string, userId: string, channelId: string | null, opts?: { mute?: boolean }): void;
+  /** The voice channel the bot is in, or null. */
+  botChannel(guildId: string): string | null;
+  /** Runs a slash command as `userId` from `channelId`; resolves with the reply they see. */
+  command(
+    guildId: string,
+    channelId: string,
+    userId: string,
+    name: string,
+    options?: Record<string, string>,
+    permissions?: bigint,
+  ): Promise<CommandReply>;
+  /** Types `value` into /start's group option; resolves with the choices offered. */
+  autocomplete(guildId: string, channelId: string, userId: string, value: string): Promise<string[]>;
+  /** An audio sink for `playTurns` that sends to whoever listens to the guild's voice endpoint. */
+  voiceSink(guildId: string): AudioSink;
+  /** Resolves once a bot listens to the guild's voice (n-th connection, counting rejoins). */
+  untilVoiceConnections(guildId: string, n: number, timeoutMs?: number): Promise<void>;
+  voiceConnections(guildId: string): number;
+  /** Resolves once the shard holding `guildId` has sent it (READY + GUILD_CREATE). */
+  untilGuildReady(guildId: string, timeoutMs?: number): Promise<void>;
+  /** Drops every gateway socket (a Discord outage). */
+  dropGateway(): void;
+  close(): Promise<void>;
+}
+
+const snowflake = (() => {
+  let n = 0n;
+  return (): string => String(((BigInt(Date.now()) - 1420070400000n) << 22n) + n++);
+})();
+
+/** A guild id that Discord routes to `shard` of `count`. */
+export function guildIdForShard(shard: number, count: number, salt = 0): string {
+  for (let i = 0; ; i++) {
+    const id = (BigInt(1_100_000_000_000 + salt * 1000 + i) << 22n) + 1n;
+    if (Number((id >> 22n) % BigInt(count)) === shard) return String(id);
+  }
+}
+
+export const ADMINISTRATOR = 1n << 3n;
+export const MEMBER_PERMISSIONS = (1n << 10n) | (1n << 11n) | (1n << 31n) | (1n << 20n) | (1n << 21n);
+
+export async function startDiscordPeer(
+  opts: { token?: string; applicationId?: string } = {},
+): Promise<DiscordPeer> {
+  const token = opts.token ?? `peer.${randomBytes(12).toString('base64url')}`;
+  const applicationId = opts.applicationId ?? '1300000000000000001';
+  const botUser: PeerUser = { id: applicationId, username: 'Chronicler', bot: true };
+  const guilds = new Map<string, PeerGuild>();
+  const voice = new Map<string, Map<string, VoiceState>>();
+  const shards = new Set<ShardSocket>();
+  const listeners = new Map<string, Set<ServerResponse>>();
+  const connectionCounts = new Map<string, number>();
+  const waiters = new Set<() => void>();
+  const readyGuilds = new Set<string>();
+  const pendingInteractions = new Map<string, (r: InteractionRecord) => void>();
+  const notify = (): void => {
+    for (const w of waiters) w();
+  };
+  const until = (check: () => boolean, timeoutMs: number, what: string): Promise<void> =>
+    new Promise((resolve, reject) => {
+      if (check()) return resolve();
+      const w = (): void => {
+        if (!check()) return;
+        waiters.delete(w);
+        clearTimeout(t);
+        resolve();
+      };
+      const t = setTimeout(() => {
+        waiters.delete(w);
+        reject(new Error(`discord peer: waited ${timeoutMs} ms for ${what}`));
+      }, timeoutMs);
+      waiters.add(w);
+    });
+
+  const userObject = (u: PeerUser) => ({
+    id: u.id,
+    username: u.username,
+    discriminator: '0',
+    global_name: u.username,
+    avatar: null,
+    bot: u.bot ?? false,
+  });
+  const memberObject = (g: PeerGuild, u: PeerUser, permissions?: bigint) => {
+    const vs = voice.get(g.id)?.get(u.id);
+    return {
+      user: userObject(u),
+      nick: u.nick ?? null,
+      roles: [],
+      joined_at: '2024-01-01T00:00:00.000Z',
+      deaf: false,
+      mute: vs?.mute ?? false,
+      flags: 0,
+      ...(permissions !== undefined ? { permissions: String(permissions) } : {}),
+    };
+  };
+  const shardOf = (guildId: string, count: number): number =>
+    Number((BigInt(guildId) >> 22n) % BigInt(count));
+  const socketFor = (guildId: string): ShardSocket | undefined =>
+    [...shards].find((s) => shardOf(guildId, s.shard[1]) === s.shard[0]);
+  const dispatch = (s: ShardSocket, t: string, d: unknown): void => {
+    s.seq++;
+    s.ws.send(JSON.stringify({ op: 0, t, s: s.seq, d }));
+  };
+  const findUser = (g: PeerGuild, userId: string): PeerUser =>
+    userId === botUser.id ? botUser : g.members.find((m) => m.id === userId)!;
+  const voiceStateObject = (g: PeerGuild, vs: VoiceState) => ({
+    guild_id: g.id,
+    channel_id: vs.channel_id,
+    user_id: vs.user_id,
+    member: memberObject(g, findUser(g, vs.user_id)),
+    session_id: vs.session_id,
+    deaf: false,
+    mute: vs.mute,
+    self_deaf: false,
+    self_mute: vs.self_mute,
+    self_video: false,
+    suppress: false,
+    request_to_speak_timestamp: null,
+  });
+  const guildCreate = (g: PeerGuild) => ({
+    id: g.id,
+    name: g.name,
+    icon: null,
+    owner_id: g.ownerId,
+    unavailable: false,
+    large: false,
+    member_count: g.members.length + 1,
+    joined_at: '2024-01-01T00:00:00.000Z',
+    features: [],
+    emojis: [],
+    stickers: [],
+    roles: [
+      {
+        id: g.id,
+        name: '@everyone',
+        permissions: String(MEMBER_PERMISSIONS),
+        position: 0,
+        color: 0,
+        hoist: false,
+        managed: false,
+        mentionable: false,
+        flags: 0,
+      },
+    ],
+    channels: g.channels.map((c, i) => ({
+      id: c.id,
+      type: c.type,
+      name: c.name,
+      position: i,
+      permission_overwrites: [],
+      ...(c.type === 2 ? { bitrate: 64000, user_limit: 0, rtc_region: null } : {}),
+    })),
+    threads: [],
+    members: [...g.members, botUser].map((u) => memberObject(g, u)),
+    voice_states: [...(voice.get(g.id)?.values() ?? [])]
+      .filter((v) => v.channel_id)
+      .map((v) => {
+        const { guild_id: _g, member: _m, ...rest } = voiceStateObject(g, v);
+        return rest;
+      }),
+    presences: [],
+    stage_instances: [],
+    guild_scheduled_events: [],
+    soundboard_sounds: [],
+    premium_tier: 0,
+    preferred_locale: 'en-US',
+    system_channel_id: null,
+    afk_channel_id: null,
+    afk_timeout: 300,
+    verification_level: 0,
+    default_message_notifications: 0,
+    explicit_content_filter: 0,
+    mfa_level: 0,
+    nsfw_level: 0,
+  });
+
+  const peer: DiscordPeer = {
+    url: '',
+    apiUrl: '',
+    token,
+    applicationId,
+    botUser,
+    commands: new Map(),
+    messages: [],
+    identifies: [],
+    interactions: [],
+    corruptAudio: false,
+    env() {
+      return {
+        DISCORD_BOT_TOKEN: token,
+        DISCORD_APPLICATION_ID: applicationId,
+        DISCORD_API_URL: peer.apiUrl,
+        DISCORD_VOICE_RECEIVER: 'peer',
+      };
+    },
+    addGuild(g) {
+      guilds.set(g.id, g);
+      voice.set(g.id, new Map());
+    },
+    setVoice(guildId, userId, channelId, o = {}) {
+      const g = guilds.get(guildId)!;
+      const states = voice.get(guildId)!;
+      const vs: VoiceState = {
+        user_id: userId,
+        channel_id: channelId,
+        session_id: states.get(userId)?.session_id ?? randomBytes(8).toString('hex'),
+        mute: o.mute ?? false,
+        self_mute: false,
+      };
+      states.set(userId, vs);
+      const s = socketFor(guildId);
+      if (s) dispatch(s, 'VOICE_STATE_UPDATE', voiceStateObject(g, vs));
+    },
+    botChannel(guildId) {
+      return voice.get(guildId)?.get(botUser.id)?.channel_id ?? null;
+    },
+    async command(guildId, channelId, userId, name, options = {}, permissions = MEMBER_PERMISSIONS) {
+      const record = interact(guildId, channelId, userId, 2, name, options, null, permissions);
+      const done = await new Promise<InteractionRecord>((resolve, reject) => {
+        const t = setTimeout(
+          () => reject(new Error(`discord peer: no reply to /${name} within 30 s`)),
+          30_000,
+        );
+        pendingInteractions.set(record.id, (r) => {
+          clearTimeout(t);
+          resolve(r);
+        });
+        check(record);
+      });
+      const first = done.callbacks[0]!;
+      const flags = Number(first.data?.flags ?? 0);
+      const content =
+        first.type === 4 ? String(first.data?.content ?? '') : String(done.edits.at(-1)?.content ?? '');
+      return { content, ephemeral: (flags & 64) !== 0, record: done };
+    },
+    async autocomplete(guildId, channelId, userId, value) {
+      const record = interact(
+        guildId,
+        channelId,
+        userId,
+        4,
+        'start',
+        { group: value },
+        'group',
+        MEMBER_PERMISSIONS,
+      );
+      const done = await new Promise<InteractionRecord>((resolve, reject) => {
+        const t = setTimeout(
+          () => reject(new Error('discord peer: no autocomplete answer within 10 s')),
+          10_000,
+        );
+        pendingInteractions.set(record.id, (r) => {
+          clearTimeout(t);
+          resolve(r);
+        });
+        check(record);
+      });
+      const choices = (done.callbacks[0]?.data?.choices ?? []) as { name: string }[];
+      return choices.map((c) => c.name);
+    },
+    voiceSink(guildId) {
+      const speaking = new Set<string>();
+      const send = (frame: unknown): void => {
+        const line = `${JSON.stringify(frame)}\n`;
+        for (const res of listeners.get(guildId) ?? []) res.write(line);
+      };
+      return {
+        pushOpus(speaker: Speaker, packet: Buffer) {
+          if (!speaking.has(speaker.key)) {
+            speaking.add(speaker.key);
+            send({ op: 'speaking', user_id: speaker.key, speaking: true });
+          }
+          // A 1-byte code-3 packet without its frame count: what a frame that failed to
+          // decrypt amounts to for the decoder.
+          const data = peer.corruptAudio ? Buffer.from([0x03]) : packet;
+          send({ op: 'audio', user_id: speaker.key, data: data.toString('base64') });
+        },
+        speakerStopped(key: string) {
+          speaking.delete(key);
+          send({ op: 'speaking', user_id: key, speaking: false });
+        },
+      };
+    },
+    untilVoiceConnections(guildId, n, timeoutMs = 20_000) {
+      return until(
+        () => (connectionCounts.get(guildId) ?? 0) >= n && (listeners.get(guildId)?.size ?? 0) > 0,
+        timeoutMs,
+        `${n} voice connections to guild ${guildId}`,
+      );
+    },
+    voiceConnections(guildId) {
+      return connectionCounts.get(guildId) ?? 0;
+    },
+    untilGuildReady(guildId, timeoutMs = 20_000) {
+      return until(() => readyGuilds.has(guildId), timeoutMs, `guild ${guildId} sent to its shard`);
+    },
+    dropGateway() {
+      for (const s of shards) s.ws.terminate();
+    },
+    async close() {
+      for (const set of listeners.values()) for (const res of set) res.end();
+      for (const s of shards) s.ws.terminate();
+      wss.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+
+  function interact(
+    guildId: string,
+    channelId: string,
+    userId: string,
+    type: 2 | 4,
+    name: string,
+    options: Record<string, string>,
+    focused: string | null,
+    permissions: bigint,
+  ): InteractionRecord {
+    const g = guilds.get(guildId)!;
+    const s = socketFor(guildId);
+    if (!s) throw new Error(`discord peer: no shard connected for guild ${guildId}`);
+    const record: InteractionRecord = {
+      id: snowflake(),
+      token: randomBytes(16).toString('base64url'),
+      callbacks: [],
+      edits: [],
+      followups: [],
+    };
+    peer.interactions.push(record);
+    const channel = g.channels.find((c) => c.id === channelId)!;
+    dispatch(s, 'INTERACTION_CREATE', {
+      id: record.id,
+      application_id: applicationId,
+      type,
+      token: record.token,
+      version: 1,
+      guild_id: guildId,
+      guild: { id: guildId, features: [], locale: 'en-US' },
+      channel_id: channelId,
+      channel: {
+        id: channelId,
+        type: channel.type,
+        name: channel.name,
+        guild_id: guildId,
+        permissions: String(permissions),
+      },
+      member: memberObject(g, findUser(g, userId), permissions),
+      app_permissions: String(MEMBER_PERMISSIONS),
+      locale: 'en-US',
+      guild_locale: 'en-US',
+      entitlements: [],
+      authorizing_integration_owners: { '0': guildId },
+      context: 0,
+      data: {
+        id: `cmd-${name}`,
+        name,
+        type: 1,
+        options: Object.entries(options).map(([k, v]) => ({
+          name: k,
+          type: 3,
+          value: v,
+          ...(focused === k ? { focused: true } : {}),
+        })),
+      },
+    });
+    return record;
+  }
+
+  /** Settles a command once its reply is visible: a reply, or a deferral and its first edit. */
+  function check(record: InteractionRecord): void {
+    const resolve = pendingInteractions.get(record.id);
+    if (!resolve) return;
+    const first = record.callbacks[0];
+    if (!first) return;
+    if (first.type === 5 && record.edits.length === 0) return;
+    pendingInteractions.delete(record.id);
+    resolve(record);
+  }
+
+  const messageObject = (channelId: string, body: Record<string, unknown>) => ({
+    id: snowflake(),
+    channel_id: channelId,
+    author: userObject(botUser),
+    content: String(body.content ?? ''),
+    timestamp: new Date().toISOString(),
+    edited_timestamp: null,
+    tts: false,
+    mention_everyone: false,
+    mentions: [],
+    mention_roles: [],
+    attachments: [],
+    embeds: [],
+    pinned: false,
+    type: 0,
+    flags: Number(body.flags ?? 0),
+    components: [],
+  });
+
+  const readBody = async (req: IncomingMessage): Promise<Record<string, unknown>> => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const text = Buffer.concat(chunks).toString();
+    if (!text) return {};
+    if ((req.headers['content-type'] ?? '').startsWith('multipart/form-data')) {
+      const m = /name="payload_json"\r\n(?:Content-Type: [^\r\n]+\r\n)?\r\n([\s\S]*?)\r\n--/.exec(text);
+      return m ? (JSON.parse(m[1]!) as Record<string, unknown>) : {};
+    }
+    return JSON.parse(text) as Record<string, unknown>;
+  };
+  const json = (res: ServerResponse, status: number, body?: unknown): void => {
+    if (body === undefined) {
+      res.writeHead(status).end();
+      return;
+    }
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  };
+
+  const server: Server = createServer((req, res) => {
+    void handle(req, res).catch((err: unknown) => {
+      json(res, 500, { message: String(err), code: 0 });
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://peer');
+    const p = url.pathname;
+    if (p === '/voice') {
+      const guildId = url.searchParams.get('guild_id') ?? '';
+      const bot = voice.get(guildId)?.get(botUser.id);
+      if (!bot?.channel_id || url.searchParams.get('token') !== voiceToken(guildId)) {
+        json(res, 401, { message: 'bad voice token' });
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+      res.flushHeaders();
+      let set = listeners.get(guildId);
+      if (!set) listeners.set(guildId, (set = new Set()));
+      set.add(res);
+      connectionCounts.set(guildId, (connectionCounts.get(guildId) ?? 0) + 1);
+      req.on('close', () => set.delete(res));
+      notify();
+      return;
+    }
+    const api = /^\/api\/v10(\/.*)$/.exec(p)?.[1];
+    if (!api) return json(res, 404, { message: '404: Not Found', code: 0 });
+    // Interaction callbacks and webhooks authenticate by their token, not the bot's.
+    const isWebhook = api.startsWith('/interactions/') || api.startsWith('/webhooks/');
+    if (!isWebhook && req.headers.authorization !== `Bot ${token}`) {
+      return json(res, 401, { message: '401: Unauthorized', code: 0 });
+    }
+    const body = req.method === 'GET' ? {} : await readBody(req);
+    let m: RegExpExecArray | null;
+    if (req.method === 'GET' && api === '/gateway/bot') {
+      return json(res, 200, {
+        url: peer.url.replace(/^http/, 'ws') + '/gateway',
+        shards: 1,
+        session_start_limit: { total: 1000, remaining: 1000, reset_after: 0, max_concurrency: 16 },
+      });
+    }
+    if (req.method === 'PUT' && (m = /^\/applications\/(\d+)(?:\/guilds\/(\d+))?\/commands$/.exec(api))) {
+      const list = body as unknown as { name: string }[];
+      peer.commands.set(m[2] ?? 'global', list);
+      return json(
+        res,
+        200,
+        list.map((c) => ({ ...c, id: `cmd-${c.name}`, application_id: m![1], version: '1', type: 1 })),
+      );
+    }
+    if (req.method === 'POST' && (m = /^\/interactions\/(\d+)\/([^/]+)\/callback$/.exec(api))) {
+      const record = peer.interactions.find((r) => r.id === m![1] && r.token === m![2]);
+      if (!record) return json(res, 404, { message: 'Unknown interaction', code: 10062 });
+      if (record.callbacks.length > 0) {
+        return json(res, 400, { message: 'Interaction has already been acknowledged.', code: 40060 });
+      }
+      record.callbacks.push(body as InteractionRecord['callbacks'][number]);
+      check(record);
+      return json(res, 204);
+    }
+    if ((m = /^\/webhooks\/(\d+)\/([^/]+)(?:\/messages\/(?:@|%40)original)?$/.exec(api))) {
+      const record = peer.interactions.find((r) => r.token === m![2]);
+      if (!record) return json(res, 404, { message: 'Unknown Webhook', code: 10015 });
+      if (req.method === 'PATCH') record.edits.push(body);
+      else if (req.method === 'POST') record.followups.push(body);
+      check(record);
+      return json(res, 200, messageObject('0', body));
+    }
+    if (req.method === 'POST' && (m = /^\/channels\/(\d+)\/messages$/.exec(api))) {
+      peer.messages.push({ channelId: m[1]!, content: String(body.content ?? '') });
+      notify();
+      return json(res, 200, messageObject(m[1]!, body));
+    }
+    if (req.method === 'GET' && (m = /^\/guilds\/(\d+)\/members\/(\d+)$/.exec(api))) {
+      const g = guilds.get(m[1]!);
+      const u = g?.members.find((x) => x.id === m![2]);
+      if (!g || !u) return json(res, 404, { message: 'Unknown Member', code: 10007 });
+      return json(res, 200, memberObject(g, u));
+    }
+    if (req.method === 'GET' && api === '/users/@me') return json(res, 200, userObject(botUser));
+    return json(res, 404, { message: `peer does not serve ${req.method} ${api}`, code: 0 });
+  }
+
+  const voiceTokens = new Map<string, string>();
+  const voiceToken = (guildId: string): string => {
+    let t = voiceTokens.get(guildId);
+    if (!t) voiceTokens.set(guildId, (t = randomBytes(8).toString('hex')));
+    return t;
+  };
+
+  const wss = new WebSocketServer({ noServer: true });
+  server.on('upgrade', (req, socket, head) => {
+    if (!(req.url ?? '').startsWith('/gateway')) {
+      socket.destroy();
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => onGateway(ws));
+  });
+
+  function onGateway(ws: WebSocket): void {
+    let shard: ShardSocket | null = null;
+    ws.send(JSON.stringify({ op: 10, d: { heartbeat_interval: 41_250 } }));
+    ws.on('message', (raw) => {
+      const msg = JSON.parse(String(raw)) as { op: number; d: Record<string, unknown> | null };
+      if (msg.op === 1) {
+        ws.send(JSON.stringify({ op: 11 }));
+      } else if (msg.op === 2) {
+        const d = msg.d!;
+        if (d.token !== token) {
+          ws.close(4004, 'Authentication failed.');
+          return;
+        }
+        const [id, count] = (d.shard as [number, number] | undefined) ?? [0, 1];
+        shard = { ws, shard: [id, count], seq: 0, sessionId: randomBytes(8).toString('hex') };
+        shards.add(shard);
+        const mine = [...guilds.values()].filter((g) => shardOf(g.id, count) === id);
+        peer.identifies.push({ shard: [id, count], guilds: mine.map((g) => g.id) });
+        dispatch(shard, 'READY', {
+          v: 10,
+          user: { ...userObject(botUser), verified: true, mfa_enabled: false, flags: 0 },
+          guilds: mine.map((g) => ({ id: g.id, unavailable: true })),
+          session_id: shard.sessionId,
+          resume_gateway_url: peer.url.replace(/^http/, 'ws') + '/gateway',
+          shard: [id, count],
+          application: { id: applicationId, flags: 0 },
+          private_channels: [],
+          relationships: [],
+          user_settings: {},
+          guild_join_requests: [],
+          presences: [],
+        });
+        for (const g of mine) {
+          dispatch(shard, 'GUILD_CREATE', guildCreate(g));
+          readyGuilds.add(g.id);
+        }
+        notify();
+      } else if (msg.op === 6) {
+        // Resume is not kept: ask for a fresh identify.
+        ws.send(JSON.stringify({ op: 9, d: false }));
+      } else if (msg.op === 4 && shard) {
+        const d = msg.d!;
+        const guildId = String(d.guild_id);
+        const g = guilds.get(guildId);
+        if (!g) return;
+        const channelId = (d.channel_id as string | null) ?? null;
+        const states = voice.get(guildId)!;
+        const vs: VoiceState = {
+          user_id: botUser.id,
+          channel_id: channelId,
+          session_id: randomBytes(8).toString('hex'),
+          mute: false,
+          self_mute: Boolean(d.self_mute),
+        };
+        states.set(botUser.id, vs);
+        dispatch(shard, 'VOICE_STATE_UPDATE', voiceStateObject(g, vs));
+        if (channelId) {
+          dispatch(shard, 'VOICE_SERVER_UPDATE', {
+            token: voiceToken(guildId),
+            guild_id: guildId,
+            endpoint: new URL(peer.url).host,
+          });
+        } else {
+          for (const res of listeners.get(guildId) ?? []) res.end();
+          listeners.delete(guildId);
+        }
+        notify();
+      }
+    });
+    ws.on('close', () => {
+      if (shard) shards.delete(shard);
+    });
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  (peer as { url: string }).url = `http://127.0.0.1:${port}`;
+  (peer as { apiUrl: string }).apiUrl = `http://127.0.0.1:${port}/api`;
+  return peer;
+}
