@@ -1,53 +1,129 @@
 import {
+  adminAiCostsWeeklyRpc,
+  adminAiRequestsRpc,
+  adminStatsRpc,
+  adminTranscriptionHoursRpc,
+  adminUserMetricsRpc,
   aiRequestRecordedEvent,
+  countUsersRpc,
+  LIVE_OUT_STREAM,
+  LIVE_STREAM,
+  liveOutStream,
+  liveStream,
+  transcriptAdminCountsRpc,
   transcriptionRecordedEvent,
   USAGE_EVENTS_STREAM,
   usageEventsStream,
   userStatsRpc,
 } from '@chronicler/contracts';
-import { consume, defineService, packageVersion, serve } from '@chronicler/kit';
+import { call, consume, defineService, packageVersion, serve } from '@chronicler/kit';
+import { createStreamGate, SpeechConfigSchema, streamLimits } from '@chronicler/speech';
 import { Type } from '@sinclair/typebox';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { onAiRequestRecorded } from './consumers/ai-request-recorded.ts';
+import {
+  liveClosedAll,
+  liveEndAll,
+  liveStartAll,
+  onLiveSessionEnded,
+  onLiveSessionStarted,
+} from './consumers/live-sessions.ts';
 import { onTranscriptionRecorded } from './consumers/transcription-recorded.ts';
 import { UsageStore } from './db/store.ts';
+import { adminStats } from './handlers/admin-stats.ts';
+import { aiCostsWeekly } from './handlers/ai-costs-weekly.ts';
+import { aiRequests } from './handlers/ai-requests.ts';
+import { transcriptionHoursPerDay } from './handlers/transcription-hours.ts';
+import { userMetrics } from './handlers/user-metrics.ts';
 import { userStats } from './handlers/user-stats.ts';
+
+/**
+ * The speech settings (for the stream gate's limits) and the AI token prices, under the same
+ * variable names as the services that use them, so one setting serves every service.
+ */
+export const AdminStatsConfigSchema = Type.Composite([
+  SpeechConfigSchema,
+  Type.Object({
+    AI_PRICE_INPUT_PER_MILLION_USD: Type.Number({ default: 0.1, minimum: 0 }),
+    AI_PRICE_OUTPUT_PER_MILLION_USD: Type.Number({ default: 0.4, minimum: 0 }),
+  }),
+]);
 
 export default defineService({
   name: 'admin-stats',
   version: packageVersion(import.meta.url),
-  config: Type.Object({}),
+  config: AdminStatsConfigSchema,
   migrationsDir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../migrations'),
   async start(ctx) {
     const store = new UsageStore(ctx.db, ctx.schema);
-    // Producers ensure the stream too (idempotent), so either side may start first.
+    // Producers ensure the streams too (idempotent), so either side may start first.
     await ctx.bus.ensureStream(usageEventsStream);
-    const subs = [serve(ctx.bus, userStatsRpc, userStats(store))];
-    const consumer = await consume(
-      ctx.bus,
-      {
-        stream: USAGE_EVENTS_STREAM,
-        durable: 'admin-stats-transcription-usage',
-        // Inserts are independent and idempotent; a few at once drain a backlog faster.
-        concurrency: 4,
-      },
-      transcriptionRecordedEvent,
-      onTranscriptionRecorded(store, ctx.logger),
-    );
-    const aiConsumer = await consume(
-      ctx.bus,
-      {
-        stream: USAGE_EVENTS_STREAM,
-        durable: 'admin-stats-ai-requests',
-        concurrency: 4,
-      },
-      aiRequestRecordedEvent,
-      onAiRequestRecorded(store, ctx.logger),
-    );
+    await ctx.bus.ensureStream(liveStream);
+    await ctx.bus.ensureStream(liveOutStream);
+    const gate = createStreamGate(ctx.coord, streamLimits(ctx.config));
+    const prices = {
+      inputPerMillionUsd: ctx.config.AI_PRICE_INPUT_PER_MILLION_USD,
+      outputPerMillionUsd: ctx.config.AI_PRICE_OUTPUT_PER_MILLION_USD,
+    };
+    const subs = [
+      serve(ctx.bus, userStatsRpc, userStats(store)),
+      serve(
+        ctx.bus,
+        adminStatsRpc,
+        adminStats(store, {
+          transcripts: (sinceDay) => call(ctx.bus, transcriptAdminCountsRpc, { since_day: sinceDay }),
+          users: async () => (await call(ctx.bus, countUsersRpc, {})).total,
+          streams: () => gate.counts(),
+        }),
+      ),
+      serve(ctx.bus, adminAiRequestsRpc, aiRequests(store, ctx.bus, ctx.logger)),
+      serve(ctx.bus, adminTranscriptionHoursRpc, transcriptionHoursPerDay(store)),
+      serve(ctx.bus, adminAiCostsWeeklyRpc, aiCostsWeekly(store, prices)),
+      serve(ctx.bus, adminUserMetricsRpc, userMetrics(store)),
+    ];
+    const consumers = [
+      await consume(
+        ctx.bus,
+        {
+          stream: USAGE_EVENTS_STREAM,
+          durable: 'admin-stats-transcription-usage',
+          // Inserts are independent and idempotent; a few at once drain a backlog faster.
+          concurrency: 4,
+        },
+        transcriptionRecordedEvent,
+        onTranscriptionRecorded(store, ctx.logger),
+      ),
+      await consume(
+        ctx.bus,
+        { stream: USAGE_EVENTS_STREAM, durable: 'admin-stats-ai-requests', concurrency: 4 },
+        aiRequestRecordedEvent,
+        onAiRequestRecorded(store, ctx.logger),
+      ),
+      // Upserts keyed by transcript id in which the first end wins: order between the three
+      // consumers does not matter, so they run side by side.
+      await consume(
+        ctx.bus,
+        { stream: LIVE_STREAM, durable: 'admin-stats-live-start', concurrency: 4 },
+        liveStartAll,
+        onLiveSessionStarted(store, ctx.logger),
+      ),
+      await consume(
+        ctx.bus,
+        { stream: LIVE_STREAM, durable: 'admin-stats-live-end', concurrency: 4 },
+        liveEndAll,
+        onLiveSessionEnded(store, ctx.logger),
+      ),
+      await consume(
+        ctx.bus,
+        { stream: LIVE_OUT_STREAM, durable: 'admin-stats-live-closed', concurrency: 4 },
+        liveClosedAll,
+        onLiveSessionEnded(store, ctx.logger),
+      ),
+    ];
     return {
       async stop() {
-        await Promise.all([consumer.stop(), aiConsumer.stop()]);
+        await Promise.all(consumers.map((c) => c.stop()));
         await Promise.all(subs.map((s) => s.unsubscribe()));
       },
     };

@@ -28,6 +28,8 @@ export const AuthConfigSchema = Type.Object({
   AUTH_SESSION_TTL: Duration('7d', 'Lifetime of a session, and of the cookie'),
   ADMIN_DISCORD_IDS: Env.list(),
   ADMIN_EMAILS: Env.list(),
+  /** Local account names (case-insensitive) that are admins, checked like the two lists above. */
+  ADMIN_LOCAL_USERS: Env.list(),
   /** Default: on only in embedded mode with neither Discord nor Google configured. */
   AUTH_LOCAL_ENABLED: Type.Optional(Type.Boolean()),
   OAUTH_HTTP_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100 }),
@@ -58,6 +60,8 @@ export interface AuthSettings {
   localFailureWindowMs: number;
   adminDiscordIds: Set<string>;
   adminEmails: Set<string>;
+  /** Lowercased, as local names are stored. */
+  adminLocalUsers: Set<string>;
 }
 
 export function resolveSettings(raw: AuthConfig, mode: 'embedded' | 'cluster'): AuthSettings {
@@ -101,5 +105,6 @@ export function resolveSettings(raw: AuthConfig, mode: 'embedded' | 'cluster'): 
     localFailureWindowMs: Math.max(1, parseDuration(raw.AUTH_LOCAL_FAILURE_WINDOW)) * 1000,
     adminDiscordIds: new Set(splitList(raw.ADMIN_DISCORD_IDS)),
     adminEmails: new Set(splitList(raw.ADMIN_EMAILS).map((e) => e.toLowerCase())),
+    adminLocalUsers: new Set(splitList(raw.ADMIN_LOCAL_USERS).map((n) => n.trim().toLowerCase())),
   };
 }

@@ -1,14 +1,18 @@
 import {
+  countUsersRpc,
   discordLoginUrlRpc,
   getProvidersRpc,
   getUserRpc,
   googleLoginUrlRpc,
   issueTokenRpc,
   revokeSessionRpc,
+  setAdminRpc,
+  userByDiscordIdRpc,
   signInDiscordRpc,
   signInGoogleCodeRpc,
   signInGoogleRpc,
   signInLocalRpc,
+  usersByIdsRpc,
   verifySessionRpc,
 } from '@chronicler/contracts';
 import { defineService, packageVersion, serve } from '@chronicler/kit';
@@ -17,16 +21,20 @@ import { fileURLToPath } from 'node:url';
 import { AuthConfigSchema, resolveSettings } from './config.ts';
 import { AuthStore } from './db/store.ts';
 import { googleVerifier } from './google.ts';
+import { countUsers } from './handlers/count-users.ts';
 import { discordLoginUrl } from './handlers/discord-login-url.ts';
 import { getProviders } from './handlers/get-providers.ts';
 import { getUser } from './handlers/get-user.ts';
 import { googleLoginUrl } from './handlers/google-login-url.ts';
 import { issueToken } from './handlers/issue-token.ts';
 import { revokeSession } from './handlers/revoke-session.ts';
+import { setAdmin } from './handlers/set-admin.ts';
 import { signInDiscord } from './handlers/sign-in-discord.ts';
 import { signInGoogleCode } from './handlers/sign-in-google-code.ts';
 import { signInGoogle } from './handlers/sign-in-google.ts';
 import { signInLocal } from './handlers/sign-in-local.ts';
+import { userByDiscordId } from './handlers/user-by-discord-id.ts';
+import { usersByIds } from './handlers/users-by-ids.ts';
 import { verifySession } from './handlers/verify-session.ts';
 import type { AuthDeps } from './sessions.ts';
 import { TokenService } from './tokens.ts';
@@ -57,6 +65,10 @@ export default defineService({
       serve(bus, issueTokenRpc, issueToken(deps)),
       serve(bus, revokeSessionRpc, revokeSession(deps, bus)),
       serve(bus, getUserRpc, getUser(deps)),
+      serve(bus, countUsersRpc, countUsers(store)),
+      serve(bus, usersByIdsRpc, usersByIds(store)),
+      serve(bus, setAdminRpc, setAdmin(store, settings)),
+      serve(bus, userByDiscordIdRpc, userByDiscordId(deps, ctx.db, ctx.schema)),
     ];
     ctx.logger.info(
       { discord: Boolean(settings.discord), google: Boolean(settings.google), local: settings.localEnabled },

@@ -14,13 +14,14 @@ export interface AuthDeps {
 /**
  * Admin rights come from the database flag or from configuration. The configured lists
  * are checked at read time and never copied into the row, so removing someone from
- * ADMIN_DISCORD_IDS / ADMIN_EMAILS takes their rights away.
+ * ADMIN_DISCORD_IDS / ADMIN_EMAILS / ADMIN_LOCAL_USERS takes their rights away.
  */
 export function toAuthUser(row: UserRow, settings: AuthSettings): AuthUser {
   const is_admin =
     row.is_admin ||
     (row.discord_id !== null && settings.adminDiscordIds.has(row.discord_id)) ||
-    (row.email !== null && settings.adminEmails.has(row.email.toLowerCase()));
+    (row.email !== null && settings.adminEmails.has(row.email.toLowerCase())) ||
+    (row.local_name !== null && settings.adminLocalUsers.has(row.local_name));
   return { id: row.id, username: row.username, avatar: row.avatar, discord_id: row.discord_id, is_admin };
 }
 

@@ -1,22 +1,45 @@
+import { lazy } from 'react';
 import { createBrowserRouter, Outlet } from 'react-router-dom';
-import { AdminPage } from '../features/admin/AdminPage.tsx';
 import { AuthCallbackPage } from '../features/auth/AuthCallbackPage.tsx';
 import { AuthProvider } from '../features/auth/AuthProvider.tsx';
 import { LoginPage } from '../features/auth/LoginPage.tsx';
 import { RequireAdmin } from '../features/auth/RequireAdmin.tsx';
 import { RequireAuth } from '../features/auth/RequireAuth.tsx';
 import { DashboardPage } from '../features/dashboard/DashboardPage.tsx';
-import { GroupDashboardPage } from '../features/groups/GroupDashboardPage.tsx';
 import { MainLayout } from '../features/layout/MainLayout.tsx';
 import { NotFoundPage } from '../features/layout/NotFoundPage.tsx';
-import { SessionNotesPage } from '../features/notes/SessionNotesPage.tsx';
-import { PlanningPage } from '../features/planning/PlanningPage.tsx';
-import { SessionCreatePage } from '../features/sessions/SessionCreatePage.tsx';
-import { SessionEditPage } from '../features/sessions/SessionEditPage.tsx';
-import { TranscriptViewerPage } from '../features/transcripts/TranscriptViewerPage.tsx';
-import { WelcomePage } from '../features/welcome/WelcomePage.tsx';
 import { ScrollToTop } from '../lib/ScrollToTop.tsx';
 import { RouteError } from './RouteError.tsx';
+
+// Routes load on demand: the login page and the dashboard come first, each other screen
+// (and its editors, charts, markdown) with its first visit. MainLayout's Suspense shows a
+// spinner meanwhile.
+const AdminPage = lazy(() =>
+  import('../features/admin/AdminPage.tsx').then((m) => ({ default: m.AdminPage })),
+);
+const GroupDashboardPage = lazy(() =>
+  import('../features/groups/GroupDashboardPage.tsx').then((m) => ({ default: m.GroupDashboardPage })),
+);
+const SessionNotesPage = lazy(() =>
+  import('../features/notes/SessionNotesPage.tsx').then((m) => ({ default: m.SessionNotesPage })),
+);
+const PlanningPage = lazy(() =>
+  import('../features/planning/PlanningPage.tsx').then((m) => ({ default: m.PlanningPage })),
+);
+const SessionCreatePage = lazy(() =>
+  import('../features/sessions/SessionCreatePage.tsx').then((m) => ({ default: m.SessionCreatePage })),
+);
+const SessionEditPage = lazy(() =>
+  import('../features/sessions/SessionEditPage.tsx').then((m) => ({ default: m.SessionEditPage })),
+);
+const TranscriptViewerPage = lazy(() =>
+  import('../features/transcripts/TranscriptViewerPage.tsx').then((m) => ({
+    default: m.TranscriptViewerPage,
+  })),
+);
+const WelcomePage = lazy(() =>
+  import('../features/welcome/WelcomePage.tsx').then((m) => ({ default: m.WelcomePage })),
+);
 
 /** Inside the router so that auth can navigate and read the query (disableAdmin). */
 function Root() {

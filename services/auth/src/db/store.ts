@@ -86,6 +86,46 @@ export class AuthStore {
     return (await this.db.query<UserRow>(`select * from ${this.t.users} where id = $1`, [id]))[0];
   }
 
+  async countUsers(): Promise<number> {
+    const rows = await this.db.query<{ n: number | string }>(`select count(*) as n from ${this.t.users}`);
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  /** Name and email of each known id; ids that are not uuids are skipped. */
+  async usersByIds(ids: string[]): Promise<Pick<UserRow, 'id' | 'username' | 'email'>[]> {
+    const uuids = [...new Set(ids.filter(isUuid))];
+    if (uuids.length === 0) return [];
+    return this.db.query(`select id, username, email from ${this.t.users} where id = any($1::uuid[])`, [
+      uuids,
+    ]);
+  }
+
+  /**
+   * The users `who` can name, best match first: the user of that id, else the local account of
+   * that name, else every user with that username (case-insensitive; at most two, enough to
+   * tell that a name is ambiguous).
+   */
+  async findUsers(who: string): Promise<UserRow[]> {
+    const byId = isUuid(who) ? await this.userById(who) : undefined;
+    if (byId) return [byId];
+    const local = await this.localUser(who.trim().toLowerCase());
+    if (local) return [local];
+    return this.db.query<UserRow>(
+      `select * from ${this.t.users} where lower(username) = lower($1) order by created_at limit 2`,
+      [who.trim()],
+    );
+  }
+
+  /** Sets the stored admin flag; the row after the change. */
+  async setAdmin(userId: string, admin: boolean): Promise<UserRow | undefined> {
+    return (
+      await this.db.query<UserRow>(`update ${this.t.users} set is_admin = $2 where id = $1 returning *`, [
+        userId,
+        admin,
+      ])
+    )[0];
+  }
+
   async createSession(userId: string, provider: string, ttlSeconds: number): Promise<SessionRow> {
     // Expired sessions of this user are dead weight; dropping them here keeps the table bounded.
     await this.db.query(`delete from ${this.t.sessions} where user_id = $1 and expires_at < now()`, [userId]);

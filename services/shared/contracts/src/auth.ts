@@ -244,3 +244,63 @@ export const sessionRevokedEvent = busEvent(
   'session-revoked',
   Type.Object({ session_id: Type.String(), user_id: Type.String() }),
 );
+
+/** svc.auth.count-users: how many users there are (the admin dashboard's Total Users). */
+export const countUsersRpc = rpc(
+  'auth',
+  'count-users',
+  Type.Object({}),
+  Type.Object({ total: Type.Integer({ minimum: 0 }) }),
+);
+
+/** Most users one users-by-ids call names. */
+export const USERS_BY_IDS_MAX = 100;
+
+/** svc.auth.users-by-ids: name and email of each known id (unknown ids are left out). */
+export const usersByIdsRpc = rpc(
+  'auth',
+  'users-by-ids',
+  Type.Object({ ids: Type.Array(Type.String({ maxLength: 100 }), { maxItems: USERS_BY_IDS_MAX }) }),
+  Type.Object({
+    users: Type.Array(
+      Type.Object({
+        id: Type.String(),
+        username: Type.String(),
+        email: Type.Union([Type.String(), Type.Null()]),
+      }),
+      { maxItems: USERS_BY_IDS_MAX },
+    ),
+  }),
+);
+
+/**
+ * svc.auth.set-admin: sets or clears a user's stored admin flag (`pnpm admin:grant`). `user`
+ * is a user id or a local account name (case-insensitive); else a username, which must name
+ * one user only. `not_found` / `conflict` (ambiguous) otherwise. The answer's `is_admin` is
+ * what the user has now, configured lists included; the gateways see the change when their
+ * cached session check ends (SESSION_CACHE_TTL_MS), at the next sign-in at the latest.
+ */
+export const setAdminRpc = rpc(
+  'auth',
+  'set-admin',
+  Type.Object({ user: Type.String({ minLength: 1, maxLength: 200 }), admin: Type.Boolean() }),
+  Type.Object({
+    id: Type.String(),
+    username: Type.String(),
+    /** The stored flag after the change. */
+    stored_admin: Type.Boolean(),
+    /** Effective rights: the stored flag or ADMIN_DISCORD_IDS / ADMIN_EMAILS / ADMIN_LOCAL_USERS. */
+    is_admin: Type.Boolean(),
+  }),
+);
+
+/**
+ * svc.auth.user-by-discord-id: the user signed in with that Discord account (the voice bot
+ * matches whoever runs /start to their Chronicler account). `not_found` when there is none.
+ */
+export const userByDiscordIdRpc = rpc(
+  'auth',
+  'user-by-discord-id',
+  Type.Object({ discord_id: Type.String({ minLength: 1, maxLength: 32, pattern: '^[0-9]+$' }) }),
+  AuthUserSchema,
+);
