@@ -1,0 +1,123 @@
+{{/* Names, labels and the per-service merge of `defaults` with `services.<name>`. */}}
+
+{{- define "chronicler.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "chronicler.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* The object name of one service: <fullname>-<service>. Call with (list $ "gateway"). */}}
+{{- define "chronicler.serviceName" -}}
+{{- $root := index . 0 }}
+{{- printf "%s-%s" (include "chronicler.fullname" $root | trunc 40 | trimSuffix "-") (index . 1) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "chronicler.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+app.kubernetes.io/name: {{ include "chronicler.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: chronicler
+{{- with .Values.commonLabels }}
+{{ toYaml . }}
+{{- end }}
+{{- end }}
+
+{{- define "chronicler.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "chronicler.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{/* Labels of one service's objects. Call with (list $ "gateway"). */}}
+{{- define "chronicler.serviceLabels" -}}
+{{ include "chronicler.labels" (index . 0) }}
+app.kubernetes.io/component: {{ index . 1 }}
+{{- end }}
+
+{{- define "chronicler.serviceSelectorLabels" -}}
+{{ include "chronicler.selectorLabels" (index . 0) }}
+app.kubernetes.io/component: {{ index . 1 }}
+{{- end }}
+
+{{/* `defaults` merged under `services.<name>` (as YAML; read back with fromYaml). */}}
+{{- define "chronicler.serviceValues" -}}
+{{- $root := index . 0 }}
+{{- $own := index $root.Values.services (index . 1) | default dict }}
+{{- toYaml (mergeOverwrite (deepCopy $root.Values.defaults) (deepCopy $own)) }}
+{{- end }}
+
+{{- define "chronicler.image" -}}
+{{- $root := index . 0 }}
+{{- $name := index . 1 }}
+{{- $img := (index . 2).image | default dict }}
+{{- $repo := $img.repository | default (printf "%s%s" $root.Values.image.repositoryPrefix $name) }}
+{{- $tag := $img.tag | default $root.Values.image.tag | default $root.Chart.AppVersion }}
+{{- printf "%s:%s" $repo $tag }}
+{{- end }}
+
+{{- define "chronicler.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "chronicler.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{- define "chronicler.secretName" -}}
+{{- .Values.existingSecret | default (printf "%s-secrets" (include "chronicler.fullname" .)) }}
+{{- end }}
+
+{{/* Services that are on: the names in the order of `services`. */}}
+{{- define "chronicler.enabledServices" -}}
+{{- range $name, $svc := .Values.services }}
+{{- if $svc.enabled }}
+- {{ $name }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* PUBLIC_URL: the configured one, else the Ingress's address. */}}
+{{- define "chronicler.publicUrl" -}}
+{{- if .Values.config.PUBLIC_URL }}
+{{- .Values.config.PUBLIC_URL }}
+{{- else if .Values.ingress.enabled }}
+{{- printf "%s://%s" (ternary "https" "http" .Values.ingress.tls.enabled) .Values.ingress.host }}
+{{- end }}
+{{- end }}
+
+{{/*
+Checks that a schema cannot express (bitnami's validateValues): each fails the render with
+a message naming the value.
+*/}}
+{{- define "chronicler.validateValues" -}}
+{{- $msgs := list }}
+{{- range $key := list "nats" "postgresql" "redis" }}
+{{- $v := index $.Values $key }}
+{{- if and (not $v.url) (not $.Values.existingSecret) }}
+{{- $msgs = append $msgs (printf "%s.url is empty: set it, or give existingSecret with its variable" $key) }}
+{{- end }}
+{{- end }}
+{{- $bot := index .Values.services "voice-bot" | default dict }}
+{{- if and $bot.enabled (lt (int $bot.shardCount) (int $bot.replicas)) }}
+{{- $msgs = append $msgs (printf "services.voice-bot.shardCount (%v) must be at least services.voice-bot.replicas (%v): every pod runs one shard or more" $bot.shardCount $bot.replicas) }}
+{{- end }}
+{{- $secret := .Values.secrets.AUTH_JWT_SECRET | default "" }}
+{{- if and $secret (lt (len $secret) 32) }}
+{{- $msgs = append $msgs "secrets.AUTH_JWT_SECRET must be at least 32 characters" }}
+{{- end }}
+{{- if $msgs }}
+{{- fail (printf "\nVALUES VALIDATION:\n%s" (join "\n" $msgs)) }}
+{{- end }}
+{{- end }}
