@@ -2,6 +2,7 @@ import type { AiEngine } from '@chronicler/ai';
 import { CHAT_DEFAULT_TEMPERATURE, CHAT_HISTORY_TURNS, type ChatMessage } from '@chronicler/contracts';
 import type { Bus } from '@chronicler/kit';
 import { aiFailure } from './chat-errors.ts';
+import { groupCharacters } from './group-characters.ts';
 import { transcriptText } from './transcript-text.ts';
 
 export interface ChatDeps {
@@ -21,6 +22,8 @@ export async function reply(
   },
 ): Promise<string> {
   const transcript = await transcriptText(deps.bus, req.ownerId, req.transcriptId);
+  // Players speak, questions name characters: the group's map links the two.
+  const characters = await groupCharacters(deps.bus, req.ownerId, transcript.groupId);
   try {
     const answer = await deps.engine.answer(
       { userId: req.ownerId, type: 'chat' },
@@ -30,6 +33,7 @@ export async function reply(
         history: req.history.slice(-CHAT_HISTORY_TURNS),
         question: req.question,
         temperature: req.temperature ?? CHAT_DEFAULT_TEMPERATURE,
+        characters,
       },
     );
     // Stored as PostgreSQL text, which cannot hold NUL.

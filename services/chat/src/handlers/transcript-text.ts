@@ -9,7 +9,7 @@ export async function transcriptText(
   bus: Bus,
   ownerId: string,
   transcriptId: string,
-): Promise<{ name: string; text: string }> {
+): Promise<{ name: string; text: string; groupId: string }> {
   const t = await call(bus, getTranscriptRpc, { owner_id: ownerId, id: transcriptId });
-  return { name: t.name, text: t.content };
+  return { name: t.name, text: t.content, groupId: t.group_id };
 }

@@ -8,6 +8,7 @@ import {
 import { PLANNING_MESSAGE_MAX, type PlanningMessage } from '@chronicler/contracts';
 import { ServiceError, type Bus, type Logger } from '@chronicler/kit';
 import type { PlanningStore } from '../db/store.ts';
+import { groupCharacters } from './group-characters.ts';
 import { ownGroup, sessionDigests } from './group-of.ts';
 
 /** Earlier turns the AI sees with each message: enough for the thread, bounded for the context. */
@@ -34,9 +35,10 @@ export const send =
     }
     const group = await ownGroup(bus, req.owner_id, req.group_id);
     const asked = new Date().toISOString();
-    const [sessions, earlier] = await Promise.all([
+    const [sessions, earlier, characters] = await Promise.all([
       sessionDigests(bus, req.owner_id, group.id),
       store.recent(req.owner_id, group.id, PLANNING_CONTEXT_MESSAGES),
+      groupCharacters(bus, req.owner_id, group.id),
     ]);
     const history: ChatMessage[] = earlier.map((m) => ({ role: m.role, content: m.content }));
     let reply: string;
@@ -50,6 +52,7 @@ export const send =
           history,
           message: content,
           editor: req.editor,
+          characters,
         },
       );
     } catch (err) {

@@ -24,6 +24,12 @@ export interface AiRequestContext {
   type: AiRequestType;
   /** Aborts the request (a socket closed, the service is stopping). */
   signal?: AbortSignal;
+  /**
+   * Made by the system, not asked for by the user (a bulk import's automatic summaries). The
+   * offline engine costs nothing and does not count such requests against the per-user limit
+   * meant for paid models; a model engine still does, and the caller waits and retries.
+   */
+  automatic?: boolean;
 }
 
 /** A session as the campaign summary and planning see it. */
@@ -41,14 +47,24 @@ export interface EditorContext {
   selectedText: string;
 }
 
+/** Which character a speaker tag plays (players speak, stories and questions name characters). */
+export interface SpeakerCharacter {
+  speaker: string;
+  character: string;
+}
+
 export interface SessionSummaryInput {
   name: string;
   transcript: string;
+  /** The campaign's speaker-to-character map; the offline engine infers one when absent. */
+  characters?: SpeakerCharacter[];
 }
 
 export interface CampaignSummaryInput {
   name: string;
   sessions: SessionDigest[];
+  /** The campaign's speaker-to-character map: its player characters are never places. */
+  characters?: SpeakerCharacter[];
 }
 
 export interface AnswerInput {
@@ -57,6 +73,8 @@ export interface AnswerInput {
   history: ChatMessage[];
   question: string;
   temperature?: number;
+  /** The campaign's speaker-to-character map; the offline engine infers one when absent. */
+  characters?: SpeakerCharacter[];
 }
 
 export interface PlanInput {
@@ -66,6 +84,8 @@ export interface PlanInput {
   history: ChatMessage[];
   message: string;
   editor: EditorContext | null;
+  /** The campaign's speaker-to-character map: its player characters are never places. */
+  characters?: SpeakerCharacter[];
 }
 
 export interface AiEngine {

@@ -32,7 +32,17 @@ export const onReadyForSummary =
         await call(bus, setSummaryStatusRpc, { owner_id, id: transcript_id, status: 'none' });
         return;
       }
-      await summarizeAndStore(bus, engine, owner_id, t);
+      // Automatic: the offline engine does not count it against the user's limit; a model
+      // engine that meets the limit waits and tries again (heartbeating) instead of failing.
+      await summarizeAndStore(bus, engine, owner_id, t, {
+        automatic: true,
+        retry: {
+          onWait: (ms) => {
+            ctx.working();
+            log.info({ waitMs: ms }, 'automatic summary waits for the AI rate limit');
+          },
+        },
+      });
       log.info('automatic summary generated');
     } catch (err) {
       if (err instanceof ServiceError && err.code === 'not_found') return;

@@ -5,9 +5,10 @@ import {
   type RpcRequest,
   type generateSessionSummaryRpc,
 } from '@chronicler/contracts';
-import type { AiEngine } from '@chronicler/ai';
+import { AiRateLimitedError, type AiEngine } from '@chronicler/ai';
 import { call, ServiceError, type Bus } from '@chronicler/kit';
 import { asServiceError } from '../errors.ts';
+import { groupCharacters } from '../group-characters.ts';
 import { readTranscript, type TranscriptWithContent } from '../sources.ts';
 
 export const EMPTY_TRANSCRIPT = 'Cannot generate a summary: the transcript is empty.';
@@ -23,14 +24,17 @@ export async function summarizeAndStore(
   engine: AiEngine,
   ownerId: string,
   t: TranscriptWithContent,
+  opts: { automatic?: boolean; retry?: RateLimitRetry } = {},
 ): Promise<GeneratedSummary> {
   await call(bus, setSummaryStatusRpc, { owner_id: ownerId, id: t.id, status: 'generating' });
   let text: string;
   try {
-    text = await engine.summarizeSession(
-      { userId: ownerId, type: 'session_summary' },
-      { name: t.name, transcript: t.content },
-    );
+    const ctx = { userId: ownerId, type: 'session_summary' as const, automatic: opts.automatic };
+    const characters = await groupCharacters(bus, ownerId, t.group_id);
+    const input = { name: t.name, transcript: t.content, characters };
+    text = opts.retry
+      ? await withRateLimitRetry(() => engine.summarizeSession(ctx, input), opts.retry)
+      : await engine.summarizeSession(ctx, input);
   } catch (err) {
     await call(bus, setSummaryStatusRpc, { owner_id: ownerId, id: t.id, status: 'failed' });
     throw asServiceError(err);
@@ -42,6 +46,39 @@ export async function summarizeAndStore(
     { timeoutMs: 30_000 },
   );
   return { id: stored.id, summary: stored.summary };
+}
+
+/** How an automatic summary waits when it meets the user's AI rate limit. */
+export interface RateLimitRetry {
+  /** Tries after the first (default 6). */
+  attempts?: number;
+  /** First wait when the limit gives no hint (default 2 s), doubled each time, capped at 60 s. */
+  baseMs?: number;
+  /** Called before each wait (a durable consumer heartbeats so the message is not redelivered). */
+  onWait?: (ms: number) => void;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/**
+ * Runs `work`, and when it meets the AI rate limit waits (the limit's own retry-after, at least
+ * an exponential backoff with jitter) and tries again, instead of failing a bulk import's
+ * summaries. Other errors, and the limit after the last attempt, are thrown.
+ */
+export async function withRateLimitRetry<T>(work: () => Promise<T>, retry: RateLimitRetry): Promise<T> {
+  const attempts = retry.attempts ?? 6;
+  const base = retry.baseMs ?? 2_000;
+  const sleep = retry.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await work();
+    } catch (err) {
+      if (!(err instanceof AiRateLimitedError) || attempt >= attempts) throw err;
+      const backoff = Math.min(60_000, base * 2 ** attempt);
+      const ms = Math.max(err.retryAfterMs, backoff) + Math.floor(Math.random() * 250);
+      retry.onWait?.(ms);
+      await sleep(ms);
+    }
+  }
 }
 
 /** svc.summary.generate-session: the viewer's 'Generate Summary' and 'Regenerate'. */

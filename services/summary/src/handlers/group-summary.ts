@@ -4,6 +4,7 @@ import { call, ServiceError, type Bus, type Coordination, type Lock } from '@chr
 import type { SummaryStore } from '../db/store.ts';
 import { asServiceError } from '../errors.ts';
 import { campaignInput, findGroup, groupSessions } from '../sources.ts';
+import { groupCharacters } from '../group-characters.ts';
 
 /** Longer than one model call with its retries: a lost holder frees the group eventually. */
 const LOCK_TTL_MS = 10 * 60 * 1000;
@@ -36,9 +37,10 @@ async function generateLocked(d: Deps, ownerId: string, group: Group, lock: Lock
     if (digests.length === 0) throw new ServiceError('bad_request', NO_SESSION_SUMMARIES);
     let text: string;
     try {
+      const characters = await groupCharacters(d.bus, ownerId, group.id);
       text = await d.engine.summarizeCampaign(
         { userId: ownerId, type: 'campaign_summary' },
-        { name: group.name, sessions: digests },
+        { name: group.name, sessions: digests, characters },
       );
     } catch (err) {
       throw asServiceError(err);

@@ -4,9 +4,10 @@
  * ADVENTURE request gets adventure material built from the transcript instead: the names it
  * keeps mentioning and hooks from its latest unresolved threads.
  */
-import { parseTranscriptLine, formatOffset, speakerLabel } from '@chronicler/contracts';
 import type { ChatMessage } from '../engine.ts';
-import { rankLines, tokenize } from '../retrieval.ts';
+import { STOP_WORDS, tokenize } from '../retrieval.ts';
+import { characterMapFor, type CharacterLink, type CharacterMap } from './characters.ts';
+import { LineIndex, searchTerm, searchTerms, transcriptLines, type Line, type LineHit } from './search.ts';
 import { joinList } from './summarize.ts';
 import {
   citation,
@@ -20,15 +21,12 @@ import {
 } from './text.ts';
 
 export const OFFLINE_ANSWER_NOTE =
-  '_Offline answer (no AI model is configured): the transcript lines that best match your question._';
+  '_Offline answer (no AI model is configured): the transcript line that best answers your question, with its time._';
 export const OFFLINE_ADVENTURE_NOTE =
   '_Offline adventure ideas (no AI model is configured): names and open threads found in the transcript._';
 
-/** Quoted lines are cut to this length around the sentences that match. */
+/** Quoted lines are cut to this length around the sentence that answers. */
 const MAX_QUOTE_CHARS = 400;
-const MAX_QUOTES = 6;
-/** Lines scoring under this share of the best line's score are left out. */
-const WEAK_MATCH = 0.35;
 
 /**
  * The chat drawer's emergency button sends a fixed request for adventure content; any
@@ -38,76 +36,181 @@ export function isAdventureRequest(question: string): boolean {
   return /\bADVENTURE\b/.test(question) || /\bemergency\b[\s\S]*\badventure\b/i.test(question);
 }
 
-interface Quote {
-  time: string | null;
-  speaker: string | null;
-  text: string;
-}
-
 export function answerText(input: {
   transcriptName: string;
   transcript: string;
   question: string;
   history: ChatMessage[];
+  characters?: CharacterLink[];
 }): string {
   if (isAdventureRequest(input.question)) return adventureText(input.transcriptName, input.transcript);
 
   let query = input.question;
-  let queryTerms = new Set(tokenize(query));
   // A follow-up like "and then?" has no terms of its own: it is about the previous question.
-  if (queryTerms.size === 0) {
+  if (searchTerms(query).length === 0) {
     const previous = [...input.history]
       .reverse()
-      .find((m) => m.role === 'user' && tokenize(m.content).length > 0);
-    if (previous) {
-      query = `${previous.content} ${query}`;
-      queryTerms = new Set(tokenize(query));
-    }
+      .find((m) => m.role === 'user' && searchTerms(m.content).length > 0);
+    if (previous) query = `${previous.content} ${query}`;
   }
   const none = `${OFFLINE_ANSWER_NOTE}\n\nI couldn't find anything in ${input.transcriptName} that matches your question. Try rephrasing it with the names, places or words used in the session.`;
-  if (queryTerms.size === 0) return none;
+  if (searchTerms(query).length === 0) return none;
 
-  // The best-ranked lines, without the weak ones that share only a common word with the question.
-  const { ranked, entries } = rankLines(input.transcript, query);
-  const top = ranked.filter((r) => r.score >= ranked[0]!.score * WEAK_MATCH).slice(0, MAX_QUOTES);
-  if (top.length === 0) return none;
-  const shown: Quote[] = [];
-  for (const { pos } of top.sort((a, b) => a.pos - b.pos)) {
-    const parsed = parseTranscriptLine(entries[pos]!.text);
-    if (!parsed) continue;
-    shown.push({
-      time: parsed.seconds === null ? null : formatOffset(parsed.seconds),
-      speaker: speakerLabel(parsed.speaker),
-      text: excerpt(parsed.text, queryTerms),
-    });
+  const found = findAnswer(input.transcript, query, input.characters);
+  if (!found) return none;
+  const { answer, lines, hits, map } = found;
+  const quote = (l: Line, text: string) => {
+    const character = map.characterOf(l.speaker);
+    const who = l.speaker ? `${l.speaker}${character ? ` (${character})` : ''}: ` : '';
+    return `> ${l.time ? `[${l.time}] ` : ''}${who}${text}`;
+  };
+  const line = lines[answer.pos]!;
+  const out = [
+    OFFLINE_ANSWER_NOTE,
+    '',
+    `The line of ${input.transcriptName} that best answers it${line.time ? `, at [${line.time}]` : ''}:`,
+    '',
+    quote(line, excerptAround(line.text, answer.sentence, found.terms)),
+  ];
+  const around = [answer.pos - 1, answer.pos + 1]
+    .map((p) => lines[p])
+    .filter((l): l is Line => Boolean(l) && tableTalk(l!.text) < 0.9);
+  if (around.length > 0) {
+    out.push('', 'Around it:', '', ...around.map((l) => quote(l, excerptAround(l.text, '', found.terms))));
   }
-  const intro =
-    shown.length === 1
-      ? `This is the line of ${input.transcriptName} that best matches your question:`
-      : `These ${shown.length} lines of ${input.transcriptName} best match your question, in the order they were said:`;
-  const quoted = shown.map((q) => `> ${citation(q, q.text)}`).join('\n\n');
-  return `${OFFLINE_ANSWER_NOTE}\n\n${intro}\n\n${quoted}`;
+  const others = hits
+    .filter((h) => Math.abs(h.pos - answer.pos) > 1)
+    .slice(0, 3)
+    .map((h) => lines[h.pos]!)
+    .sort((a, b) => a.pos - b.pos);
+  if (others.length > 0) {
+    out.push(
+      '',
+      'Other lines that match:',
+      '',
+      ...others.map((l) => quote(l, excerptAround(l.text, '', found.terms))),
+    );
+  }
+  return out.join('\n');
 }
 
-/** The sentences of a long line that contain the question's terms (with '…' for the rest). */
-function excerpt(text: string, queryTerms: Set<string>): string {
+// Capitalised words that are not names: sentence openers and table words.
+const NOT_NAMES = new Set(
+  'okay sure yeah yep nope wait look hey right good great cool nice wow god sorry thanks please maybe also actually roll make'.split(
+    ' ',
+  ),
+);
+
+type QuestionType = 'name' | 'count' | 'who' | 'when' | 'what';
+
+export function questionType(question: string): QuestionType {
+  const q = question.toLowerCase();
+  if (/\bhow (?:many|much)\b|\bnumber of\b|\bhow (?:long|far|old)\b/.test(q)) return 'count';
+  if (/\b(?:name[ds]?|call(?:ed|s)?)\b/.test(q) && /\bwhat\b|\bwhich\b/.test(q)) return 'name';
+  if (/^\s*(?:who|whom|whose)\b/.test(q)) return 'who';
+  if (/^\s*when\b/.test(q)) return 'when';
+  return 'what';
+}
+
+const NUMBER =
+  /\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|dozen|half)\b/i;
+
+export interface FoundAnswer {
+  answer: { pos: number; sentence: string; score: number };
+  lines: Line[];
+  hits: LineHit[];
+  terms: Set<string>;
+  map: CharacterMap;
+}
+
+/**
+ * The sentence that answers a question: the best BM25 windows, then within each window (the
+ * matching line, the one before, the two after) the sentence that fits the question's type: a
+ * new name for "what name", a number for "how many", a person for "who", what followed for
+ * "what happened".
+ */
+export function findAnswer(
+  transcript: string,
+  question: string,
+  characters?: CharacterLink[],
+): FoundAnswer | null {
+  const lines = transcriptLines(transcript);
+  if (lines.length === 0) return null;
+  const map = characterMapFor(transcript, characters);
+  const index = new LineIndex(lines, map);
+  const hits = index.search(question, 8);
+  if (hits.length === 0) return null;
+  const type = questionType(question);
+  const terms = new Set(searchTerms(question));
+  const asked = new Set([...question.matchAll(/[\p{L}'’]+/gu)].map((m) => m[0].toLowerCase()));
+  const top = hits[0]!.score;
+  let best: FoundAnswer['answer'] | null = null;
+  for (const hit of hits) {
+    if (hit.score < top * 0.3) break;
+    for (let pos = hit.pos - 1; pos <= hit.pos + 2; pos++) {
+      const line = lines[pos];
+      if (!line) continue;
+      const offset = pos - hit.pos;
+      const proximity = offset === 0 ? 1 : offset === 1 ? 0.75 : 0.5;
+      for (const sentence of splitSentences(line.text)) {
+        const own = searchTerms(sentence);
+        const overlap = own.filter((t) => terms.has(t)).length / Math.max(1, terms.size);
+        const newNames = [...` ${sentence}`.matchAll(/(?<=[\s"“(])[\p{Lu}][\p{Ll}'’-]+/gu)].filter(
+          (m) =>
+            !asked.has(m[0].toLowerCase()) &&
+            !terms.has(searchTerm(m[0]) ?? '') &&
+            !STOP_WORDS.has(m[0].toLowerCase()) &&
+            !NOT_NAMES.has(m[0].toLowerCase()),
+        ).length;
+        let fit = 0;
+        if (type === 'name' && newNames > 0) fit = 0.8 + (sentence.split(/\s+/).length <= 8 ? 0.4 : 0);
+        if (type === 'count' && NUMBER.test(sentence)) fit = 0.9;
+        if (type === 'who' && (newNames > 0 || map.characterOf(line.speaker))) fit = 0.5;
+        if (type === 'what' && offset > 0 && tableTalk(sentence) < 0.4 && own.length >= 3) fit = 0.3;
+        if (type === 'what' && overlap > 0 && sentence.split(/\s+/).length >= 8) fit += 0.4;
+        const talk = tableTalk(sentence);
+        const short = type !== 'name' && type !== 'count' && sentence.split(/\s+/).length < 4 ? 0.4 : 1;
+        const score =
+          (hit.score / top) *
+          proximity *
+          (0.6 + overlap + fit) *
+          (1 - 0.6 * talk) *
+          (own.length === 0 ? 0.3 : 1) *
+          short;
+        if (!best || score > best.score) best = { pos, sentence, score };
+      }
+    }
+  }
+  return best ? { answer: best, lines, hits, terms, map } : null;
+}
+
+/**
+ * A line short enough to quote: whole when short, else the answering sentence (or the ones
+ * holding the question's terms) with its neighbours, cut between sentences so a number or a
+ * name in them is never cut off.
+ */
+function excerptAround(text: string, sentence: string, terms: Set<string>): string {
   if (text.length <= MAX_QUOTE_CHARS) return text;
   const sentences = splitSentences(text);
-  const hits = sentences.flatMap((s, i) => (tokenize(s).some((t) => queryTerms.has(t)) ? [i] : []));
-  if (hits.length === 0) return clip(text, MAX_QUOTE_CHARS);
-  const parts: string[] = [];
-  let size = 0;
-  let last = -1;
-  for (const i of hits) {
-    const s = sentences[i]!;
-    if (size > 0 && size + s.length > MAX_QUOTE_CHARS) break;
-    if (i !== last + 1 && !parts.at(-1)?.endsWith('…')) parts.push('…');
-    parts.push(clip(s, MAX_QUOTE_CHARS));
-    size += s.length;
-    last = i;
+  let at = sentence ? sentences.indexOf(sentence) : -1;
+  if (at < 0) at = sentences.findIndex((s) => searchTerms(s).some((t) => terms.has(t)));
+  if (at < 0) return clip(text, MAX_QUOTE_CHARS);
+  let from = at;
+  let to = at;
+  let size = sentences[at]!.length;
+  while (true) {
+    const next = sentences[to + 1];
+    const prev = sentences[from - 1];
+    if (next && size + next.length + 1 <= MAX_QUOTE_CHARS) {
+      to += 1;
+      size += next.length + 1;
+    } else if (prev && size + prev.length + 1 <= MAX_QUOTE_CHARS) {
+      from -= 1;
+      size += prev.length + 1;
+    } else break;
   }
-  if (last < sentences.length - 1 && !parts.at(-1)!.endsWith('…')) parts.push('…');
-  return parts.join(' ');
+  const body = sentences.slice(from, to + 1).join(' ');
+  return `${from > 0 ? '… ' : ''}${body}${to < sentences.length - 1 ? ' …' : ''}`;
 }
 
 const PLACE_WORDS =

@@ -2,8 +2,9 @@
  * The built-in engine used when no model is configured, so a fresh install has working AI:
  * extractive session summaries, campaign summaries from session summaries, chat answers that
  * quote the transcript with times, and planning replies from the campaign's open threads.
- * It counts against the same per-user rate limit and records each request in the usage
- * ledger (model 'offline', cost 0) so usage numbers stay true.
+ * Requests a user makes count against the same per-user rate limit (automatic ones do not: they
+ * cost nothing); each is recorded in the usage ledger (model 'offline', cost 0) so usage
+ * numbers stay true.
  */
 import type { AiConfig } from '../config.ts';
 import type { AiDeps } from '../create.ts';
@@ -33,13 +34,13 @@ export class OfflineEngine implements AiEngine {
 
   summarizeSession(ctx: AiRequestContext, input: SessionSummaryInput): Promise<string> {
     return this.run(ctx, input.transcript.length + input.name.length, () =>
-      summarizeSessionText(input.name, input.transcript),
+      summarizeSessionText(input.name, input.transcript, { characters: input.characters }),
     );
   }
 
   summarizeCampaign(ctx: AiRequestContext, input: CampaignSummaryInput): Promise<string> {
     const size = input.sessions.reduce((n, s) => n + s.name.length + s.summary.length, input.name.length);
-    return this.run(ctx, size, () => summarizeCampaignText(input.name, input.sessions));
+    return this.run(ctx, size, () => summarizeCampaignText(input.name, input.sessions, input.characters));
   }
 
   answer(ctx: AiRequestContext, input: AnswerInput): Promise<string> {
@@ -60,7 +61,9 @@ export class OfflineEngine implements AiEngine {
   /** Rate limit, work, usage record: the same for every kind of request. */
   private async run(ctx: AiRequestContext, inputChars: number, work: () => string): Promise<string> {
     ctx.signal?.throwIfAborted();
-    await enforceAiRateLimit(this.deps.coord, this.config, ctx.userId);
+    // The limit is there for paid models; work the system asks of the offline engine (a bulk
+    // import's automatic summaries) costs nothing and must not use up the user's allowance.
+    if (!ctx.automatic) await enforceAiRateLimit(this.deps.coord, this.config, ctx.userId);
     const started = Date.now();
     let output: string;
     try {

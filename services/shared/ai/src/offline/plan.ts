@@ -75,7 +75,13 @@ function gather(input: PlanTextInput): Material {
     text: s.text,
     line,
   }));
-  const { characters, places } = namedCast(asSentences, 1);
+  const cast = namedCast(asSentences, 1);
+  // The campaign's player characters are characters, whatever the words around them suggest.
+  const party = (input.characters ?? []).map((c) => c.character.toLowerCase());
+  const isParty = (term: string) =>
+    party.some((c) => c === term.toLowerCase() || c.split(/['’\s]/)[0] === term.toLowerCase());
+  const places = cast.places.filter((p) => !isParty(p));
+  const characters = [...cast.characters, ...cast.places.filter(isParty)];
   return { threads, characters, places, sentences, latest: ordered.at(-1) ?? null };
 }
 

@@ -1,20 +1,25 @@
 /**
- * Extractive summaries. A session summary is the transcript's most central sentences: each
- * sentence scored by the cosine of its TF-IDF vector with the whole transcript's (centroid
- * summarisation), discounted for table talk and very short lines, nudged by a position prior
- * and by who speaks most (at a table, the game master narrates), then picked greedily with
- * maximal marginal relevance so near-duplicates don't crowd out the rest, and shown in
- * transcript order. A campaign summary is built from its sessions' summaries.
+ * Extractive session summaries that scale with the input and cover its timeline. A transcript
+ * is cut into scenes (at time gaps and where the talk changes topic: the lowest similarity
+ * between the lines before and after a point); the pre-show and the recap of earlier episodes
+ * ("last we left off ...") are recognised and left out, and so is table talk. Each sentence is
+ * scored by the cosine of its TF-IDF vector with its scene's (centroid summarisation), favouring
+ * story told by the narrator and characters doing things over chatter, and each scene's best
+ * sentences are picked with maximal marginal relevance so near-duplicates don't crowd out the
+ * rest. A short window gets a sentence or two; a long session gets sections a game master uses
+ * (what happened, people met, places, loot and rewards, open threads), each line citing the
+ * moment as a `[HH:MM:SS]` link kept out of the prose. A campaign summary is built from its
+ * sessions' summaries.
  */
 import type { SessionDigest } from '../engine.ts';
 import { tokenize } from '../retrieval.ts';
+import { namedCast, openThreads, THREAD_CUES } from './answer.ts';
+import { characterMapFor, type CharacterLink, type CharacterMap } from './characters.ts';
 import {
-  citation,
   clip,
   cosine,
   inverseDocFreq,
   mentions,
-  namedTerms,
   splitSentences,
   tableTalk,
   tfidf,
@@ -24,114 +29,369 @@ import {
 } from './text.ts';
 
 export const OFFLINE_SUMMARY_NOTE =
-  '_Offline summary (no AI model is configured): sentences picked from the transcript._';
+  '_Offline summary (no AI model is configured): sentences picked from the transcript; each time links to its moment._';
 export const OFFLINE_CAMPAIGN_NOTE =
   "_Offline campaign summary (no AI model is configured): built from the sessions' summaries._";
 
 export interface SummaryOptions {
-  /** At most this many sentences (default 12). */
+  /** At most this many story sentences (default: from the transcript's length, 2 to 40). */
   maxSentences?: number;
-  /** At most about this many characters of quoted sentences (default 1,500). */
-  maxChars?: number;
+  /** The campaign's speaker-to-character map; inferred from the transcript when absent. */
+  characters?: CharacterLink[];
 }
 
-/** Sentences quoted in a summary are cut to this length so one monologue can't fill it. */
-const MAX_SENTENCE_CHARS = 280;
-/** Only the best-scored sentences go through MMR; the rest can't win anyway. */
-const CANDIDATES = 400;
+/** Quoted sentences are cut to this length so one monologue can't fill a summary. */
+const MAX_SENTENCE_CHARS = 240;
 const MMR_LAMBDA = 0.7;
-/** Below this much budget left, no sentence worth quoting fits. */
-const MIN_SENTENCE_CHARS = 40;
 /** A sentence this similar to one already picked is a near-duplicate. */
-const DUPLICATE_COSINE = 0.6;
+const DUPLICATE_COSINE = 0.5;
+/** Lines further apart than this (seconds) are different scenes (a break, another day). */
+const SCENE_GAP_SECONDS = 300;
+/** Below this many words a transcript is a window of a session: a sentence or two. */
+const SHORT_WORDS = 4000;
+/** A window's summary stops after the sentence that reaches this many words. */
+const SHORT_SUMMARY_WORDS = 60;
 
-interface Scored extends Sentence {
+/** How many story sentences a transcript of `words` words deserves. */
+export function summaryBudget(words: number): number {
+  if (words < SHORT_WORDS) return 2;
+  return Math.min(40, 2 + Math.round((words - SHORT_WORDS) / 1100));
+}
+
+// A recap of earlier episodes ("Last we left off ...") opens many sessions, after the
+// announcements; the game starts for real at "let's begin" or "and we begin".
+const RECAP_START = /\b(?:we left off|last time (?:on|we)|previously on|recap)\b/i;
+const GAME_START =
+  /\b(?:let's (?:go|begin|get (?:started|into it|going)|jump (?:in|into it|back in)|dive (?:in|into it)|play|do this)|and we begin|let us begin|we begin|let's start)\b/i;
+
+/**
+ * The first line of the story: after the pre-show and the recap of earlier episodes when the
+ * transcript opens with them (a long transcript only; a window has neither).
+ */
+export function storyStart(sentences: Sentence[]): number {
+  const lines = (sentences.at(-1)?.line ?? 0) + 1;
+  if (lines < 200) return 0;
+  const words = new Map<string, number>();
+  for (const s of sentences) if (s.speaker) words.set(s.speaker, (words.get(s.speaker) ?? 0) + s.text.length);
+  const narrator = [...words.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
+  const byNarrator = sentences.filter((s) => s.speaker === narrator);
+  const begins = (s: Sentence) => GAME_START.test(s.text) && !/\brecap\b/i.test(s.text);
+  const recap = byNarrator.find((s) => s.line < lines * 0.3 && RECAP_START.test(s.text));
+  if (recap) return recapEnd(sentences, recap.line, narrator, lines) + 1;
+  const start = byNarrator.find((s) => s.line < lines * 0.35 && begins(s));
+  return start ? start.line + 1 : 0;
+}
+
+const RECAP_END =
+  /\b(?:where we (?:begin|pick up|left off|start)|and we begin|we pick up|let's (?:begin|get started|jump (?:in|back in)|pick (?:it )?up))\b/i;
+
+/**
+ * The last line of a recap: the game master's long turns from its start, through the players'
+ * short interjections, until one says where the game begins or hands it over with a question.
+ */
+function recapEnd(sentences: Sentence[], start: number, narrator: string | null, lines: number): number {
+  const byLine = new Map<number, { speaker: string | null; text: string }>();
+  for (const s of sentences) {
+    const entry = byLine.get(s.line);
+    if (entry) entry.text += ` ${s.text}`;
+    else byLine.set(s.line, { speaker: s.speaker, text: s.text });
+  }
+  const words = (text: string) => text.split(/\s+/).length;
+  let end = start;
+  if (RECAP_END.test(byLine.get(start)?.text ?? '')) return end;
+  const limit = Math.min(start + 30, start + lines * 0.06);
+  for (let line = start + 1; line <= limit; line++) {
+    const l = byLine.get(line);
+    if (!l) continue;
+    if (l.speaker === narrator) {
+      // A short turn is the game again, unless it carries on the recap's sentence ("-- after which").
+      if (words(l.text) < 40 && !/^(?:--|—|…)/.test(l.text.trim())) break;
+      end = line;
+      if (RECAP_END.test(l.text) || l.text.trim().endsWith('?')) break;
+    } else if (words(l.text) >= 15) break;
+  }
+  return end;
+}
+
+interface Candidate extends Sentence {
+  index: number;
+  seconds: number | null;
+  tokens: string[];
   vector: Vector;
   score: number;
+  scene: number;
+}
+
+const NAME_WORD = /(?<=\s)[\p{Lu}][\p{Ll}'’-]{2,}/gu;
+
+function seconds(time: string | null): number | null {
+  if (!time) return null;
+  const [h, m, s] = time.split(':').map(Number);
+  return h! * 3600 + m! * 60 + s!;
+}
+
+/** Scene starts (indexes into `items`): k-1 cuts near even spacing, moved to the topic shifts. */
+function sceneStarts(items: Candidate[], k: number, idf: Map<string, number>): number[] {
+  const n = items.length;
+  if (k <= 1 || n < k * 4) return [0];
+  const starts = [0];
+  const half = Math.max(4, Math.min(40, Math.floor(n / (2 * k))));
+  const block = (from: number, to: number) =>
+    tfidf(
+      items.slice(Math.max(0, from), Math.min(n, to)).flatMap((c) => c.tokens),
+      idf,
+    );
+  for (let cut = 1; cut < k; cut++) {
+    const ideal = Math.round((cut * n) / k);
+    const reach = Math.floor(n / (3 * k));
+    let best = ideal;
+    let bestValue = Infinity;
+    for (let p = Math.max(starts.at(-1)! + 2, ideal - reach); p <= Math.min(n - 2, ideal + reach); p += 2) {
+      const a = items[p - 1]!.seconds;
+      const b = items[p]!.seconds;
+      const gap = a !== null && b !== null && b - a > SCENE_GAP_SECONDS;
+      const value = gap ? -1 : cosine(block(p - half, p), block(p, p + half));
+      if (value < bestValue) {
+        bestValue = value;
+        best = p;
+      }
+    }
+    starts.push(best);
+  }
+  return starts;
+}
+
+export interface PickedSummary {
+  /** The chosen story sentences, in transcript order. */
+  sentences: (Sentence & { scene: number })[];
+  /** Every sentence of the story (recap and pre-show left out), for the other sections. */
+  story: Sentence[];
+  characters: CharacterMap;
+  long: boolean;
+}
+
+/** Scores a sentence as summary material, apart from its centrality. */
+function quality(s: Sentence, tokens: string[], narrator: string | null, map: CharacterMap): number {
+  const words = s.text.split(/\s+/).length;
+  let q = 1;
+  if (words < 6) q *= 0.25;
+  else if (words < 10) q *= 0.7;
+  else if (words > 55) q *= 0.75;
+  q *= 1 - 0.9 * tableTalk(s.text);
+  if (s.text.endsWith('?')) q *= 0.55;
+  if (narrator && s.speaker === narrator) q *= 1.3;
+  // Characters doing things: names in the sentence, or a player speaking as their character.
+  const names = (` ${s.text}`.match(NAME_WORD) ?? []).length;
+  q *= 1 + 0.25 * Math.min(2, names);
+  if (map.characterOf(s.speaker) && /^I (?!think|guess|mean|don't|do\b|was|am|have)\w+/.test(s.text))
+    q *= 1.1;
+  if (tokens.length < 3) q *= 0.3;
+  return q;
+}
+
+/** The chosen sentences of a transcript and what the structured sections are built from. */
+export function pickSummary(transcript: string, opts: SummaryOptions = {}): PickedSummary {
+  const all = transcriptSentences(transcript);
+  const map = characterMapFor(transcript, opts.characters);
+  const start = storyStart(all);
+  const story = all.filter((s) => s.line >= start);
+  const words = story.reduce((n, s) => n + s.text.split(/\s+/).length, 0);
+  const budget = opts.maxSentences ?? summaryBudget(words);
+  const long = words >= SHORT_WORDS;
+  if (story.length === 0) return { sentences: [], story, characters: map, long };
+
+  const tokens = story.map((s) => tokenize(s.text));
+  const idf = inverseDocFreq(tokens);
+  const wordsBySpeaker = new Map<string, number>();
+  for (const [i, s] of story.entries()) {
+    if (s.speaker) wordsBySpeaker.set(s.speaker, (wordsBySpeaker.get(s.speaker) ?? 0) + tokens[i]!.length);
+  }
+  const narrator =
+    wordsBySpeaker.size > 1
+      ? ([...wordsBySpeaker.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null)
+      : null;
+
+  const items: Candidate[] = story.map((s, index) => ({
+    ...s,
+    index,
+    seconds: seconds(s.time),
+    tokens: tokens[index]!,
+    vector: tfidf(tokens[index]!, idf),
+    score: 0,
+    scene: 0,
+  }));
+  const k = long ? Math.max(2, Math.round(budget / 2.5)) : 1;
+  const starts = sceneStarts(items, k, idf);
+  for (const [scene, from] of starts.entries()) {
+    const to = starts[scene + 1] ?? items.length;
+    const members = items.slice(from, to);
+    const centroid = tfidf(
+      members.flatMap((c) => c.tokens),
+      idf,
+    );
+    for (const c of members) {
+      c.scene = scene;
+      c.score = cosine(c.vector, centroid) * quality(c, c.tokens, narrator, map);
+    }
+  }
+
+  const chosen: Candidate[] = [];
+  const take = (pool: Candidate[], quota: number) => {
+    const ranked = pool
+      .filter((c) => c.score > 0)
+      .sort((a, b) => b.score - a.score)
+      .slice(0, 80);
+    const best = ranked[0]?.score ?? 1;
+    let picked = 0;
+    while (picked < quota) {
+      let pick: Candidate | null = null;
+      let pickValue = -Infinity;
+      for (const c of ranked) {
+        if (chosen.includes(c)) continue;
+        const similarity = chosen.reduce((m, o) => Math.max(m, cosine(o.vector, c.vector)), 0);
+        if (similarity >= DUPLICATE_COSINE) continue;
+        const value = MMR_LAMBDA * (c.score / best) - (1 - MMR_LAMBDA) * similarity;
+        if (value > pickValue) {
+          pickValue = value;
+          pick = c;
+        }
+      }
+      if (!pick) break;
+      chosen.push(pick);
+      picked += 1;
+    }
+  };
+  if (!long) {
+    // A window of a session: one or two sentences, about as long as a person would write.
+    take(items, budget);
+    const [first, second] = [...chosen].sort((a, b) => b.score - a.score);
+    const wordsOf = (c: Candidate) => c.text.split(/\s+/).length;
+    if (first && second && wordsOf(first) >= SHORT_SUMMARY_WORDS) chosen.splice(chosen.indexOf(second), 1);
+  }
+  for (const [scene, from] of long ? starts.entries() : []) {
+    const quota = Math.floor(budget / starts.length) + (scene < budget % starts.length ? 1 : 0);
+    take(items.slice(from, starts[scene + 1] ?? items.length), quota);
+  }
+  if (long && chosen.length < budget) take(items, budget - chosen.length);
+  const sentences = chosen
+    .sort((a, b) => a.index - b.index)
+    .map(({ time, speaker, text, line, scene }) => ({ time, speaker, text, line, scene }));
+  return { sentences, story, characters: map, long };
 }
 
 /** The chosen sentences of a transcript, in transcript order. */
 export function pickSummarySentences(transcript: string, opts: SummaryOptions = {}): Sentence[] {
-  const maxSentences = opts.maxSentences ?? 12;
-  const maxChars = opts.maxChars ?? 1500;
-  const sentences = transcriptSentences(transcript);
-  if (sentences.length === 0) return [];
-  const tokens = sentences.map((s) => tokenize(s.text));
-  const idf = inverseDocFreq(tokens);
-
-  // The centroid: the document's own TF-IDF vector (all sentences' terms together).
-  const centroid = tfidf(tokens.flat(), idf);
-
-  // Who speaks the most words narrates; at a table that is the game master.
-  const wordsBySpeaker = new Map<string, number>();
-  for (const [i, s] of sentences.entries()) {
-    if (s.speaker) wordsBySpeaker.set(s.speaker, (wordsBySpeaker.get(s.speaker) ?? 0) + tokens[i]!.length);
-  }
-  const narrator = [...wordsBySpeaker.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
-  const lastLine = sentences.at(-1)!.line || 1;
-
-  const scored: Scored[] = [];
-  for (const [i, s] of sentences.entries()) {
-    const toks = tokens[i]!;
-    if (toks.length < 3) continue;
-    const vector = tfidf(toks, idf);
-    let score = cosine(vector, centroid);
-    // Short lines carry little; very long ones get cut when quoted, so a mild cap.
-    if (toks.length < 6) score *= 0.5;
-    else if (toks.length > 45) score *= 0.85;
-    score *= 1 - 0.8 * tableTalk(s.text);
-    if (s.text.endsWith('?')) score *= 0.8;
-    if (narrator && s.speaker === narrator && wordsBySpeaker.size > 1) score *= 1.25;
-    // Position prior: a session's set-up and its ending tend to say what it was about.
-    const position = s.line / lastLine;
-    if (position > 0.03 && position < 0.15) score *= 1.1;
-    else if (position > 0.9) score *= 1.05;
-    if (score > 0) scored.push({ ...s, vector, score });
-  }
-  scored.sort((a, b) => b.score - a.score || a.line - b.line);
-  const pool = scored.slice(0, CANDIDATES);
-
-  const chosen: Scored[] = [];
-  let chars = 0;
-  const best = pool[0]?.score ?? 1;
-  // Each candidate's highest similarity to what is chosen so far, updated per pick.
-  const similarity = new Float64Array(pool.length);
-  const taken = new Uint8Array(pool.length);
-  while (chosen.length < maxSentences && maxChars - chars >= MIN_SENTENCE_CHARS) {
-    let pick = -1;
-    let pickValue = -Infinity;
-    for (const [k, c] of pool.entries()) {
-      if (taken[k] || similarity[k]! >= DUPLICATE_COSINE) continue;
-      const length = Math.min(c.text.length, MAX_SENTENCE_CHARS);
-      if (chosen.length > 0 && chars + length > maxChars) continue;
-      const value = MMR_LAMBDA * (c.score / best) - (1 - MMR_LAMBDA) * similarity[k]!;
-      if (value > pickValue) {
-        pickValue = value;
-        pick = k;
-      }
-    }
-    if (pick < 0) break;
-    const c = pool[pick]!;
-    taken[pick] = 1;
-    chosen.push(c);
-    chars += Math.min(c.text.length, MAX_SENTENCE_CHARS);
-    for (const [k, other] of pool.entries()) {
-      if (!taken[k]) similarity[k] = Math.max(similarity[k]!, cosine(other.vector, c.vector));
-    }
-  }
-  return chosen
-    .sort((a, b) => a.line - b.line)
-    .map(({ time, speaker, text, line }) => ({ time, speaker, text, line }));
+  return pickSummary(transcript, opts).sentences.map(({ time, speaker, text, line }) => ({
+    time,
+    speaker,
+    text,
+    line,
+  }));
 }
 
-/** The offline session summary: a notice, then the picked sentences as a markdown list. */
+/** A `[HH:MM:SS]` link to a moment of the session (the viewer jumps to `#t=HH:MM:SS`). */
+export function timeLink(time: string): string {
+  return `[[${time}]](#t=${time})`;
+}
+
+const TIME_LINK = /\s*\[\[(\d{1,3}:\d\d:\d\d)\]\]\(#t=[^)]*\)/g;
+
+/** A sentence as prose: a player's line is said by their character ("Grog: I hit it."). */
+function prose(s: Sentence, map: CharacterMap): string {
+  const text = clip(s.text, MAX_SENTENCE_CHARS);
+  const character = map.characterOf(s.speaker);
+  return character ? `${character}: ${text}` : text;
+}
+
+function links(sentences: Sentence[]): string {
+  return [...new Set(sentences.flatMap((s) => (s.time ? [s.time] : [])))].map(timeLink).join(' ');
+}
+
+const LOOT =
+  /\b(?:\d[\d,]*\s*(?:gold|silver|copper|platinum|gp|pieces?)|gold|platinum|coins?|reward(?:s|ed)?|treasure|loot|potions?|scrolls?|amulet|ring|gems?|jewel(?:s|ry)?|magic(?:al)? (?:item|weapon|armor)|pays? you|paid|hands? (?:you|over)|gives? you|receive[sd]?|purse|payment|bounty)\b/i;
+
+/** The offline session summary: a notice, then prose for a window or sections for a session. */
 export function summarizeSessionText(name: string, transcript: string, opts: SummaryOptions = {}): string {
-  const picked = pickSummarySentences(transcript, opts);
-  if (picked.length === 0) {
+  // A summary is stored under the 10,000-character limit: fewer sentences until it fits.
+  let text = sessionSummary(name, transcript, opts);
+  let max = opts.maxSentences ?? 40;
+  while (text.length > SUMMARY_MAX_CHARS && max > 2) {
+    max = Math.floor(max * 0.75);
+    text = sessionSummary(name, transcript, {
+      ...opts,
+      maxSentences: Math.min(max, summaryBudget(transcript.length / 5)),
+    });
+  }
+  return text.length > SUMMARY_MAX_CHARS ? clip(text, SUMMARY_MAX_CHARS) : text;
+}
+
+const SUMMARY_MAX_CHARS = 9_500;
+
+function sessionSummary(name: string, transcript: string, opts: SummaryOptions): string {
+  const picked = pickSummary(transcript, opts);
+  if (picked.sentences.length === 0) {
     return `${OFFLINE_SUMMARY_NOTE}\n\nThe transcript of ${name} has no sentences to summarise.`;
   }
-  const items = picked.map((s) => `- ${citation(s, clip(s.text, MAX_SENTENCE_CHARS))}`);
-  return `${OFFLINE_SUMMARY_NOTE}\n\n${items.join('\n')}`;
+  const map = picked.characters;
+  if (!picked.long) {
+    const text = picked.sentences.map((s) => prose(s, map)).join(' ');
+    const moments = links(picked.sentences);
+    return `${OFFLINE_SUMMARY_NOTE}\n\n${text}${moments ? `\n\nMoments: ${moments}` : ''}`;
+  }
+  const out = [OFFLINE_SUMMARY_NOTE, '', '### What happened'];
+  const scenes = new Map<number, Sentence[]>();
+  for (const s of picked.sentences) scenes.set(s.scene, [...(scenes.get(s.scene) ?? []), s]);
+  for (const group of scenes.values()) {
+    out.push(`- ${group.map((s) => prose(s, map)).join(' ')} ${links(group)}`.trimEnd());
+  }
+
+  const story = picked.story;
+  const playerCharacters = map.links.map((l) => l.character);
+  const speakers = new Set(story.flatMap((s) => (s.speaker ? [s.speaker.toLowerCase()] : [])));
+  const isParty = (term: string) =>
+    playerCharacters.some((c) => mentions(c, term.split(' ')[0]!) || mentions(term, c.split(/['’\s]/)[0]!));
+  const { characters, places } = namedCast(story, 3);
+  const people = characters.filter((c) => !isParty(c) && !speakers.has(c.toLowerCase())).slice(0, 8);
+  const firstMention = (term: string) => story.find((s) => mentions(s.text, term));
+  const describe = (term: string) => {
+    const first = firstMention(term);
+    return `- **${term}**${first?.time ? ` ${timeLink(first.time)}` : ''}`;
+  };
+  out.push('', '### People met');
+  if (map.size > 0) {
+    out.push(`- The party: ${joinList(map.links.map((l) => `${l.character} (${titleCase(l.speaker)})`))}`);
+  }
+  if (people.length === 0) out.push('- No recurring characters found besides the party.');
+  for (const p of people) out.push(describe(p));
+  out.push('', '### Places');
+  const shownPlaces = places.filter((p) => !isParty(p)).slice(0, 6);
+  if (shownPlaces.length === 0) out.push('- No named places found.');
+  for (const p of shownPlaces) out.push(describe(p));
+
+  out.push('', '### Loot and rewards');
+  const loot = story
+    .filter((s) => LOOT.test(s.text) && tableTalk(s.text) < 0.3 && s.text.split(/\s+/).length >= 6)
+    .map((s) => ({
+      s,
+      value: (/\d/.test(s.text) ? 2 : 1) + (s.speaker === picked.sentences[0]?.speaker ? 0 : 0),
+    }))
+    .sort((a, b) => b.value - a.value || a.s.line - b.s.line)
+    .slice(0, 5)
+    .map((x) => x.s)
+    .sort((a, b) => a.line - b.line);
+  if (loot.length === 0) out.push('- Nothing found.');
+  for (const s of loot) out.push(`- ${prose(s, map)} ${links([s])}`.trimEnd());
+
+  out.push('', '### Open threads');
+  const tail = story.filter((s) => s.line >= (story.at(-1)!.line * 2) / 3);
+  const threads = openThreads(tail, 4, [...people, ...shownPlaces]).sort((a, b) => a.line - b.line);
+  if (threads.length === 0) out.push('- None stand out.');
+  for (const s of threads) out.push(`- ${prose(s, map)} ${links([s])}`.trimEnd());
+  return out.join('\n');
+}
+
+function titleCase(tag: string): string {
+  return tag === tag.toUpperCase() ? tag.charAt(0) + tag.slice(1).toLowerCase() : tag;
 }
 
 /**
@@ -141,8 +401,14 @@ export function summarizeSessionText(name: string, transcript: string, opts: Sum
 export function summarySentences(summary: string): string[] {
   const out: string[] = [];
   for (const rawLine of summary.split(/\r?\n/)) {
-    let line = rawLine.trim();
+    let line = rawLine.replace(TIME_LINK, '').trim();
     if (!line || /^_offline\b/i.test(line) || (/^#+\s/.test(line) && line.length < 60)) continue;
+    if (
+      /^(?:[-*+]\s+)?(?:Moments:|The party:|No (?:recurring|named)|Nothing found\.|None stand out\.)/.test(
+        line,
+      )
+    )
+      continue;
     line = line
       .replace(/^(?:[-*+>]|\d+[.)])\s+/, '')
       .replace(/^\[\d{1,3}:\d\d:\d\d\]\s*/, '')
@@ -159,26 +425,19 @@ function formatDate(iso: string): string {
   return Number.isNaN(d.getTime()) ? iso : d.toISOString().slice(0, 10);
 }
 
-/** The offline campaign summary: an overview of recurring names, then one bullet per session. */
-export function summarizeCampaignText(name: string, sessions: SessionDigest[]): string {
+/**
+ * The offline campaign summary: who and where (the party from the campaign's map, the other
+ * characters and the places its sessions name, each typed), the open threads of the latest
+ * sessions, then one line per session, oldest first.
+ */
+export function summarizeCampaignText(
+  name: string,
+  sessions: SessionDigest[],
+  party: CharacterLink[] = [],
+): string {
   const ordered = [...sessions].sort((a, b) => Date.parse(a.date) - Date.parse(b.date));
   const withSummary = ordered.filter((s) => s.summary.trim().length > 0);
   const sentencesBySession = new Map(ordered.map((s) => [s, summarySentences(s.summary)]));
-
-  // Salient names: those found in the most sessions, then most often.
-  const perSession = new Map<string, { sessions: number; count: number }>();
-  for (const s of withSummary) {
-    for (const { term, count } of namedTerms(sentencesBySession.get(s)!)) {
-      const entry = perSession.get(term) ?? { sessions: 0, count: 0 };
-      entry.sessions += 1;
-      entry.count += count;
-      perSession.set(term, entry);
-    }
-  }
-  const salient = [...perSession.entries()]
-    .sort((a, b) => b[1].sessions - a[1].sessions || b[1].count - a[1].count)
-    .slice(0, 6)
-    .map(([term]) => term);
 
   const lines: string[] = [OFFLINE_CAMPAIGN_NOTE, ''];
   const count = `${ordered.length} session${ordered.length === 1 ? '' : 's'}`;
@@ -188,14 +447,30 @@ export function summarizeCampaignText(name: string, sessions: SessionDigest[]): 
   }
   if (withSummary.length === 0) {
     lines.push(`${name} has ${count}, none of them summarised yet: summarise a session first.`);
-  } else if (salient.length > 0) {
-    lines.push(
-      `${name} spans ${count}. The names that come up most are ${joinList(salient.map((t) => `**${t}**`))}.`,
-    );
   } else {
     lines.push(`${name} spans ${count}.`);
   }
-  lines.push('');
+
+  // Names counted once per session they appear in, so one chatty session doesn't decide.
+  const all: Sentence[] = withSummary.flatMap((s, k) =>
+    sentencesBySession.get(s)!.map((text, i) => ({ time: null, speaker: null, text, line: k * 1000 + i })),
+  );
+  const cast = namedCast(all, 1);
+  const isParty = (term: string) =>
+    party.some((p) => mentions(term, p.character.split(/['’\s]/)[0]!) || mentions(p.character, term));
+  const partyNames = party.map((p) => p.character);
+  const characters = [...cast.characters, ...cast.places.filter(isParty)].filter((c) => !isParty(c));
+  const places = cast.places.filter((p) => !isParty(p));
+  const salient = [...characters.slice(0, 6), ...places.slice(0, 4)];
+  if (withSummary.length > 0) {
+    lines.push('');
+    if (partyNames.length > 0) lines.push(`- **The party:** ${joinList(partyNames)}`);
+    if (characters.length > 0) lines.push(`- **Characters:** ${joinList(characters.slice(0, 8))}`);
+    if (places.length > 0) lines.push(`- **Places:** ${joinList(places.slice(0, 6))}`);
+    const threads = openThreadsOf(withSummary.slice(-2));
+    if (threads.length > 0) lines.push(`- **Open threads:** ${threads.map((t) => clip(t, 160)).join(' ')}`);
+  }
+  lines.push('', '### Sessions');
   for (const s of ordered) {
     const key = keySentences(sentencesBySession.get(s)!, salient);
     const label = `**${s.name}** (${formatDate(s.date)})`;
@@ -204,9 +479,25 @@ export function summarizeCampaignText(name: string, sessions: SessionDigest[]): 
   return lines.join('\n');
 }
 
+/** The open threads a session summary lists (its own section, or sentences that leave things open). */
+function openThreadsOf(sessions: SessionDigest[]): string[] {
+  const out: string[] = [];
+  for (const s of [...sessions].reverse()) {
+    const section = s.summary.split(/^### /m).find((x) => x.startsWith('Open threads'));
+    const sentences = section
+      ? summarySentences(section.replace(/^Open threads/, ''))
+      : summarySentences(s.summary).filter((t) => THREAD_CUES.test(t) && tableTalk(t) <= 0.3);
+    for (const t of sentences) if (out.length < 3 && !out.includes(t)) out.push(t);
+  }
+  return out;
+}
+
 /** One or two sentences of a session summary: the first, and a second naming a salient term. */
 function keySentences(sentences: string[], salient: string[]): string {
-  const usable = sentences.filter((s) => tokenize(s).length >= 3);
+  // A summary's story comes first; its lists (names, threads) are summed up above.
+  const usable = sentences.filter(
+    (s) => tokenize(s).length >= 3 && !/^(?:\*\*)?[\p{Lu}][\p{L}' ’-]*(?:\*\*)?$/u.test(s),
+  );
   if (usable.length === 0) return sentences.length > 0 ? clip(sentences[0]!, 220) : '';
   const first = usable[0]!;
   const second =

@@ -15,7 +15,12 @@ import { createAiEngine } from '../create.ts';
 import { AiRateLimitedError, AiUnavailableError, type AiRequestContext } from '../engine.ts';
 import { createOpenAiClient, streamChat } from './client.ts';
 import { chunkAtLines, OpenAiEngine } from './engine.ts';
-import { CHAT_INSTRUCTIONS, MERGE_SUMMARY_INSTRUCTIONS, PART_SUMMARY_INSTRUCTIONS } from './prompts.ts';
+import {
+  CHAT_INSTRUCTIONS,
+  MERGE_SUMMARY_INSTRUCTIONS,
+  PART_SUMMARY_INSTRUCTIONS,
+  SESSION_SUMMARY_SECTIONS,
+} from './prompts.ts';
 
 /** A transcript of at least `chars` characters from CRD3 episodes, cut at a line boundary. */
 function longTranscript(chars: number): string {
@@ -129,6 +134,34 @@ describe('OpenAiEngine against an OpenAI-compatible peer', () => {
       output_tokens: peerTokens('The party met in a tavern.'),
       success: true,
     });
+  });
+
+  it('asks for the sections a game master uses, time links out of the prose, and names who is who', async () => {
+    const transcript = crd3Transcript('C2E003', { timed: true, maxChars: 20_000 });
+    peer.answers.push('### What happened\n- The party meets. [[00:00:10]](#t=00:00:10)');
+    await engineWith().summarizeSession(ctx('session_summary'), {
+      name: 'Session 3',
+      transcript,
+      characters: [{ speaker: 'TRAVIS', character: 'Fjord' }],
+    });
+    const [req] = peer.requests;
+    for (const heading of SESSION_SUMMARY_SECTIONS) expect(req!.messages[0]!.content).toContain(heading);
+    expect(req!.messages[0]!.content).toContain('[[HH:MM:SS]](#t=HH:MM:SS)');
+    expect(req!.messages[1]!.content).toContain('TRAVIS: Fjord');
+    // The map costs a line, not a second copy of anything: the request stays the transcript's size.
+    expect(req!.promptTokens).toBeLessThan(
+      peerTokens(transcript) + peerTokens(req!.messages[0]!.content) + 100,
+    );
+
+    peer.answers.push('### Story so far\n- ...');
+    await engineWith().summarizeCampaign(ctx('campaign_summary'), {
+      name: 'Nein',
+      sessions: [{ name: 'S1', date: '2018-01-25T00:00:00Z', summary: 'Fjord rides to Alfield.' }],
+      characters: [{ speaker: 'TRAVIS', character: 'Fjord' }],
+    });
+    const campaign = peer.requests[1]!;
+    expect(campaign.messages[0]!.content).toMatch(/### Characters[\s\S]*never listed as a place/);
+    expect(campaign.messages[1]!.content).toContain('TRAVIS: Fjord');
   });
 
   it('summarises a transcript longer than the context by map-reduce at line boundaries', async () => {

@@ -31,6 +31,7 @@ import {
   PLANNING_INSTRUCTIONS,
   PLANNING_JSON_INSTRUCTIONS,
   SESSION_SUMMARY_INSTRUCTIONS,
+  whoIsWhoBlock,
   sessionsBlock,
 } from './prompts.ts';
 
@@ -91,7 +92,7 @@ export class OpenAiEngine implements AiEngine {
   async summarizeSession(ctx: AiRequestContext, input: SessionSummaryInput): Promise<string> {
     return this.summarize(ctx, {
       instructions: SESSION_SUMMARY_INSTRUCTIONS,
-      header: `Session: ${input.name}\n\nTranscript:\n`,
+      header: `Session: ${input.name}\n\n${whoIsWhoBlock(input.characters)}Transcript:\n`,
       text: input.transcript,
       partInstructions: PART_SUMMARY_INSTRUCTIONS,
       mergeInstructions: MERGE_SUMMARY_INSTRUCTIONS,
@@ -101,7 +102,7 @@ export class OpenAiEngine implements AiEngine {
   async summarizeCampaign(ctx: AiRequestContext, input: CampaignSummaryInput): Promise<string> {
     return this.summarize(ctx, {
       instructions: CAMPAIGN_SUMMARY_INSTRUCTIONS,
-      header: `Campaign: ${input.name}\n\nSession summaries, oldest first:\n`,
+      header: `Campaign: ${input.name}\n\n${whoIsWhoBlock(input.characters)}Session summaries, oldest first:\n`,
       text: sessionsBlock(input.sessions),
       partInstructions: CAMPAIGN_SUMMARY_INSTRUCTIONS,
       mergeInstructions: CAMPAIGN_SUMMARY_INSTRUCTIONS,
@@ -162,7 +163,7 @@ export class OpenAiEngine implements AiEngine {
    */
   answerMessages(input: Omit<AnswerInput, 'temperature'>): ChatMessage[] {
     const history = recentTurns(input.history, CHAT_HISTORY_MAX_CHARS);
-    const head = `${CHAT_INSTRUCTIONS}\n\nSession: ${input.transcriptName}\n\n`;
+    const head = `${CHAT_INSTRUCTIONS}\n\nSession: ${input.transcriptName}\n\n${whoIsWhoBlock(input.characters)}`;
     const fixedChars =
       head.length + input.question.length + history.reduce((n, m) => n + m.content.length, 0) + 64;
     const room = Math.floor(this.promptBudgetTokens * 4 * 0.9) - fixedChars;
@@ -187,7 +188,7 @@ export class OpenAiEngine implements AiEngine {
   async plan(ctx: AiRequestContext, input: PlanInput): Promise<string> {
     const editorText = input.editor ? editorBlock(input.editor) : '';
     const contextOf = (sessions: SessionDigest[], campaignSummary: string) =>
-      `Campaign: ${input.groupName}\n\nCampaign summary:\n${campaignSummary.trim() || 'None yet.'}\n\n` +
+      `Campaign: ${input.groupName}\n\n${whoIsWhoBlock(input.characters)}Campaign summary:\n${campaignSummary.trim() || 'None yet.'}\n\n` +
       `Sessions, oldest first${sessions.length < input.sessions.length ? ' (the most recent ones)' : ''}:\n` +
       sessionsBlock(sessions);
     // A long campaign keeps its newest sessions: the campaign summary already tells the older ones.

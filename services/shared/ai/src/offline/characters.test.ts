@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { characterMapFor, inferCharacterMap } from './characters.ts';
+import { findAnswer, questionType } from './answer.ts';
+
+const table = [
+  '[00:00:01] MATT: Welcome, everyone.',
+  "[00:00:04] LAURA: Hi! I'm playing Vex'ahlia, the ranger with the bear.",
+  '[00:00:09] MATT: Grog, the troll swings at you. What do you do?',
+  '[00:00:12] TRAVIS: I hit it with my greataxe.',
+  '[00:00:15] MATT: It staggers back. Grog, it is bleeding badly.',
+  '[00:00:18] TRAVIS: I hit it again.',
+  '[00:00:21] MATT: You hop on your mustang and ride out of the gate.',
+  '[00:00:24] TRAVIS: Her name is Shelby.',
+  '[00:00:27] MATT: The innkeeper says the rooms cost 15 gold each, and breakfast is extra.',
+].join('\n');
+
+describe('who is who', () => {
+  it('links players to characters from introductions and from the game master addressing them', () => {
+    const links = inferCharacterMap(table).map((l) => [l.speaker, l.character]);
+    expect(links).toEqual(
+      expect.arrayContaining([
+        ['LAURA', "Vex'ahlia"],
+        ['TRAVIS', 'Grog'],
+      ]),
+    );
+    expect(links.some(([speaker]) => speaker === 'MATT')).toBe(false);
+  });
+
+  it("keeps the user's links and fills in the rest; a character's short name finds its player", () => {
+    const map = characterMapFor(table, [{ speaker: 'LAURA', character: 'Vex' }]);
+    expect(map.characterOf('LAURA')).toBe('Vex');
+    expect(map.characterOf('TRAVIS')).toBe('Grog');
+    expect(map.named("What did Grog's axe do?")).toEqual([{ speaker: 'TRAVIS', character: 'Grog' }]);
+  });
+});
+
+describe('answers', () => {
+  it('tells question types apart', () => {
+    expect(questionType('What did Fjord name his horse?')).toBe('name');
+    expect(questionType('How many rooms did they take?')).toBe('count');
+    expect(questionType('Who healed Grog?')).toBe('who');
+    expect(questionType('What did the acid do?')).toBe('what');
+  });
+
+  it('finds the line after the match that holds the name, and the one with the number', () => {
+    const named = findAnswer(table, 'What did Grog name his horse?')!;
+    expect(named.lines[named.answer.pos]!.time).toBe('00:00:24');
+    const priced = findAnswer(table, 'How much do the rooms cost?')!;
+    expect(priced.lines[priced.answer.pos]!.time).toBe('00:00:27');
+    expect(priced.answer.sentence).toContain('15 gold');
+  });
+});

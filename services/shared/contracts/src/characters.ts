@@ -1,0 +1,160 @@
+/**
+ * Who is who at a table: the campaign's speaker-to-character map. Players speak (their speaker
+ * tags are people at the table), while stories and questions name characters. The group
+ * service keeps the user's own map per group; the inference below suggests one from the
+ * transcripts' own words: a player introducing themselves ("I'm playing Vex'ahlia"), and the
+ * game master addressing a character by name ("Fjord, what do you do?") right before that
+ * player answers. Chat, summaries and planning use the map through the AI engine.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { rpc } from './rpc.ts';
+import { parseTranscriptLines, speakerLabel } from './transcript-lines.ts';
+
+/** The most links one group's map holds. */
+export const CHARACTER_LINKS_MAX = 50;
+/** The longest speaker tag or character name, after trimming. */
+export const CHARACTER_NAME_MAX = 80;
+
+/** One speaker tag and the character that speaker plays. */
+export const CharacterLinkSchema = Type.Object({
+  speaker: Type.String({ minLength: 1, maxLength: CHARACTER_NAME_MAX }),
+  character: Type.String({ minLength: 1, maxLength: CHARACTER_NAME_MAX }),
+});
+export type CharacterLink = Static<typeof CharacterLinkSchema>;
+
+/** A suggested link with how sure the inference is (0 to 1) and what it rests on. */
+export const InferredCharacterLinkSchema = Type.Object({
+  speaker: Type.String(),
+  character: Type.String(),
+  confidence: Type.Number({ minimum: 0, maximum: 1 }),
+  evidence: Type.String(),
+});
+export type InferredCharacterLink = Static<typeof InferredCharacterLinkSchema>;
+
+/**
+ * A group's map: `links` as the user set them (empty until they save one), `inferred` the
+ * suggestions from the group's latest sessions for speakers the user's links leave out.
+ */
+export const GroupCharactersSchema = Type.Object({
+  group_id: Type.String(),
+  links: Type.Array(CharacterLinkSchema),
+  inferred: Type.Array(InferredCharacterLinkSchema),
+});
+export type GroupCharacters = Static<typeof GroupCharactersSchema>;
+
+/** The body of PUT /api/groups/{id}/characters: the whole map, replacing the stored one. */
+export const PutGroupCharactersBodySchema = Type.Object({
+  links: Type.Array(CharacterLinkSchema, { maxItems: CHARACTER_LINKS_MAX }),
+});
+export type PutGroupCharactersBody = Static<typeof PutGroupCharactersBodySchema>;
+
+/**
+ * svc.group.get-characters: one of the owner's groups' map (not_found for any other group).
+ * `infer` false skips reading sessions for suggestions (what the AI services ask: they infer
+ * from the transcript at hand themselves).
+ */
+export const getGroupCharactersRpc = rpc(
+  'group',
+  'get-characters',
+  Type.Object({
+    owner_id: Type.String({ minLength: 1 }),
+    id: Type.String(),
+    infer: Type.Optional(Type.Boolean()),
+  }),
+  GroupCharactersSchema,
+);
+
+/** svc.group.put-characters: replaces the user's map; answers it as stored (with suggestions). */
+export const putGroupCharactersRpc = rpc(
+  'group',
+  'put-characters',
+  Type.Object({
+    owner_id: Type.String({ minLength: 1 }),
+    id: Type.String(),
+    links: Type.Array(CharacterLinkSchema, { maxItems: CHARACTER_LINKS_MAX }),
+  }),
+  GroupCharactersSchema,
+);
+
+const INTRODUCTION =
+  /\b(?:I(?:'m| am) playing|I play|I'll be playing|playing as|my character(?:'s name)? is|my name is)\s+(?:an?\s+|the\s+)?([\p{Lu}][\p{L}'’-]+(?:\s+[\p{Lu}][\p{L}'’-]+)?)/gu;
+const VOCATIVE_START = /^([\p{Lu}][\p{L}'’-]{2,})(?:\s+and\s+[\p{Lu}][\p{L}'’-]{2,})?,\s/u;
+const VOCATIVE_END = /,\s+([\p{Lu}][\p{L}'’-]{2,})[?!.]?$/u;
+const NOT_A_NAME = new Set(
+  `okay ok yeah yes no so well all right now then alright guys everyone everybody sure and but
+  wait look hey oh ah also actually meanwhile suddenly as you hello welcome good great cool
+  nice awesome thanks thank sorry please fine roll make go hold give take however because though
+  unfortunately luckily maybe perhaps still just right`.split(/\s+/),
+);
+
+function nameOk(name: string): boolean {
+  return !NOT_A_NAME.has(name.toLowerCase()) && name !== name.toUpperCase();
+}
+
+/**
+ * Speaker-to-character links found in a transcript, strongest first, at most one character
+ * per speaker and one speaker per character. The narrator (who speaks most) plays no character.
+ */
+export function inferCharacterMap(transcript: string): InferredCharacterLink[] {
+  const lines = parseTranscriptLines(transcript)
+    .map((l) => ({ speaker: speakerLabel(l.speaker), text: l.text.trim() }))
+    .filter((l) => l.text);
+  const words = new Map<string, number>();
+  for (const l of lines) {
+    if (l.speaker) words.set(l.speaker, (words.get(l.speaker) ?? 0) + l.text.split(/\s+/).length);
+  }
+  const narrator = [...words.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
+  const votes = new Map<string, { speaker: string; character: string; intro: number; addressed: number }>();
+  const vote = (speaker: string, character: string, kind: 'intro' | 'addressed') => {
+    const key = `${speaker}\u0000${character}`;
+    const v = votes.get(key) ?? { speaker, character, intro: 0, addressed: 0 };
+    v[kind] += 1;
+    votes.set(key, v);
+  };
+  const speakerNames = new Set([...words.keys()].map((s) => s.toLowerCase()));
+  for (const [i, l] of lines.entries()) {
+    if (!l.speaker || l.speaker.includes(' and ')) continue;
+    if (l.speaker !== narrator) {
+      for (const m of l.text.matchAll(INTRODUCTION)) {
+        const name = m[1]!.split(/\s+/)[0]!.replace(/[,.!?]+$/, '');
+        if (nameOk(name) && !speakerNames.has(name.toLowerCase())) vote(l.speaker, name, 'intro');
+      }
+      continue;
+    }
+    // The game master turns to someone by name; whoever answers next plays them.
+    const next = lines[i + 1];
+    if (!next?.speaker || next.speaker === narrator || next.speaker.includes(' and ')) continue;
+    const sentences = l.text.split(/(?<=[.!?])\s+/);
+    const last = sentences.at(-1) ?? '';
+    const name =
+      VOCATIVE_START.exec(last)?.[1] ?? VOCATIVE_END.exec(last)?.[1] ?? VOCATIVE_START.exec(l.text)?.[1];
+    if (name && nameOk(name) && !speakerNames.has(name.toLowerCase())) vote(next.speaker, name, 'addressed');
+  }
+  const scored = [...votes.values()]
+    .map((v) => ({ ...v, score: v.intro * 5 + v.addressed }))
+    .filter((v) => v.intro > 0 || v.addressed >= 2)
+    .sort((a, b) => b.score - a.score);
+  // How often a name is addressed to anyone: a name answered by many players is no one's.
+  const byName = new Map<string, number>();
+  for (const v of scored) byName.set(v.character, (byName.get(v.character) ?? 0) + v.score);
+  const out: InferredCharacterLink[] = [];
+  const usedSpeakers = new Set<string>();
+  const usedCharacters = new Set<string>();
+  for (const v of scored) {
+    if (usedSpeakers.has(v.speaker) || usedCharacters.has(v.character)) continue;
+    const share = v.score / byName.get(v.character)!;
+    if (v.intro === 0 && share < 0.5) continue;
+    usedSpeakers.add(v.speaker);
+    usedCharacters.add(v.character);
+    out.push({
+      speaker: v.speaker,
+      character: v.character,
+      confidence: Math.min(1, (v.intro > 0 ? 0.6 : 0.2) + 0.1 * v.addressed) * share,
+      evidence:
+        v.intro > 0
+          ? `introduced themselves as ${v.character}`
+          : `answered when the game master addressed ${v.character} (${v.addressed} times)`,
+    });
+  }
+  return out;
+}

@@ -1,0 +1,140 @@
+// A question set on the shared CRD3 episodes: each question with the turn that answers it and
+// a word or number the answer must show. `tuned` marks the questions looked at while the
+// engine was being tuned; the others (C1E022, C2E030, C1E001's later scenes) were not.
+import { findAnswer } from '../../services/shared/ai/src/offline/answer.ts';
+import type { Crd3Episode } from '../support/crd3.ts';
+import { timedEpisode } from './data.ts';
+
+export interface Question {
+  episode: Crd3Episode;
+  question: string;
+  /** Index of the answering turn (= line) in the episode. */
+  turn: number;
+  /** What the answering sentence must contain. */
+  expect: RegExp;
+  tuned: boolean;
+}
+
+export const QUESTIONS: Question[] = [
+  // Added after the last change to the engine, and run once: never tuned on.
+  { episode: 'C1E001', question: 'What is his name?', turn: 566, expect: /Balan/, tuned: false },
+  {
+    episode: 'C1E022',
+    question: 'How much gold for the custom job?',
+    turn: 539,
+    expect: /80 gold/,
+    tuned: false,
+  },
+  {
+    episode: 'C2E030',
+    question: 'How many platinum pieces did he push forward?',
+    turn: 1645,
+    expect: /600 platinum/,
+    tuned: false,
+  },
+  {
+    episode: 'C1E001',
+    question: 'Who healed Grog after his uncle Kevdak banished him?',
+    turn: 3,
+    expect: /Pike/,
+    tuned: true,
+  },
+  {
+    episode: 'C1E001',
+    question: "What is the name of Vex'ahlia's bear?",
+    turn: 29,
+    expect: /Trinket/,
+    tuned: true,
+  },
+  { episode: 'C2E003', question: 'What did Fjord name his horse?', turn: 568, expect: /Shelby/, tuned: true },
+  { episode: 'C2E003', question: 'What did the acid do?', turn: 1333, expect: /melt|caustic/, tuned: true },
+  {
+    episode: 'C2E003',
+    question: 'How much gold were the two books worth?',
+    turn: 986,
+    expect: /13 gold/,
+    tuned: true,
+  },
+  {
+    episode: 'C1E001',
+    question: 'How much gold per room at the inn?',
+    turn: 165,
+    expect: /15 gold/,
+    tuned: false,
+  },
+  {
+    episode: 'C1E001',
+    question: 'What is the name of the servant of the Ironkeeper?',
+    turn: 1273,
+    expect: /Magrim/,
+    tuned: false,
+  },
+  {
+    episode: 'C1E022',
+    question: 'How much does a warhorse cost?',
+    turn: 1025,
+    expect: /400 gold/,
+    tuned: true,
+  },
+  {
+    episode: 'C1E022',
+    question: 'How much gold is in each pouch?',
+    turn: 229,
+    expect: /630 gold/,
+    tuned: false,
+  },
+  {
+    episode: 'C1E022',
+    question: 'How much does a short sword cost?',
+    turn: 545,
+    expect: /ten gold/,
+    tuned: true,
+  },
+  {
+    episode: 'C2E030',
+    question: 'How much gold did they find on the bodies after Lorenzo was destroyed?',
+    turn: 345,
+    expect: /131 gold/,
+    tuned: false,
+  },
+  {
+    episode: 'C2E030',
+    question: 'What was the remaining sum for the agreement for both jobs?',
+    turn: 1650,
+    expect: /6250 gold/,
+    tuned: false,
+  },
+];
+
+export interface QuestionResult {
+  question: Question;
+  answered: boolean;
+  rightTime: boolean;
+  cited: string | null;
+  expectedTime: string;
+}
+
+function hms(seconds: number): string {
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = seconds % 60;
+  return [h, m, s].map((n) => String(n).padStart(2, '0')).join(':');
+}
+
+/** Right answer: the answering sentence holds the expected words; right time: it is the answering line's. */
+export function runQuestions(): QuestionResult[] {
+  return QUESTIONS.map((q) => {
+    const ep = timedEpisode(q.episode);
+    const found = findAnswer(ep.transcript, q.question);
+    const expectedTime = hms(ep.turns[q.turn]!.seconds);
+    if (!found) return { question: q, answered: false, rightTime: false, cited: null, expectedTime };
+    const line = found.lines[found.answer.pos]!;
+    return {
+      question: q,
+      answered: q.expect.test(line.text),
+      rightTime: line.time === expectedTime,
+      cited: line.time,
+      expectedTime,
+    };
+  });
+}
