@@ -95,8 +95,9 @@ describe('session notes (fresh embedded start)', () => {
     await page.getByText('Notes saved successfully').waitFor();
     await page.getByRole('button', { name: 'Save', exact: true }).waitFor();
     await page.unroute('**/api/transcripts/*/notes');
+    // One stored format for the page and the drawer: HTML (the page edits it as markdown).
     expect(await notesOf(session.id)).toBe(
-      '# Kraghammer\n\n- Meet **Lord Stonefell**\n- Find the missing miners',
+      '<h1>Kraghammer</h1><ul><li>Meet <strong>Lord Stonefell</strong></li><li>Find the missing miners</li></ul>',
     );
 
     // A save that never reaches the server: an error toast, and the notes are asked for again.
@@ -112,8 +113,9 @@ describe('session notes (fresh embedded start)', () => {
     await page.getByText('Failed to save notes').waitFor();
     await refetch;
     await page.unroute('**/api/transcripts/*/notes');
+    // One stored format for the page and the drawer: HTML (the page edits it as markdown).
     expect(await notesOf(session.id)).toBe(
-      '# Kraghammer\n\n- Meet **Lord Stonefell**\n- Find the missing miners',
+      '<h1>Kraghammer</h1><ul><li>Meet <strong>Lord Stonefell</strong></li><li>Find the missing miners</li></ul>',
     );
 
     // Back goes to the session.

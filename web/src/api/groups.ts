@@ -29,3 +29,25 @@ export function updateGroup(
     errorMessage: 'Failed to update group',
   });
 }
+
+/** A group's campaign vocabulary: the user's own terms and the names learned from its sessions. */
+export interface GroupVocabulary {
+  terms: string[];
+  learned: string[];
+}
+
+/** GET /groups/{id}/vocabulary; errors are rethrown. */
+export function getGroupVocabulary(id: string): Promise<GroupVocabulary> {
+  return apiRequest<GroupVocabulary>(`/groups/${encodeURIComponent(id)}/vocabulary`, {
+    errorMessage: 'Failed to load the campaign vocabulary',
+  });
+}
+
+/** PUT /groups/{id}/vocabulary: replaces the user's terms; answers the vocabulary as stored. */
+export function putGroupVocabulary(id: string, terms: string[]): Promise<GroupVocabulary> {
+  return apiRequest<GroupVocabulary>(`/groups/${encodeURIComponent(id)}/vocabulary`, {
+    method: 'PUT',
+    body: { terms },
+    errorMessage: 'Failed to save the campaign vocabulary',
+  });
+}

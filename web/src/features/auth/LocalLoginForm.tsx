@@ -56,8 +56,11 @@ export function LocalLoginForm({ onSignedIn, disabled = false }: LocalLoginFormP
       const result = await postLocalLogin(trimmed, password, creating);
       if (!(await onSignedIn(result))) setSubmitting(false);
     } catch (cause) {
-      toast.error('Authentication failed');
-      setError(isApiError(cause) && cause.detail ? cause.detail : 'Authentication failed');
+      // A refusal the server explains (a name too long, taken, a wrong password) shows its
+      // words beside the form; the generic toast is only for failures it could not explain.
+      const detail = isApiError(cause) && cause.detail ? cause.detail : null;
+      if (!detail) toast.error('Authentication failed');
+      setError(detail ?? 'Authentication failed');
       setSubmitting(false);
     }
   };

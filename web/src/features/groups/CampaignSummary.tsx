@@ -5,7 +5,13 @@ import { PencilIcon } from '../../components/icons.tsx';
 import { CollapseHeading } from './CollapseHeading.tsx';
 import { useAuth } from '../auth/useAuth.ts';
 import { GenerateCampaignSummaryButton } from './CampaignSummaryAi.tsx';
-import { previewText, SUMMARY_PREVIEW_CHARS } from './session-data.ts';
+import { Markdown } from '../../components/Markdown.tsx';
+import {
+  looksLikeMarkdown,
+  markdownToPlainText,
+  summaryPreview,
+  SUMMARY_PREVIEW_CHARS,
+} from './session-data.ts';
 import { useGroupUpdate } from './use-group-update.ts';
 
 /** The server's limit on a campaign summary, checked here first so the user sees why. */
@@ -23,7 +29,7 @@ export function CampaignSummary({ group }: { group: GroupSummaryItem }) {
   const bodyId = useId();
   const fieldId = useId();
   const tooLong = draft.length > CAMPAIGN_SUMMARY_MAX;
-  const long = summary.length > SUMMARY_PREVIEW_CHARS;
+  const long = markdownToPlainText(summary).length > SUMMARY_PREVIEW_CHARS;
 
   const save = (event: FormEvent) => {
     event.preventDefault();
@@ -104,7 +110,13 @@ export function CampaignSummary({ group }: { group: GroupSummaryItem }) {
           </form>
         ) : summary.trim() ? (
           <>
-            <p className="group-summary-text">{showAll || !long ? summary : previewText(summary)}</p>
+            {long && !showAll ? (
+              <p className="group-summary-text">{summaryPreview(summary)}</p>
+            ) : looksLikeMarkdown(summary) ? (
+              <Markdown className="group-summary-text markdown-body" text={summary} />
+            ) : (
+              <p className="group-summary-text is-plain">{summary}</p>
+            )}
             {long && (
               <button type="button" className="link-button" onClick={() => setShowAll((value) => !value)}>
                 {showAll ? 'Show less' : 'Show more'}

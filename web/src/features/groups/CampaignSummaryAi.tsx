@@ -6,6 +6,7 @@ import type { GroupSummaryItem } from '../../api/types.ts';
 import { queryKeys } from '../../app/query-client.ts';
 import { CollapseHeading } from './CollapseHeading.tsx';
 import { Modal, ModalActions } from '../dashboard/Modal.tsx';
+import { Markdown } from '../../components/Markdown.tsx';
 
 export const REPLACE_CAMPAIGN_SUMMARY =
   'This campaign already has a summary. Generating a new summary will permanently replace the existing one and cannot be undone. Continue?';
@@ -110,7 +111,7 @@ export function LlmCampaignSummary({ group }: { group: GroupSummaryItem }) {
       </div>
       <div id={bodyId} hidden={!open} className="group-section-body">
         {text ? (
-          <p className="group-summary-text">{group.llm_summary}</p>
+          <Markdown className="group-summary-text markdown-body" text={text} />
         ) : (
           <p className="muted">No LLM campaign summary yet.</p>
         )}

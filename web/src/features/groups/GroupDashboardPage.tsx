@@ -7,9 +7,11 @@ import { Spinner } from '../../components/Spinner.tsx';
 import { useAuth } from '../auth/useAuth.ts';
 import { CampaignSummary } from './CampaignSummary.tsx';
 import { LlmCampaignSummary, useCampaignSummaryCheck } from './CampaignSummaryAi.tsx';
+import { CampaignVocabulary } from './CampaignVocabulary.tsx';
+import { CharacterMap } from './CharacterMap.tsx';
 import { GroupHeader } from './GroupHeader.tsx';
 import { SessionCards } from './SessionCards.tsx';
-import { findGroup, groupRouteId, sessionsOfGroup } from './session-data.ts';
+import { awaitingServer, findGroup, groupRouteId, sessionsOfGroup } from './session-data.ts';
 import './group-dashboard.css';
 
 function GroupNotFound() {
@@ -39,6 +41,9 @@ function GroupDashboard({ group, sessions }: { group: GroupSummaryItem; sessions
 
       <CampaignSummary group={group} />
 
+      <CampaignVocabulary group={group} />
+      <CharacterMap group={group} />
+
       <section className="card group-section">
         <h2 className="card-title">Campaign Planning</h2>
         <p className="muted">Plan the next session with an AI assistant beside a shared planning document.</p>
@@ -61,9 +66,9 @@ export function GroupDashboardPage() {
     queryKey: queryKeys.transcripts,
     queryFn: listTranscripts,
     ...cacheTimes.transcriptList,
-    // Automatic summaries finish in the background: the cards follow until they are done.
-    refetchInterval: (query) =>
-      query.state.data?.some((session) => session.summary_status === 'generating') ? 3000 : false,
+    // Automatic summaries (and transcriptions) finish in the background: the cards follow
+    // until they are done, a new session's included, whose summary has not started yet.
+    refetchInterval: (query) => (query.state.data?.some((session) => awaitingServer(session)) ? 1500 : false),
   });
 
   if (groups.isPending || transcripts.isPending) {

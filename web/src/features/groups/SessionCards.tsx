@@ -2,13 +2,13 @@ import { useNavigate } from 'react-router-dom';
 import type { TranscriptSummaryItem } from '../../api/types.ts';
 import { formatSessionDate } from '../dashboard/dashboard-data.ts';
 import { SessionBadges } from './SessionBadges.tsx';
-import { isActive, previewText } from './session-data.ts';
+import { isActive, summaryPreview } from './session-data.ts';
 
 function sessionSummaryText(session: TranscriptSummaryItem): { text: string; empty: boolean } {
   if (isActive(session))
     return { text: 'Summary is not available while the session is in progress.', empty: true };
   const summary = session.summary?.trim();
-  if (summary) return { text: previewText(summary), empty: false };
+  if (summary) return { text: summaryPreview(summary), empty: false };
   if (session.summary_status === 'generating') return { text: 'Generating summary...', empty: true };
   if (session.summary_status === 'failed') return { text: 'Error generating summary', empty: true };
   return { text: 'No summary available', empty: true };

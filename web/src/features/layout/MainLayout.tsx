@@ -1,5 +1,5 @@
-import { Suspense, useCallback, useEffect, useState } from 'react';
-import { Outlet, useLocation } from 'react-router-dom';
+import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
+import { matchPath, Outlet, useLocation } from 'react-router-dom';
 import { Spinner } from '../../components/Spinner.tsx';
 import { MenuIcon } from '../../components/icons.tsx';
 import { useIsMobile } from '../../lib/use-media-query.ts';
@@ -8,12 +8,23 @@ import { Sidebar } from './Sidebar.tsx';
 
 const SIDEBAR_ID = 'app-sidebar';
 
+// Loaded when first opened: the chat (and its markdown) is not needed to show a page.
+const ChatDrawer = lazy(() => import('../chat/ChatDrawer.tsx').then((m) => ({ default: m.ChatDrawer })));
+
 export function MainLayout() {
   const isMobile = useIsMobile();
   const { pathname, search } = useLocation();
   const [collapsed, setCollapsed] = useState(false);
   const [mobileOpen, setMobileOpen] = useState(false);
   const closeMobile = useCallback(() => setMobileOpen(false), []);
+  const [chatOpen, setChatOpen] = useState(false);
+  // The chat is about the open transcript, if any; without one it shows its welcome guide.
+  const transcriptId = matchPath('/sessions/:sessionId/*', pathname)?.params.sessionId ?? null;
+
+  // Like the viewer's drawers, the chat closes whenever the selected transcript changes.
+  useEffect(() => {
+    setChatOpen(false);
+  }, [transcriptId]);
 
   // On mobile the sidebar closes after every navigation (and when leaving mobile width).
   useEffect(() => {
@@ -62,6 +73,7 @@ export function MainLayout() {
         open={mobileOpen}
         onToggleCollapsed={() => setCollapsed((value) => !value)}
         onClose={closeMobile}
+        onOpenChat={() => setChatOpen(true)}
       />
       {isMobile && mobileOpen && (
         <div className="sidebar-backdrop" onClick={closeMobile} aria-hidden="true" />
@@ -78,6 +90,11 @@ export function MainLayout() {
           <Outlet />
         </Suspense>
       </main>
+      {chatOpen ? (
+        <Suspense fallback={null}>
+          <ChatDrawer transcriptId={transcriptId} open onClose={() => setChatOpen(false)} />
+        </Suspense>
+      ) : null}
     </div>
   );
 }

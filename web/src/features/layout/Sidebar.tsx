@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { NavLink } from 'react-router-dom';
 import {
+  ChatIcon,
   CloseIcon,
   CollapseIcon,
   CompassIcon,
@@ -23,13 +24,23 @@ interface SidebarProps {
   open: boolean;
   onToggleCollapsed: () => void;
   onClose: () => void;
+  /** Opens the chat drawer (its welcome guide when no transcript is selected). */
+  onOpenChat: () => void;
 }
 
 function navClass({ isActive }: { isActive: boolean }) {
   return isActive ? 'nav-link is-active' : 'nav-link';
 }
 
-export function Sidebar({ id, isMobile, collapsed, open, onToggleCollapsed, onClose }: SidebarProps) {
+export function Sidebar({
+  id,
+  isMobile,
+  collapsed,
+  open,
+  onToggleCollapsed,
+  onClose,
+  onOpenChat,
+}: SidebarProps) {
   const { user, isAdmin, logout } = useAuth();
   const [loggingOut, setLoggingOut] = useState(false);
   const rail = !isMobile && collapsed;
@@ -97,6 +108,20 @@ export function Sidebar({ id, isMobile, collapsed, open, onToggleCollapsed, onCl
                     <CompassIcon />
                     <span className={rail ? 'visually-hidden' : undefined}>Getting Started</span>
                   </NavLink>
+                </li>
+                <li>
+                  <button
+                    type="button"
+                    className="nav-link nav-button"
+                    onClick={() => {
+                      if (isMobile) onClose();
+                      onOpenChat();
+                    }}
+                    title={rail ? 'AI Chat' : undefined}
+                  >
+                    <ChatIcon />
+                    <span className={rail ? 'visually-hidden' : undefined}>AI Chat</span>
+                  </button>
                 </li>
                 {isAdmin && (
                   <li>

@@ -10,6 +10,7 @@ import { cacheTimes, queryKeys } from '../../app/query-client.ts';
 import { CloseIcon } from '../../components/icons.tsx';
 import { Spinner } from '../../components/Spinner.tsx';
 import { notesToEditorHtml } from './notes-content.ts';
+import { markdownToHtml } from './notes-markdown.tsx';
 import './notes.css';
 
 /** The editor is polled every 500 ms and saved silently 2 s after the last change. */
@@ -57,7 +58,7 @@ function NotesDrawerPanel({ sessionId, onClose }: { sessionId: string; onClose: 
   // The notes fill the editor once; later refetches must not overwrite what is being written.
   useEffect(() => {
     if (!editor || lastSavedRef.current !== null || notes.data === undefined) return;
-    editor.commands.setContent(notesToEditorHtml(notes.data.content), { emitUpdate: false });
+    editor.commands.setContent(notesToEditorHtml(notes.data.content, markdownToHtml), { emitUpdate: false });
     editor.setEditable(true);
     const html = editor.getHTML();
     lastSavedRef.current = html;

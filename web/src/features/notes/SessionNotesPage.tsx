@@ -8,6 +8,8 @@ import { getTranscript } from '../../api/transcripts.ts';
 import type { SessionNotes } from '../../api/types.ts';
 import { cacheTimes, queryKeys } from '../../app/query-client.ts';
 import { Spinner } from '../../components/Spinner.tsx';
+import { notesToMarkdown } from './notes-content.ts';
+import { htmlToMarkdown, markdownToHtml } from './notes-markdown.tsx';
 import { NotesPreview } from './NotesPreview.tsx';
 import './notes.css';
 
@@ -35,14 +37,22 @@ function NotesEditor({ sessionId }: { sessionId: string }) {
   });
 
   // The editor takes the server's text whenever that text changes (first load, a save
-  // elsewhere); a refetch that brings the same text leaves the user's draft alone.
+  // elsewhere); a refetch that brings the same text leaves the user's draft alone. Notes are
+  // stored as HTML (the drawer's format); the textarea edits them as markdown.
   const serverContent = notes.data?.content;
+  const [loadedText, setLoadedText] = useState<string | null>(null);
   useEffect(() => {
-    if (serverContent !== undefined) setText(serverContent);
+    if (serverContent === undefined) return;
+    const markdown = notesToMarkdown(serverContent, htmlToMarkdown);
+    setText(markdown);
+    setLoadedText(markdown);
   }, [serverContent]);
+  // Until the user edits, the preview shows the notes as stored (HTML rendered, old
+  // rich-text blocks as plain text); after an edit, the markdown being written.
+  const previewContent = text === loadedText && serverContent !== undefined ? serverContent : text;
 
   const save = useMutation({
-    mutationFn: (content: string) => putNotes(sessionId, content),
+    mutationFn: (markdown: string) => putNotes(sessionId, markdownToHtml(markdown)),
     onSuccess: (saved) => {
       queryClient.setQueryData<SessionNotes>(queryKeys.notes(sessionId), saved);
       toast.success('Notes saved successfully');
@@ -111,7 +121,7 @@ function NotesEditor({ sessionId }: { sessionId: string }) {
         </p>
       ) : previewing ? (
         <section className="card notes-preview" aria-label="Preview">
-          <NotesPreview content={text} />
+          <NotesPreview content={previewContent} />
         </section>
       ) : (
         <div className="notes-edit">

@@ -86,8 +86,14 @@ export function plainTextToHtml(text: string): string {
     .join('');
 }
 
-/** What the drawer's editor starts from: HTML as is, anything else as paragraphs of its text. */
-export function notesToEditorHtml(content: string | null | undefined): string {
+/**
+ * What the drawer's editor starts from: HTML as is, markdown (saved by older notes pages)
+ * converted to HTML by `toHtml`, raw blocks as paragraphs of their text.
+ */
+export function notesToEditorHtml(
+  content: string | null | undefined,
+  toHtml: (markdown: string) => string = plainTextToHtml,
+): string {
   const notes = classifyNotes(content);
   switch (notes.kind) {
     case 'empty':
@@ -95,7 +101,28 @@ export function notesToEditorHtml(content: string | null | undefined): string {
     case 'html':
       return notes.html;
     case 'blocks':
-    case 'markdown':
       return plainTextToHtml(notes.text);
+    case 'markdown':
+      return toHtml(notes.text);
+  }
+}
+
+/**
+ * What the notes page's textarea starts from: markdown. HTML goes through `toMarkdown`,
+ * raw blocks become their text, markdown stays as it is.
+ */
+export function notesToMarkdown(
+  content: string | null | undefined,
+  toMarkdown: (html: string) => string,
+): string {
+  const notes = classifyNotes(content);
+  switch (notes.kind) {
+    case 'empty':
+      return '';
+    case 'html':
+      return toMarkdown(notes.html);
+    case 'blocks':
+    case 'markdown':
+      return notes.text;
   }
 }

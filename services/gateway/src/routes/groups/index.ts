@@ -2,10 +2,18 @@ import {
   CreateGroupBodySchema,
   createGroupRpc,
   deleteGroupRpc,
+  getGroupCharactersRpc,
+  getGroupVocabularyRpc,
+  GroupCharactersSchema,
   GroupSchema,
+  GroupVocabularySchema,
   IdParamsSchema,
   listGroupsRpc,
   OkSchema,
+  PutGroupCharactersBodySchema,
+  putGroupCharactersRpc,
+  PutGroupVocabularyBodySchema,
+  putGroupVocabularyRpc,
   UpdateGroupBodySchema,
   updateGroupRpc,
 } from '@chronicler/contracts';
@@ -58,5 +66,47 @@ export default async function groupRoutes(fastify: FastifyInstance): Promise<voi
 
   app.delete('/groups/:id', { schema: { params: IdParamsSchema, response: { 200: OkSchema } } }, (req) =>
     call(bus, deleteGroupRpc, { owner_id: req.user!.id, id: req.params.id }),
+  );
+
+  // The campaign vocabulary: the user's own terms and the names learned from the group's
+  // sessions, which a live session of the group sends its speech provider as keyterms.
+  app.get(
+    '/groups/:id/vocabulary',
+    { schema: { params: IdParamsSchema, response: { 200: GroupVocabularySchema } } },
+    (req) => call(bus, getGroupVocabularyRpc, { owner_id: req.user!.id, id: req.params.id }),
+  );
+
+  app.put(
+    '/groups/:id/vocabulary',
+    {
+      schema: {
+        params: IdParamsSchema,
+        body: PutGroupVocabularyBodySchema,
+        response: { 200: GroupVocabularySchema },
+      },
+    },
+    (req) =>
+      call(bus, putGroupVocabularyRpc, { owner_id: req.user!.id, id: req.params.id, terms: req.body.terms }),
+  );
+
+  // Who is who: which player speaks for which character, the user's map and suggestions
+  // inferred from the group's sessions; chat, summaries and planning read it.
+  app.get(
+    '/groups/:id/characters',
+    { schema: { params: IdParamsSchema, response: { 200: GroupCharactersSchema } } },
+    (req) => call(bus, getGroupCharactersRpc, { owner_id: req.user!.id, id: req.params.id }),
+  );
+
+  app.put(
+    '/groups/:id/characters',
+    {
+      schema: {
+        params: IdParamsSchema,
+        body: PutGroupCharactersBodySchema,
+        response: { 200: GroupCharactersSchema },
+      },
+    },
+    (req) =>
+      call(bus, putGroupCharactersRpc, { owner_id: req.user!.id, id: req.params.id, links: req.body.links }),
   );
 }
