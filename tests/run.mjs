@@ -14,6 +14,7 @@ const extra = process.argv.slice(2);
 const CLUSTER_VARS = ['NATS_URL', 'DATABASE_URL', 'REDIS_URL'];
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const skippedPhases = [];
+const failures = [];
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'chronicler-test-'));
 let ok = true;
 
@@ -38,11 +39,28 @@ function vitest(label, env, args = []) {
     totals.passed += report.numPassedTests;
     totals.failed += report.numFailedTests;
     totals.skipped += report.numPendingTests + report.numTodoTests;
+    for (const file of report.testResults ?? []) {
+      const where = path.relative(root, file.name);
+      const failed = (file.assertionResults ?? []).filter((t) => t.status === 'failed');
+      for (const t of failed) {
+        failures.push(`${label}: ${where} > ${t.fullName}\n    ${firstLine(t.failureMessages)}`);
+      }
+      // A file that failed before any test ran (an import error, a hook that threw).
+      if (file.status === 'failed' && failed.length === 0) {
+        failures.push(`${label}: ${where}\n    ${firstLine([file.message])}`);
+      }
+    }
     console.log(
       `${label}: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${report.numPendingTests + report.numTodoTests} skipped`,
     );
   }
   if (r.status !== 0) ok = false;
+}
+
+function firstLine(messages) {
+  const text = (messages ?? []).filter(Boolean).join('\n');
+  const line = text.split('\n').find((l) => l.trim() !== '') ?? '(no message)';
+  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
 }
 
 const base = { ...process.env };
@@ -67,5 +85,7 @@ if (existsSync(e2eConfig)) {
 
 rmSync(tmp, { recursive: true, force: true });
 for (const s of skippedPhases) console.log(`Skipped: ${s}`);
+// The failures come last, so that the tail of a long CI log still names them.
+if (failures.length > 0) console.log(`\nfailed:\n${failures.join('\n')}`);
 console.log(`\ntotal: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(ok && totals.failed === 0 ? 0 : 1);
