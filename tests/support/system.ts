@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { deleteStreams, ownedBy } from './bus-namespace.ts';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -27,6 +28,11 @@ export interface TestSystem {
   /** The process's ops listener (/healthz, /readyz, /metrics), when started with `processes: 'one'`. */
   readonly opsUrl?: string;
   /**
+   * With `processes: 'many'`: each child's ops listener (/metrics), by its key in `children`,
+   * for the processes running now (a restarted one has its new address).
+   */
+  opsUrls?(): Map<string, string>;
+  /**
    * With `processes: 'many'`: starts one more process of a service (`key` names it in
    * `children`, default the service's name, replacing a dead one), e.g. a second gateway
    * on another PORT or a service again after a kill -9. Resolves once it has started.
@@ -35,16 +41,29 @@ export interface TestSystem {
   stop(): Promise<void>;
 }
 
+// Ports handed out by this process, so two calls never return the same one.
+const handedOut = new Set<number>();
+
+/**
+ * A port free on every interface, picked below Linux's ephemeral range (32768-60999): the
+ * kernel gives those to outgoing connections (to PostgreSQL, NATS, Redis, each other), so a
+ * port that was free when checked could be taken by a connection before the service binds it.
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (handedOut.has(port)) continue;
+    const free = await new Promise<boolean>((resolve) => {
+      const srv = net.createServer();
+      srv.unref();
+      srv.once('error', () => resolve(false));
+      srv.listen(port, '0.0.0.0', () => srv.close(() => resolve(true)));
     });
-  });
+    if (free) {
+      handedOut.add(port);
+      return port;
+    }
+  }
 }
 
 /** A fresh PostgreSQL database on the server of DATABASE_URL, dropped by the returned function. */
@@ -71,13 +90,22 @@ export async function createTestDatabase(
 }
 
 export interface StartOptions {
-  /** `one`: every service in this process (fast). `many`: one child process per service. */
+  /**
+   * `one`: every service in this process (fast). `many`: child processes started as in
+   * production: one per service in cluster mode, the embedded runner (`all-in-one`) alone in
+   * embedded mode, e.g. to observe a process from outside (its traces, its exit).
+   */
   processes?: 'one' | 'many';
   /** Extra environment for the services. */
   env?: NodeJS.ProcessEnv;
   mode?: 'embedded' | 'cluster';
   /** Where the services' log lines go (with `processes: 'one'`), e.g. to assert what is logged. */
   logDestination?: { write(line: string): void };
+  /**
+   * With `processes: 'many'`: only these services (the gateway is always started), e.g. the
+   * gateway, auth and transcript services a benchmark of the session API needs. Default: all.
+   */
+  services?: readonly string[];
 }
 
 /**
@@ -106,6 +134,15 @@ export async function startSystem(opts: StartOptions = {}): Promise<TestSystem> 
     }
     // Separate processes must share the token key; the embedded mode generates its own.
     env.AUTH_JWT_SECRET ??= randomBytes(32).toString('base64url');
+    // Its streams go when it stops (a suite run again and again would pile them up), unless
+    // the test gave the prefix: then it may start another system on them (a restart).
+    if (!opts.env?.BUS_PREFIX) {
+      const natsUrl = env.NATS_URL!;
+      cleanups.push(async () => {
+        // Best effort: a test may have stopped its own NATS server by now.
+        await deleteStreams(natsUrl, ownedBy(prefix)).catch(() => undefined);
+      });
+    }
     if (!opts.env?.DATABASE_URL) {
       const db = await createTestDatabase(env.DATABASE_URL);
       env.DATABASE_URL = db.url;
@@ -143,19 +180,38 @@ export async function startSystem(opts: StartOptions = {}): Promise<TestSystem> 
   const port = await freePort();
   env.PORT = String(port);
   const children = new Map<string, ChildProcess>();
-  const start = async (name: string, extra: NodeJS.ProcessEnv = {}): Promise<ChildProcess> =>
-    spawn(process.execPath, ['--import', 'tsx', `services/${name}/src/main.ts`], {
+  const opsPorts = new WeakMap<ChildProcess, string>();
+  const start = async (name: string, extra: NodeJS.ProcessEnv = {}): Promise<ChildProcess> => {
+    const childEnv = { ...env, OPS_PORT: String(await freePort()), ...extra };
+    const child = spawn(process.execPath, ['--import', 'tsx', `services/${name}/src/main.ts`], {
       cwd: repoRoot,
-      env: { ...env, OPS_PORT: String(await freePort()), ...extra },
+      env: childEnv,
       // TEST_CHILD_LOGS=1 shows the services' log lines (LOG_LEVEL from TEST_LOG_LEVEL).
       stdio: ['ignore', process.env.TEST_CHILD_LOGS ? 'inherit' : 'ignore', 'inherit'],
     });
-  for (const name of SERVICE_NAMES) children.set(name, await start(name));
+    opsPorts.set(child, childEnv.OPS_PORT!);
+    return child;
+  };
+  const names =
+    mode === 'embedded'
+      ? ['all-in-one']
+      : opts.services
+        ? SERVICE_NAMES.filter((n) => n === 'gateway' || opts.services!.includes(n))
+        : SERVICE_NAMES;
+  for (const name of names) children.set(name, await start(name));
   const system: TestSystem = {
     url: `http://127.0.0.1:${port}`,
     mode,
     env,
     children,
+    opsUrls() {
+      const urls = new Map<string, string>();
+      for (const [key, child] of children) {
+        if (child.exitCode === null && child.signalCode === null)
+          urls.set(key, `http://127.0.0.1:${opsPorts.get(child)}`);
+      }
+      return urls;
+    },
     async spawn(service, o = {}) {
       const child = await start(service, o.env);
       children.set(o.key ?? service, child);
@@ -180,9 +236,25 @@ export async function startSystem(opts: StartOptions = {}): Promise<TestSystem> 
     },
   };
   try {
+    // A service that dies while starting (a port taken by another test file in the window
+    // between check and bind) is started again on a new port, twice at most, and a third
+    // death fails the start naming the service instead of waiting out the deadline.
+    const restarts = new Map<string, number>();
     await waitFor(async () => {
+      for (const [name, child] of children) {
+        if (child.exitCode === null && child.signalCode === null) continue;
+        const n = (restarts.get(name) ?? 0) + 1;
+        if (n > 2)
+          throw new Error(`${name} exited while starting (code ${child.exitCode}); see its output above`);
+        restarts.set(name, n);
+        children.set(name, await start(name));
+      }
       const res = await fetch(`${system.url}/api/health`).catch(() => undefined);
-      return res?.status === 200;
+      if (!opts.services) return res?.status === 200;
+      // A subset leaves the others down (503): ready once every started one answers.
+      if (res?.status !== 200 && res?.status !== 503) return false;
+      const body = (await res.json()) as { services: { name: string; status: string }[] };
+      return names.every((n) => body.services.some((s) => s.name === n && s.status !== 'down'));
     }, 90_000);
   } catch (err) {
     await system.stop();

@@ -36,6 +36,15 @@ export class ServiceError extends Error {
   }
 }
 
+/**
+ * Thrown by a durable consumer's handler for a message that cannot be handled yet (what it
+ * depends on has not arrived): the message comes back after the consumer's backoff. It is
+ * expected, so the bus logs it at debug, not as a failure, until the last delivery.
+ */
+export class RetryLater extends Error {
+  override readonly name = 'RetryLater';
+}
+
 /** HTTP status for each error code; the gateway uses it for every bus error. */
 export const httpStatusFor: Record<ServiceErrorCode, number> = {
   bad_request: 400,

@@ -12,16 +12,25 @@ import {
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ServiceError } from '../errors.ts';
-import { busDeliveries, busMessagesPublished, busRequestSeconds, busRequests } from '../ops/metrics.ts';
+import {
+  busDeliveries,
+  busHandled,
+  busHandlerSeconds,
+  busMessagesPublished,
+  busRedeliveries,
+  busRequestSeconds,
+  busRequests,
+} from '../ops/metrics.ts';
 import type { Bus, DeadLetter, DurableContext, MessageMeta } from './types.ts';
 
 // One behavioural suite for every Bus implementation (CONVENTIONS: shared behaviour has one
 // test suite run against each implementation). Each test works under its own random
 // prefix, so tests never see each other, also on a shared NATS server.
 
-export type MakeBus = (opts: { prefix: string; dataDir?: string }) => Promise<Bus>;
+/** `tracing`: spans and trace headers per message (false unless a test asks, as without a tracer). */
+export type MakeBus = (opts: { prefix: string; dataDir?: string; tracing?: boolean }) => Promise<Bus>;
 
 export const uniquePrefix = (): string => `t${randomBytes(5).toString('hex')}`;
 
@@ -235,8 +244,8 @@ export function describeBusContract(label: string, makeBus: MakeBus): void {
     const open: Bus[] = [];
     const cleanups: (() => unknown)[] = [];
 
-    async function newBus(prefix = uniquePrefix()): Promise<Bus> {
-      const bus = await makeBus({ prefix });
+    async function newBus(prefix = uniquePrefix(), opts: { tracing?: boolean } = {}): Promise<Bus> {
+      const bus = await makeBus({ prefix, tracing: opts.tracing ?? false });
       open.push(bus);
       return bus;
     }
@@ -832,7 +841,7 @@ export function describeBusContract(label: string, makeBus: MakeBus): void {
 
     describe('tracing', () => {
       it('carries the caller trace context to request, event and durable handlers', async () => {
-        const bus = await newBus();
+        const bus = await newBus(undefined, { tracing: true });
         const traceId = randomBytes(16).toString('hex');
         const parent = trace.setSpanContext(ROOT_CONTEXT, {
           traceId,
@@ -870,6 +879,46 @@ export function describeBusContract(label: string, makeBus: MakeBus): void {
           expect(i.custom).toBe('yes');
         }
       });
+
+      it('without tracing sends no trace headers and makes no propagation calls, keeping its own headers', async () => {
+        const bus = await newBus(undefined, { tracing: false });
+        const parent = trace.setSpanContext(ROOT_CONTEXT, {
+          traceId: randomBytes(16).toString('hex'),
+          spanId: randomBytes(8).toString('hex'),
+          traceFlags: TraceFlags.SAMPLED,
+        });
+        const seen = new Collector<{ kind: string; headers: Record<string, string> }>();
+        const note = (kind: string, headers: Record<string, string>) =>
+          seen.push({ kind, headers: { ...headers } });
+        bus.handle('svc.plain.req', (_p, meta) => void note('request', meta.headers));
+        bus.subscribe('evt.plain.happened', (_p, meta) => note('event', meta.headers));
+        await bus.ensureStream({ name: 'PLAIN', subjects: ['plain.>'] });
+        await bus.consume({ stream: 'PLAIN', durable: 'w' }, async (_p, ctx) => note('durable', ctx.headers));
+        await roundTrip(bus);
+        const inject = vi.spyOn(propagation, 'inject');
+        const extract = vi.spyOn(propagation, 'extract');
+        try {
+          await context.with(parent, async () => {
+            await bus.request('svc.plain.req', {}, { headers: { 'x-custom': 'yes' } });
+            await bus.publish('evt.plain.happened', {}, { headers: { 'x-custom': 'yes' } });
+            await bus.publishDurable('plain.job', {}, { headers: { 'x-custom': 'yes' } });
+            await bus.publish('evt.plain.happened', {});
+          });
+          const items = await seen.waitFor(4);
+          expect(items.map((i) => i.kind).sort()).toEqual(['durable', 'event', 'event', 'request']);
+          for (const i of items) {
+            expect(
+              Object.keys(i.headers).filter((k) => /^(traceparent|tracestate|baggage)$/i.test(k)),
+            ).toEqual([]);
+          }
+          expect(items.filter((i) => i.headers['x-custom'] === 'yes')).toHaveLength(3);
+          expect(inject).not.toHaveBeenCalled();
+          expect(extract).not.toHaveBeenCalled();
+        } finally {
+          inject.mockRestore();
+          extract.mockRestore();
+        }
+      });
     });
 
     describe('metrics', () => {
@@ -889,6 +938,14 @@ export function describeBusContract(label: string, makeBus: MakeBus): void {
           durable: await metricValue(busMessagesPublished, { kind: 'durable' }),
           acks: await metricValue(busDeliveries, { stream: 'METRICS', durable: 'w', outcome: 'ack' }),
           naks: await metricValue(busDeliveries, { stream: 'METRICS', durable: 'w', outcome: 'nak' }),
+          handled: await metricValue(busHandled, ok),
+          handledNotFound: await metricValue(busHandled, notFound),
+          handlerTimings: await metricValue(
+            busHandlerSeconds,
+            { subject: 'svc.metrics.ok' },
+            'chronicler_bus_handler_duration_seconds_count',
+          ),
+          redeliveries: await metricValue(busRedeliveries, { stream: 'METRICS', durable: 'w' }),
         };
         bus.handle('svc.metrics.ok', () => 1);
         bus.handle('svc.metrics.missing', () => {
@@ -930,6 +987,19 @@ export function describeBusContract(label: string, makeBus: MakeBus): void {
         );
         expect(await metricValue(busDeliveries, { stream: 'METRICS', durable: 'w', outcome: 'ack' })).toBe(
           before.acks + 1,
+        );
+        // The handler side, in the same process here: both ends count the same requests.
+        expect(await metricValue(busHandled, ok)).toBe(before.handled + 2);
+        expect(await metricValue(busHandled, notFound)).toBe(before.handledNotFound + 1);
+        expect(
+          await metricValue(
+            busHandlerSeconds,
+            { subject: 'svc.metrics.ok' },
+            'chronicler_bus_handler_duration_seconds_count',
+          ),
+        ).toBe(before.handlerTimings + 2);
+        expect(await metricValue(busRedeliveries, { stream: 'METRICS', durable: 'w' })).toBe(
+          before.redeliveries + 1,
         );
       });
     });

@@ -14,6 +14,8 @@ import {
   sleep,
   uniquePrefix,
 } from './bus-contract.ts';
+import { RetryLater } from '../errors.ts';
+import { createLogger } from '../logger.ts';
 import { MemoryBus } from './memory.ts';
 import { BusNamespace } from './subject.ts';
 
@@ -29,14 +31,15 @@ afterAll(() => {
 
 describeBusContract(
   'MemoryBus (in memory)',
-  async ({ prefix, dataDir }) => new MemoryBus({ prefix, dataDir, name: 'test' }),
+  async ({ prefix, dataDir, tracing }) => new MemoryBus({ prefix, dataDir, name: 'test', tracing }),
 );
 
 // The same contract with streams and blobs on disk.
 const sharedDataDir = tmpDir();
 describeBusContract(
   'MemoryBus (with dataDir)',
-  async ({ prefix, dataDir }) => new MemoryBus({ prefix, dataDir: dataDir ?? sharedDataDir, name: 'test' }),
+  async ({ prefix, dataDir, tracing }) =>
+    new MemoryBus({ prefix, dataDir: dataDir ?? sharedDataDir, name: 'test', tracing }),
 );
 
 describe('MemoryBus persistence', () => {
@@ -206,5 +209,42 @@ await bus.consume({ stream: 'JOBS', durable: 'w' }, async (p) => {
     const c = new MemoryBus({ prefix, name: 'c' });
     open.push(c);
     expect((await serviceErrorOf(c.publishDurable('s.x', 1))).code).toBe('unavailable');
+  });
+});
+
+describe('a durable handler that says "not yet"', () => {
+  it('is logged at debug while it is redelivered, and as a failure at its last delivery or for any other error', async () => {
+    const lines: { level: string; msg: string; deliveryCount?: number }[] = [];
+    const logger = createLogger('test', {
+      level: 'debug',
+      destination: { write: (l: string) => void lines.push(JSON.parse(l)) },
+    });
+    const bus = new MemoryBus({ prefix: uniquePrefix(), name: 'test', logger });
+    try {
+      await bus.ensureStream({ name: 'WAIT', subjects: ['wait.>'] });
+      const seen = new Collector<number>();
+      await bus.consume({ stream: 'WAIT', durable: 'w', maxDeliver: 3, backoffMs: 1 }, async (p, ctx) => {
+        seen.push(ctx.deliveryCount);
+        if ((p as { kind: string }).kind === 'wait') throw new RetryLater('the start is not stored yet');
+        if (ctx.deliveryCount === 1) throw new Error('database down');
+      });
+      await bus.publishDurable('wait.a', { kind: 'wait' });
+      await seen.waitFor(3);
+      await bus.publishDurable('wait.b', { kind: 'broken' });
+      await seen.waitFor(5);
+      const failed = lines.filter((l) => l.msg === 'durable handler failed');
+      const notYet = lines.filter((l) => l.msg === 'durable message not ready yet; redelivered later');
+      expect(notYet.map((l) => [l.level, l.deliveryCount])).toEqual([
+        ['debug', 1],
+        ['debug', 2],
+      ]);
+      // The last delivery of the waiting message (then dead-lettered), and the other error.
+      expect(failed.map((l) => [l.level, l.deliveryCount])).toEqual([
+        ['warn', 3],
+        ['warn', 1],
+      ]);
+    } finally {
+      await bus.close();
+    }
   });
 });

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ServiceError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
-import { busDeliveries, busMessagesPublished } from '../ops/metrics.ts';
+import { busDeliveries, busMessagesPublished, busRedeliveries } from '../ops/metrics.ts';
 import {
   DEFAULT_DUPLICATE_WINDOW_MS,
   DEFAULT_REQUEST_TIMEOUT_MS,
@@ -11,16 +11,18 @@ import {
   InFlight,
   backoffDelay,
   busClosed,
+  copyHeaders,
   deadLetterMsgId,
   decodePayload,
   encodePayload,
   errorMessage,
   markSpanFailed,
+  logHandlerFailure,
+  sent,
   noOutcomeError,
   noResponders,
   requestTimedOut,
   resolveConsumer,
-  instrumentsFor,
   silentLogger,
   unwrapReply,
   type ResolvedConsumer,
@@ -61,8 +63,6 @@ import type {
 // (JSON copies, queue groups, timeouts, error codes, redelivery, dead letters) follows NATS.
 
 const SYSTEM = 'chronicler-memory';
-const DURABLE_INSTRUMENTS = instrumentsFor(SYSTEM);
-
 interface CoreMessage {
   /** Full (prefixed) subject. */
   subject: string;
@@ -354,7 +354,7 @@ class MemDurable {
     }
     this.pending.delete(msg.seq);
     busDeliveries.inc({ ...labels, outcome: 'nak' });
-    this.retryLater(msg.seq, backoffDelay(cfg.backoffMs, count));
+    this.retryLater(msg.seq, backoffDelay(cfg.backoffMs, count, cfg.maxBackoffMs));
   }
 
   private retryLater(seq: number, delayMs: number): void {
@@ -423,7 +423,7 @@ class MemDurable {
         'could not dead-letter a message; will retry',
       );
       this.pending.delete(msg.seq);
-      this.retryLater(msg.seq, backoffDelay(cfg.backoffMs, cfg.maxDeliver));
+      this.retryLater(msg.seq, backoffDelay(cfg.backoffMs, cfg.maxDeliver, cfg.maxBackoffMs));
     }
   }
 
@@ -445,6 +445,7 @@ class MemConsumerClient implements Consumer {
     private readonly durable: MemDurable,
     private readonly concurrency: number,
     private readonly handler: DurableHandler,
+    private readonly instruments: BusInstruments,
     private readonly onStopped: () => void,
   ) {}
 
@@ -469,7 +470,8 @@ class MemConsumerClient implements Consumer {
       ...(msg.msgId !== undefined ? { msgId: msg.msgId } : {}),
       working: () => this.durable.working(msg.seq, token),
     };
-    const work = DURABLE_INSTRUMENTS.durable(cfg.stream, cfg.durable, ctx.subject, headers, async (span) => {
+    if (deliveryCount > 1) busRedeliveries.inc({ stream: cfg.stream, durable: cfg.durable });
+    const work = this.instruments.durable(cfg.stream, cfg.durable, ctx.subject, headers, async (span) => {
       await recorded;
       let failure: { error: unknown } | undefined;
       try {
@@ -477,9 +479,11 @@ class MemConsumerClient implements Consumer {
       } catch (error) {
         failure = { error };
         markSpanFailed(span, error);
-        cfg.log.warn(
-          { err: error, stream: cfg.stream, durable: cfg.durable, seq: msg.seq, deliveryCount },
-          'durable handler failed',
+        logHandlerFailure(
+          cfg.log,
+          error,
+          { stream: cfg.stream, durable: cfg.durable, seq: msg.seq, deliveryCount },
+          cfg.maxDeliver,
         );
       }
       await this.durable.settle(msg, token, failure);
@@ -650,6 +654,8 @@ export interface MemoryBusOptions {
    * message too big for the cluster fails in embedded mode (and its tests) too.
    */
   maxPayloadBytes?: number;
+  /** Spans and trace headers per message. Default: whether startTelemetry registered a tracer. */
+  tracing?: boolean;
 }
 
 interface MemSubscription extends Subscription {
@@ -677,7 +683,7 @@ export class MemoryBus implements Bus {
       bus: 'memory',
       ...(opts.name ? { client: opts.name } : {}),
     });
-    this.instruments = new BusInstruments(SYSTEM, this.log);
+    this.instruments = new BusInstruments(SYSTEM, this.log, opts.tracing);
     this.broker = Broker.acquire(opts.dataDir, this.log);
     this.blobs = new FileBlobStore(
       () => this.broker.blobRoot(),
@@ -712,7 +718,7 @@ export class MemoryBus implements Bus {
     if (this.closing) throw busClosed();
   }
 
-  async request<Res = unknown>(subject: string, payload: unknown, opts: RequestOptions = {}): Promise<Res> {
+  request<Res = unknown>(subject: string, payload: unknown, opts: RequestOptions = {}): Promise<Res> {
     return this.instruments.request(subject, opts.headers, (headers) => {
       this.assertOpen();
       const full = this.ns.subject(subject);
@@ -727,7 +733,7 @@ export class MemoryBus implements Bus {
         const receivers = this.broker.route({
           subject: full,
           data,
-          headers,
+          headers: headers ?? {},
           reply: (text) => {
             if (settled) return;
             settled = true;
@@ -748,28 +754,47 @@ export class MemoryBus implements Bus {
     });
   }
 
+  /** As NATS refuses a reply above its max_payload. */
+  private readonly checkReply = (text: string, subject: string): void => {
+    if (text.length > this.maxPayloadBytes / 4 && Buffer.byteLength(text) > this.maxPayloadBytes) {
+      throw new ServiceError('payload_too_large', `Reply of ${subject} is too large`);
+    }
+  };
+
   handle(subject: string, handler: RequestHandler, opts: { queue?: string } = {}): Subscription {
-    return this.addSubscription(subject, opts.queue, (m) => this.answer(subject, handler, m));
+    return this.addSubscription(subject, opts.queue, (m, inFlight) => {
+      const meta: MessageMeta = { subject: this.ns.strip(m.subject), headers: { ...m.headers } };
+      const reply = this.instruments.answer(subject, meta, handler, m.data, decodePayload, this.checkReply);
+      if (typeof reply === 'string') {
+        m.reply?.(reply);
+        return;
+      }
+      inFlight.begin();
+      void reply.then((text) => {
+        m.reply?.(text);
+        inFlight.end();
+      });
+    });
   }
 
   subscribe(subject: string, handler: EventHandler, opts: { queue?: string } = {}): Subscription {
-    return this.addSubscription(subject, opts.queue, (m) => {
+    return this.addSubscription(subject, opts.queue, (m, inFlight) => {
       const meta: MessageMeta = { subject: this.ns.strip(m.subject), headers: { ...m.headers } };
-      return this.instruments.deliver(subject, meta, handler, () => decodePayload(m.data));
+      this.instruments.deliver(subject, meta, handler, m.data, decodePayload, inFlight);
     });
   }
 
   private addSubscription(
     subject: string,
     queue: string | undefined,
-    run: (m: CoreMessage) => Promise<void>,
+    run: (m: CoreMessage, inFlight: InFlight) => void,
   ): Subscription {
     this.assertAccepting();
     const full = this.ns.subject(subject, { wildcards: true });
     if (queue !== undefined && !/^[^\s]+$/.test(queue))
       throw new ServiceError('internal', `Invalid queue group ${JSON.stringify(queue)}`);
     const inFlight = new InFlight();
-    const core = new CoreSub(full, queue, (m) => void inFlight.track(run(m)));
+    const core = new CoreSub(full, queue, (m) => run(m, inFlight));
     this.broker.subscribe(core);
     const sub: MemSubscription = {
       core,
@@ -783,29 +808,28 @@ export class MemoryBus implements Bus {
     return sub;
   }
 
-  private async answer(pattern: string, handler: RequestHandler, m: CoreMessage): Promise<void> {
-    const meta: MessageMeta = { subject: this.ns.strip(m.subject), headers: { ...m.headers } };
-    const reply = await this.instruments.answer(
-      pattern,
-      meta,
-      handler,
-      () => decodePayload(m.data),
-      (text) => {
-        // As NATS refuses a reply above its max_payload.
-        if (text.length > this.maxPayloadBytes / 4 && Buffer.byteLength(text) > this.maxPayloadBytes) {
-          throw new ServiceError('payload_too_large', `Reply of ${meta.subject} is too large`);
-        }
-      },
-    );
-    m.reply?.(reply);
-  }
-
-  async publish(subject: string, payload: unknown, opts: { headers?: Headers } = {}): Promise<void> {
-    this.assertOpen();
-    const full = this.ns.subject(subject);
-    await this.instruments.publish(subject, 'core', opts.headers, async (headers) => {
-      this.broker.route({ subject: full, data: this.encode(payload, subject), headers });
-    });
+  publish(subject: string, payload: unknown, opts?: { headers?: Headers }): Promise<void> {
+    try {
+      this.assertOpen();
+      const full = this.ns.subject(subject);
+      const data = this.encode(payload, subject);
+      const headers = opts?.headers;
+      if (this.instruments.tracing) {
+        this.instruments.publishTraced(subject, headers, (h) =>
+          this.broker.route({ subject: full, data, headers: h }),
+        );
+      } else {
+        this.broker.route({
+          subject: full,
+          data,
+          headers: headers === undefined ? {} : copyHeaders(headers),
+        });
+        this.instruments.published();
+      }
+      return sent();
+    } catch (err) {
+      return sent(err);
+    }
   }
 
   async ensureStream(def: StreamDefinition): Promise<void> {
@@ -836,8 +860,9 @@ export class MemoryBus implements Bus {
     }
     const stream = this.broker.findStream(full);
     if (!stream) throw new ServiceError('unavailable', `No stream captures ${subject}`);
-    const ack = await this.instruments.publish(subject, 'durable', opts.headers, (headers) =>
-      stream.append(full, this.encode(payload, subject), headers, opts.msgId),
+    const data = this.encode(payload, subject);
+    const ack = await this.instruments.publishDurable(subject, opts.headers, (headers) =>
+      stream.append(full, data, headers ?? {}, opts.msgId),
     );
     return { stream: this.ns.streamName(stream.name), seq: ack.seq, duplicate: ack.duplicate };
   }
@@ -857,6 +882,9 @@ export class MemoryBus implements Bus {
       );
     }
     const durable = stream.durable(this.ns.durable(cfg.durable));
+    // Zero until something happens, as the NATS bus does: "none" reads as 0, not as no data.
+    busRedeliveries.inc({ stream: cfg.stream, durable: cfg.durable }, 0);
+    busDeliveries.inc({ stream: cfg.stream, durable: cfg.durable, outcome: 'dead_letter' }, 0);
     durable.configure({
       ...cfg,
       ...(fullFilter ? { fullFilter } : {}),
@@ -864,8 +892,12 @@ export class MemoryBus implements Bus {
       ns: this.ns,
       log: this.log,
     });
-    const client: MemConsumerClient = new MemConsumerClient(durable, cfg.concurrency, handler, () =>
-      this.consumers.delete(client),
+    const client: MemConsumerClient = new MemConsumerClient(
+      durable,
+      cfg.concurrency,
+      handler,
+      this.instruments,
+      () => this.consumers.delete(client),
     );
     this.consumers.add(client);
     durable.attach(client);

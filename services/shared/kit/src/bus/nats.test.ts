@@ -6,9 +6,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { connect, type NatsConnection } from 'nats';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { Collector, describeBusContract, serviceErrorOf, uniquePrefix } from './bus-contract.ts';
+import { busConsumerPending } from '../ops/metrics.ts';
+import { Collector, deferred, describeBusContract, serviceErrorOf, uniquePrefix } from './bus-contract.ts';
 import { NatsBus } from './nats.ts';
 import type { Bus, BusStatus } from './types.ts';
+import { deleteStreams, ownedBy } from '../../../../../tests/support/bus-namespace.ts';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const NATS_SERVER_BIN = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
@@ -36,17 +38,8 @@ const unavailable = await natsUnavailable(NATS_URL);
 /** Deletes the streams and buckets that tests created under their prefixes on the shared server. */
 async function deleteTestStreams(prefixes: Set<string>): Promise<void> {
   if (prefixes.size === 0) return;
-  const nc = await connect({ servers: NATS_URL, reconnect: false });
-  try {
-    const jsm = await nc.jetstreamManager();
-    const names: string[] = [];
-    for await (const s of jsm.streams.list()) names.push(s.config.name);
-    const owned = (n: string) =>
-      [...prefixes].some((p) => n.startsWith(`${p}_`) || n.startsWith(`OBJ_${p}_`));
-    await Promise.all(names.filter(owned).map((n) => jsm.streams.delete(n)));
-  } finally {
-    await nc.close();
-  }
+  const owners = [...prefixes].map(ownedBy);
+  await deleteStreams(NATS_URL, (n) => owners.some((owns) => owns(n)));
 }
 
 /** Retries `fn` until it succeeds or the deadline passes (then rethrows its last error). */
@@ -159,9 +152,41 @@ if (unavailable) {
   const prefixes = new Set<string>();
   afterAll(() => deleteTestStreams(prefixes));
 
-  describeBusContract('NatsBus', async ({ prefix }) => {
+  describeBusContract('NatsBus', async ({ prefix, tracing }) => {
     prefixes.add(prefix);
-    return NatsBus.connect({ url: NATS_URL, prefix, name: 'bus-contract' });
+    return NatsBus.connect({ url: NATS_URL, prefix, name: 'bus-contract', tracing });
+  });
+
+  describe('NatsBus consumer lag', () => {
+    it('reports the messages a durable has not been handed yet, and forgets the durable once stopped', async () => {
+      const prefix = uniquePrefix();
+      prefixes.add(prefix);
+      const bus = await NatsBus.connect({ url: NATS_URL, prefix, name: 'lag-test' });
+      const labels = { stream: 'LAG', durable: 'slow' };
+      const pending = async () =>
+        (await busConsumerPending.get()).values.find(
+          (v) => v.labels.stream === labels.stream && v.labels.durable === labels.durable,
+        )?.value;
+      try {
+        await bus.ensureStream({ name: 'LAG', subjects: ['lag.>'] });
+        for (let i = 0; i < 4; i++) await bus.publishDurable('lag.x', { i });
+        const release = deferred();
+        const started = new Collector<number>();
+        // One at a time, the first held: three stay on the server undelivered.
+        const consumer = await bus.consume({ stream: 'LAG', durable: 'slow', concurrency: 1 }, async () => {
+          started.push(1);
+          await release.promise;
+        });
+        await started.waitFor(1);
+        await eventually(async () => expect(await pending()).toBe(3), 10_000);
+        release.resolve();
+        await eventually(async () => expect(await pending()).toBe(0), 10_000);
+        await consumer.stop();
+        expect(await pending()).toBeUndefined();
+      } finally {
+        await bus.close();
+      }
+    }, 30_000);
   });
 
   describe('NatsBus resilience', () => {

@@ -8,6 +8,8 @@ import { ServiceError } from '../errors.ts';
  */
 
 const WHITESPACE = /\s/;
+const NO_WILDCARDS = { wildcards: false } as const;
+const MAX_CHECKED_SUBJECTS = 10_000;
 
 /** True when `subject` is well formed; wildcards only where `wildcards` is set (subscriptions, filters). */
 export function isValidSubject(subject: string, opts: { wildcards: boolean }): boolean {
@@ -96,10 +98,23 @@ export class BusNamespace {
     this.namePrefix = sanitizeName(prefix);
   }
 
+  /** Concrete subjects already checked, with their full form: publishing checks each message's. */
+  private readonly checked = new Map<string, string>();
+
   /** `<prefix>.<subject>`; validates the subject (wildcards only when allowed). */
-  subject(subject: string, opts: { wildcards: boolean } = { wildcards: false }): string {
+  subject(subject: string, opts: { wildcards: boolean } = NO_WILDCARDS): string {
+    if (!opts.wildcards) {
+      const full = this.checked.get(subject);
+      if (full !== undefined) return full;
+    }
     assertSubject(subject, opts);
-    return `${this.prefix}.${subject}`;
+    const full = `${this.prefix}.${subject}`;
+    if (!opts.wildcards) {
+      // live subjects carry a transcript id: bounded so a long-running process does not grow
+      if (this.checked.size >= MAX_CHECKED_SUBJECTS) this.checked.clear();
+      this.checked.set(subject, full);
+    }
+    return full;
   }
 
   /** The caller's subject for a prefixed one (a subject outside the namespace is returned as is). */

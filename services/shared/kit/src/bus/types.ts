@@ -116,8 +116,13 @@ export interface ConsumerDefinition {
   concurrency?: number;
   /** Default `dlq.<stream>.<durable>`. */
   deadLetterSubject?: string;
-  /** First redelivery delay after a failure; doubles each time, capped at 30 s. Default 1000. */
+  /** First redelivery delay after a failure; doubles each time, capped at maxBackoffMs. Default 1000. */
   backoffMs?: number;
+  /**
+   * The longest redelivery delay. Default 30000. A consumer whose failures mean "not yet"
+   * (waiting for an earlier message) keeps it short, so the wait ends soon after the cause.
+   */
+  maxBackoffMs?: number;
 }
 
 export interface DurableContext extends MessageMeta {

@@ -207,6 +207,75 @@ export function describeCoordinationContract(
         await expect(rateLimiter.hit('k', 1.5, 1_000)).rejects.toThrow(RangeError);
         await expect(rateLimiter.hit('k', 1, -1)).rejects.toThrow(RangeError);
       });
+
+      it('hitAll counts a hit against every key when all allow it, with the smallest remaining', async () => {
+        const { rateLimiter } = await open();
+        const both = [
+          { key: 'ip:1', limit: 5, windowMs: 5_000 },
+          { key: 'user:1', limit: 2, windowMs: 5_000 },
+        ];
+        expect(await rateLimiter.hitAll(both)).toEqual({
+          allowed: true,
+          remaining: 1,
+          retryAfterMs: 0,
+          refusedKey: null,
+        });
+        // Counted against each key: the single-key view agrees.
+        expect((await rateLimiter.hit('ip:1', 5, 5_000)).remaining).toBe(3);
+        expect((await rateLimiter.hit('user:1', 2, 5_000)).allowed).toBe(true);
+        expect((await rateLimiter.hit('user:1', 2, 5_000)).allowed).toBe(false);
+      });
+
+      it('hitAll refused by one key counts against none and names that key', async () => {
+        const { rateLimiter } = await open();
+        expect((await rateLimiter.hit('user:2', 1, 5_000)).allowed).toBe(true);
+        const refused = await rateLimiter.hitAll([
+          { key: 'ip:2', limit: 2, windowMs: 5_000 },
+          { key: 'user:2', limit: 1, windowMs: 5_000 },
+        ]);
+        expect(refused).toMatchObject({ allowed: false, remaining: 0, refusedKey: 'user:2' });
+        expect(refused.retryAfterMs).toBeGreaterThan(0);
+        expect(refused.retryAfterMs).toBeLessThanOrEqual(5_000);
+        // The address was not charged for the refused request: both of its hits are left.
+        expect((await rateLimiter.hit('ip:2', 2, 5_000)).remaining).toBe(1);
+        expect((await rateLimiter.hit('ip:2', 2, 5_000)).remaining).toBe(0);
+      });
+
+      it('hitAll waits for the slowest refusing key and allows exactly `limit` of concurrent hits', async () => {
+        const { rateLimiter } = await open();
+        expect((await rateLimiter.hit('a:3', 1, 300)).allowed).toBe(true);
+        expect((await rateLimiter.hit('b:3', 1, 5_000)).allowed).toBe(true);
+        const refused = await rateLimiter.hitAll([
+          { key: 'a:3', limit: 1, windowMs: 300 },
+          { key: 'b:3', limit: 1, windowMs: 5_000 },
+        ]);
+        expect(refused).toMatchObject({ allowed: false, refusedKey: 'a:3' });
+        expect(refused.retryAfterMs).toBeGreaterThan(300);
+
+        const burst = await Promise.all(
+          Array.from({ length: 30 }, (_, i) =>
+            rateLimiter.hitAll([
+              { key: 'shared:3', limit: 10, windowMs: 10_000 },
+              { key: `own:3:${i % 2}`, limit: 100, windowMs: 10_000 },
+            ]),
+          ),
+        );
+        expect(burst.filter((r) => r.allowed)).toHaveLength(10);
+      });
+
+      it('hitAll rejects no keys, repeated keys and bad limits', async () => {
+        const { rateLimiter } = await open();
+        await expect(rateLimiter.hitAll([])).rejects.toThrow(RangeError);
+        await expect(
+          rateLimiter.hitAll([
+            { key: 'k', limit: 1, windowMs: 1_000 },
+            { key: 'k', limit: 2, windowMs: 1_000 },
+          ]),
+        ).rejects.toThrow(RangeError);
+        await expect(rateLimiter.hitAll([{ key: 'k', limit: 0, windowMs: 1_000 }])).rejects.toThrow(
+          RangeError,
+        );
+      });
     });
 
     describe('cache', () => {

@@ -8,6 +8,8 @@ export type {
   Coordination,
   Lock,
   LockManager,
+  RateLimitAllResult,
+  RateLimitHit,
   RateLimitResult,
   RateLimiter,
   SemaphoreLease,

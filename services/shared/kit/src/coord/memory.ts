@@ -4,12 +4,14 @@ import type {
   Coordination,
   Lock,
   LockManager,
+  RateLimitAllResult,
+  RateLimitHit,
   RateLimitResult,
   RateLimiter,
   SemaphoreLease,
   SemaphoreManager,
 } from './types.ts';
-import { positiveInteger, positiveMs, toJson } from './validate.ts';
+import { checkedHits, positiveInteger, positiveMs, toJson } from './validate.ts';
 
 export interface MemoryCoordinationOptions {
   /** How often expired entries are dropped. Default 30 s. */
@@ -61,7 +63,10 @@ export class MemoryCoordination implements Coordination {
     this.#sweeper.unref();
 
     this.locks = { acquire: async (key, ttlMs) => this.#acquire(key, ttlMs) };
-    this.rateLimiter = { hit: async (key, limit, windowMs) => this.#hit(key, limit, windowMs) };
+    this.rateLimiter = {
+      hit: async (key, limit, windowMs) => this.#hit(key, limit, windowMs),
+      hitAll: async (hits) => this.#hitAll(hits),
+    };
     this.cache = {
       get: async <T>(key: string) => this.#cacheGet<T>(key),
       set: async (key, value, ttlMs) => this.#cacheSet(key, value, ttlMs),
@@ -159,28 +164,45 @@ export class MemoryCoordination implements Coordination {
   }
 
   #hit(key: string, limit: number, windowMs: number): RateLimitResult {
-    this.#assertOpen();
-    positiveInteger('limit', limit);
-    const window = positiveMs('windowMs', windowMs);
-    const now = performance.now();
-    let log = this.#rates.get(key);
-    if (!log) {
-      log = { hits: [], windowMs: window };
-      this.#rates.set(key, log);
-    }
-    log.windowMs = window;
-    dropOlderThan(log.hits, now - window);
+    const { allowed, remaining, retryAfterMs } = this.#hitAll([{ key, limit, windowMs }]);
+    return { allowed, remaining, retryAfterMs };
+  }
 
-    if (log.hits.length < limit) {
-      log.hits.push(now);
-      return { allowed: true, remaining: limit - log.hits.length, retryAfterMs: 0 };
-    }
-    // The window frees a slot when its oldest hit leaves; refused hits are not recorded,
-    // so a client that keeps retrying does not push its own wait further out. When the
-    // limit was lowered the log can hold more than `limit` hits: the one that must leave
-    // is the (length - limit + 1)-th oldest.
-    const freeing = log.hits[log.hits.length - limit] ?? now;
-    return { allowed: false, remaining: 0, retryAfterMs: Math.max(1, Math.ceil(freeing + window - now)) };
+  /** Every key checked first, then the hit recorded in all or none: RedisCoordination's HIT_ALL. */
+  #hitAll(requested: readonly RateLimitHit[]): RateLimitAllResult {
+    this.#assertOpen();
+    const hits = checkedHits(requested);
+    const now = performance.now();
+    const logs = hits.map(({ key, windowMs }) => {
+      let log = this.#rates.get(key);
+      if (!log) {
+        log = { hits: [], windowMs };
+        this.#rates.set(key, log);
+      }
+      log.windowMs = windowMs;
+      dropOlderThan(log.hits, now - windowMs);
+      return log;
+    });
+    let remaining = Infinity;
+    let wait = 0;
+    let refusedKey: string | null = null;
+    hits.forEach(({ key, limit, windowMs }, i) => {
+      const log = logs[i]!;
+      if (log.hits.length < limit) {
+        remaining = Math.min(remaining, limit - log.hits.length - 1);
+        return;
+      }
+      // The window frees a slot when its oldest hit leaves; refused hits are not recorded,
+      // so a client that keeps retrying does not push its own wait further out. When the
+      // limit was lowered the log can hold more than `limit` hits: the one that must leave
+      // is the (length - limit + 1)-th oldest.
+      const freeing = log.hits[log.hits.length - limit] ?? now;
+      wait = Math.max(wait, Math.max(1, Math.ceil(freeing + windowMs - now)));
+      refusedKey ??= key;
+    });
+    if (refusedKey !== null) return { allowed: false, remaining: 0, retryAfterMs: wait, refusedKey };
+    for (const log of logs) log.hits.push(now);
+    return { allowed: true, remaining, retryAfterMs: 0, refusedKey: null };
   }
 
   #cacheGet<T>(key: string): T | undefined {

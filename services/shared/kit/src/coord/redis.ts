@@ -7,12 +7,13 @@ import type {
   Coordination,
   Lock,
   LockManager,
+  RateLimitAllResult,
   RateLimitResult,
   RateLimiter,
   SemaphoreLease,
   SemaphoreManager,
 } from './types.ts';
-import { positiveInteger, positiveMs, toJson } from './validate.ts';
+import { checkedHits, positiveInteger, positiveMs, toJson } from './validate.ts';
 
 export interface RedisCoordinationOptions {
   /** A Redis URL (the client is created and owned: close() quits it) or a client the caller owns. */
@@ -67,6 +68,41 @@ if wait < 1 then wait = 1 end
 return {0, 0, wait}`;
 
 /**
+ * HIT over several keys in one atomic step (one round trip for a request held to several
+ * limits): every window is trimmed and checked first, and the hit is added to all of them
+ * only when each has room, so a refused request counts against none. Answers the smallest
+ * remaining, or the longest wait and the 1-based index of the first refusing key.
+ * KEYS: the windows. ARGV: a unique member for this hit, then limit and windowMs per key.
+ */
+const HIT_ALL = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
+local remaining = -1
+local wait = 0
+local refused = 0
+for i, key in ipairs(KEYS) do
+  local limit = tonumber(ARGV[2 * i])
+  local window = tonumber(ARGV[2 * i + 1])
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+  local count = redis.call('ZCARD', key)
+  if count < limit then
+    if remaining < 0 or limit - count - 1 < remaining then remaining = limit - count - 1 end
+  else
+    local freeing = redis.call('ZRANGE', key, count - limit, count - limit, 'WITHSCORES')
+    local w = math.ceil(tonumber(freeing[2]) + window - now)
+    if w < 1 then w = 1 end
+    if w > wait then wait = w end
+    if refused == 0 then refused = i end
+  end
+end
+if refused > 0 then return {0, 0, wait, refused} end
+for i, key in ipairs(KEYS) do
+  redis.call('ZADD', key, now, ARGV[1])
+  redis.call('PEXPIRE', key, ARGV[2 * i + 1])
+end
+return {1, remaining, 0, 0}`;
+
+/**
  * Counting semaphore over a sorted set of lease ids scored by their expiry on the server's
  * clock (TIME), so replicas with skewed clocks agree. Expired leases are dropped, the count
  * checked and the lease added in one atomic step, so concurrent acquirers never overshoot.
@@ -112,12 +148,16 @@ class LuaScript {
     this.#sha = createHash('sha1').update(source).digest('hex');
   }
 
-  async run(redis: Redis, key: string, ...args: (string | number)[]): Promise<unknown> {
+  run(redis: Redis, key: string, ...args: (string | number)[]): Promise<unknown> {
+    return this.runKeys(redis, [key], args);
+  }
+
+  async runKeys(redis: Redis, keys: string[], args: (string | number)[]): Promise<unknown> {
     try {
-      return await redis.evalsha(this.#sha, 1, key, ...args);
+      return await redis.evalsha(this.#sha, keys.length, ...keys, ...args);
     } catch (err) {
       if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
-      return redis.eval(this.source, 1, key, ...args);
+      return redis.eval(this.source, keys.length, ...keys, ...args);
     }
   }
 }
@@ -125,6 +165,7 @@ class LuaScript {
 const release = new LuaScript(RELEASE);
 const extend = new LuaScript(EXTEND);
 const hit = new LuaScript(HIT);
+const hitAll = new LuaScript(HIT_ALL);
 const semAcquire = new LuaScript(SEM_ACQUIRE);
 const semExtend = new LuaScript(SEM_EXTEND);
 const semRelease = new LuaScript(SEM_RELEASE);
@@ -159,6 +200,11 @@ export class RedisCoordination implements Coordination {
             // that needs a lock or a rate-limit answer far longer than it is worth waiting.
             maxRetriesPerRequest: 3,
             connectTimeout: 5_000,
+            // Commands issued in the same tick (every request's rate-limit script, lock and
+            // cache calls of concurrent requests) go out in one write and their replies come
+            // back in one read. Safe here: this client sends no blocking or subscribe
+            // commands, and each command still gets its own reply or error.
+            enableAutoPipelining: true,
           })
         : opts.redis;
     this.#unwatch = watchConnection(this.#redis, opts.logger ?? createLogger('coord'));
@@ -185,6 +231,20 @@ export class RedisCoordination implements Coordination {
           number,
         ];
         return { allowed: reply[0] === 1, remaining: reply[1], retryAfterMs: reply[2] };
+      },
+      hitAll: async (requested): Promise<RateLimitAllResult> => {
+        const hits = checkedHits(requested);
+        const reply = (await hitAll.runKeys(
+          redis,
+          hits.map((h) => `${this.#prefix}:rate:${h.key}`),
+          [randomUUID(), ...hits.flatMap((h) => [h.limit, h.windowMs])],
+        )) as [number, number, number, number];
+        return {
+          allowed: reply[0] === 1,
+          remaining: reply[1],
+          retryAfterMs: reply[2],
+          refusedKey: reply[3] > 0 ? hits[reply[3] - 1]!.key : null,
+        };
       },
     };
 

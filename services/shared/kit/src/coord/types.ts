@@ -34,9 +34,28 @@ export interface RateLimitResult {
   retryAfterMs: number;
 }
 
+/** One of the limits a request is held to at once (see RateLimiter.hitAll). */
+export interface RateLimitHit {
+  key: string;
+  limit: number;
+  windowMs: number;
+}
+
+export interface RateLimitAllResult extends RateLimitResult {
+  /** The first key (in the order given) that refused the hit; null when allowed. */
+  refusedKey: string | null;
+}
+
 export interface RateLimiter {
   /** Sliding window: at most `limit` hits per `windowMs` for `key`. Counts the hit only when allowed. */
   hit(key: string, limit: number, windowMs: number): Promise<RateLimitResult>;
+  /**
+   * Several sliding windows checked and counted as one atomic step (one Redis round trip):
+   * the hit is allowed when every key allows it, and then counted against all of them; when
+   * any refuses, it is counted against none. `remaining` is the smallest left; when refused,
+   * `retryAfterMs` is the longest wait of the refusing keys. Keys must be distinct.
+   */
+  hitAll(hits: readonly RateLimitHit[]): Promise<RateLimitAllResult>;
 }
 
 export interface Cache {

@@ -24,3 +24,18 @@ export function toJson(value: unknown): string {
   if (json === undefined) throw new TypeError(`Cache values must be JSON-serialisable, got ${typeof value}`);
   return json;
 }
+
+/** The checked limits of a hitAll call: at least one, distinct keys, positive limits and windows. */
+export function checkedHits(
+  hits: readonly { key: string; limit: number; windowMs: number }[],
+): { key: string; limit: number; windowMs: number }[] {
+  if (hits.length === 0) throw new RangeError('hitAll needs at least one limit');
+  if (new Set(hits.map((h) => h.key)).size !== hits.length) {
+    throw new RangeError('hitAll needs distinct keys');
+  }
+  return hits.map((h) => ({
+    key: h.key,
+    limit: positiveInteger('limit', h.limit),
+    windowMs: positiveMs('windowMs', h.windowMs),
+  }));
+}

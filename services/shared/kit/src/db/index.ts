@@ -8,6 +8,7 @@ import pg from 'pg';
 import { createLogger } from '../logger.ts';
 import { createKeyedSerializer, pgliteConnection, registerInternals, withPoolClient } from './connection.ts';
 import type { Connection, TxRunner } from './connection.ts';
+import { traceQueries } from './tracing.ts';
 import type { DatabaseHandle, Db, OpenDatabaseOptions, Queryable } from './types.ts';
 
 export type {
@@ -27,14 +28,19 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (id: string): boolean => UUID.test(id);
 
 /** A transaction on `conn` whose queries are typed like the handle's. */
-function transactionOn<R>(conn: Connection, fn: (tx: Queryable) => Promise<R>): Promise<R> {
-  return conn.transaction((tx: TxRunner) =>
-    fn({
+function transactionOn<R>(
+  conn: Connection,
+  driver: 'pg' | 'pglite',
+  fn: (tx: Queryable) => Promise<R>,
+): Promise<R> {
+  return conn.transaction((tx: TxRunner) => {
+    const query = traceQueries('postgresql', driver, (sql, params) => tx.query(sql, params));
+    return fn({
       async query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]> {
-        return (await tx.query(sql, params)) as T[];
+        return (await query(sql, params)) as T[];
       },
-    }),
-  );
+    });
+  });
 }
 export { migrate } from './migrate.ts';
 
@@ -61,14 +67,19 @@ async function openPglite(dataDir: string): Promise<DatabaseHandle> {
   // PgliteDatabase differs from Db only in its query-result HKT, which Db leaves generic.
   const db = drizzlePglite({ client: pglite }) as unknown as Db;
   let closing: Promise<void> | undefined;
+  const query = traceQueries(
+    'postgresql',
+    'pglite',
+    async (sql, params) => (await pglite.query(sql, params)).rows,
+  );
 
   const handle: DatabaseHandle = {
     kind: 'pglite',
     db,
     async query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]> {
-      return (await pglite.query<T>(sql, params)).rows;
+      return (await query(sql, params)) as T[];
     },
-    transaction: (fn) => transactionOn(pgliteConnection(pglite), fn),
+    transaction: (fn) => transactionOn(pgliteConnection(pglite), 'pglite', fn),
     ping: () => pingWith(() => pglite.query('select 1')),
     close() {
       closing ??= pglite.closed ? Promise.resolve() : pglite.close();
@@ -112,14 +123,15 @@ async function openPostgres(url: string, opts: OpenDatabaseOptions): Promise<Dat
 
   const db = drizzlePg({ client: pool }) as unknown as Db;
   let closing: Promise<void> | undefined;
+  const query = traceQueries('postgresql', 'pg', async (sql, params) => (await pool.query(sql, params)).rows);
 
   const handle: DatabaseHandle = {
     kind: 'postgres',
     db,
     async query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]> {
-      return (await pool.query(sql, params)).rows as T[];
+      return (await query(sql, params)) as T[];
     },
-    transaction: (fn) => withPoolClient(pool, logger, (conn) => transactionOn(conn, fn)),
+    transaction: (fn) => withPoolClient(pool, logger, (conn) => transactionOn(conn, 'pg', fn)),
     ping: () => pingWith(() => pool.query('select 1')),
     close() {
       closing ??= pool.end();

@@ -64,3 +64,101 @@ export const liveEvents = new Counter({
   labelNames: ['event'] as const,
   registers: [registry],
 });
+
+// ---- bus, handler side and durable consumers -----------------------------------------
+
+export const busHandled = new Counter({
+  name: 'chronicler_bus_handled_total',
+  help: 'Bus requests answered by this process, by subject pattern and outcome (ok or an error code)',
+  labelNames: ['subject', 'outcome'] as const,
+  registers: [registry],
+});
+
+export const busHandlerSeconds = new Histogram({
+  name: 'chronicler_bus_handler_duration_seconds',
+  help: 'Time a request handler took, by subject pattern (the server side of chronicler_bus_request_duration_seconds)',
+  labelNames: ['subject'] as const,
+  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  registers: [registry],
+});
+
+export const busConsumerPending = new Gauge({
+  name: 'chronicler_bus_consumer_pending',
+  help: 'Messages of a durable consumer not yet delivered (JetStream num_pending), polled by each process that consumes it',
+  labelNames: ['stream', 'durable'] as const,
+  registers: [registry],
+});
+
+export const busRedeliveries = new Counter({
+  name: 'chronicler_bus_redeliveries_total',
+  help: 'Durable deliveries that were not the first of their message (a nak, an ack wait that ran out, a crashed consumer)',
+  labelNames: ['stream', 'durable'] as const,
+  registers: [registry],
+});
+
+// ---- live sessions -------------------------------------------------------------------
+
+export const liveSessionsActive = new Gauge({
+  name: 'chronicler_live_sessions_active',
+  help: 'Live sessions started and not ended, as the transcript service stores them (every replica reports the same total: use max)',
+  registers: [registry],
+});
+
+export const liveLinesStored = new Counter({
+  name: 'chronicler_live_lines_stored_total',
+  help: 'Final live utterances stored as transcript lines (duplicates of a redelivery not counted)',
+  registers: [registry],
+});
+
+export const liveUtteranceLatencySeconds = new Histogram({
+  name: 'chronicler_live_utterance_latency_seconds',
+  help: 'From the end of a spoken utterance (session start + end_seconds) to its final line handed to socket.io',
+  buckets: [0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10, 30],
+  registers: [registry],
+});
+
+// ---- speech-to-text streams ----------------------------------------------------------
+
+export const speechStreamsOpen = new Gauge({
+  name: 'chronicler_speech_streams_open',
+  help: 'Streaming speech-to-text streams open in this process, by provider',
+  labelNames: ['provider'] as const,
+  registers: [registry],
+});
+
+export const speechErrors = new Counter({
+  name: 'chronicler_speech_errors_total',
+  help: 'Speech provider connections that failed or were lost, by provider',
+  labelNames: ['provider'] as const,
+  registers: [registry],
+});
+
+export const speechReconnects = new Counter({
+  name: 'chronicler_speech_reconnects_total',
+  help: 'Reconnect attempts of speech streams after a failure or a lost connection, by provider',
+  labelNames: ['provider'] as const,
+  registers: [registry],
+});
+
+// ---- AI ------------------------------------------------------------------------------
+
+export const aiRequests = new Counter({
+  name: 'chronicler_ai_requests_total',
+  help: 'AI model requests, by request type, model and outcome (success or failure)',
+  labelNames: ['type', 'model', 'outcome'] as const,
+  registers: [registry],
+});
+
+export const aiTokens = new Counter({
+  name: 'chronicler_ai_tokens_total',
+  help: 'Tokens of AI model requests, by request type, model and kind (prompt or completion)',
+  labelNames: ['type', 'model', 'kind'] as const,
+  registers: [registry],
+});
+
+export const aiCostUsd = new Counter({
+  name: 'chronicler_ai_cost_usd_total',
+  help: 'Estimated cost of AI model requests in USD (configured prices), by request type and model',
+  labelNames: ['type', 'model'] as const,
+  registers: [registry],
+});

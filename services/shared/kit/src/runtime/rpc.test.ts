@@ -92,6 +92,31 @@ function describeRpc(label: string, makeBus: MakeBus, natsStream?: (prefix: stri
       }
     });
 
+    it('serialises a small request once, and again when it is sent after a closed bus refused it', async () => {
+      const prefix = uniquePrefix();
+      const server = await newBus(prefix);
+      const client = await newBus(prefix);
+      serve(server, echoRpc, (req) => ({ text: req.text, length: req.text.length }));
+      let serialised = 0;
+      const request = {
+        owner_id: 'u1',
+        text: 'once',
+        toJSON() {
+          serialised++;
+          return { owner_id: this.owner_id, text: this.text };
+        },
+      };
+      expect(await call(client, echoRpc, request)).toEqual({ text: 'once', length: 4 });
+      expect(serialised).toBe(1);
+
+      const closed = await makeBus(prefix);
+      await closed.close();
+      expect((await serviceErrorOf(call(closed, echoRpc, request))).code).toBe('unavailable');
+      request.text = 'changed';
+      // sent by the bus itself, not by call: nothing may be left of the refused call's text
+      expect(await client.request(echoRpc.subject, request)).toEqual({ text: 'changed', length: 7 });
+    });
+
     it('sends payloads up to the inline limit inside the message, without a blob', async () => {
       const prefix = uniquePrefix();
       const server = await newBus(prefix);

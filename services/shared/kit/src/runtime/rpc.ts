@@ -3,7 +3,7 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { EncodedJson } from '../bus/common.ts';
+import { EncodedJson, forgetEncoded, rememberEncoded } from '../bus/common.ts';
 import type {
   Bus,
   Consumer,
@@ -155,11 +155,16 @@ export async function call<R extends Rpc>(
   const packed = await pack(bus, request, `Request of ${endpoint.subject}`);
   // A small request goes to the bus as the value itself (Bus payloads are JSON values), so
   // that what wraps or observes bus.request sees the request, not its text.
+  // The bus sends the text measured here rather than serialising the request again.
+  if (packed instanceof EncodedJson) rememberEncoded(request, packed.text);
   const payload = packed instanceof EncodedJson ? request : packed;
   let reply: unknown;
   try {
     reply = await bus.request(endpoint.subject, payload, opts);
   } catch (err) {
+    // A request refused before it was encoded (bus closed) must not leave its text behind
+    // for a later send of the same object, which may have changed since.
+    forgetEncoded(request);
     // Nobody took the request (no responder, bus closed): its blob has no reader to come.
     const blob = referencedBlob(payload);
     if (blob !== null && ServiceError.is(err) && err.code === 'unavailable') {
