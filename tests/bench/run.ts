@@ -2,17 +2,21 @@
 import { benchAiTokens } from './ai-tokens.ts';
 import { benchBus } from './bus.ts';
 import { benchCheckSummary } from './check-summary.ts';
+import { benchGateway } from './gateway.ts';
 import { benchListLatency } from './list-latency.ts';
 import { benchLive } from './live.ts';
+import { benchOfflineAi } from './offline-ai.ts';
 import { benchUploadMemory } from './upload-memory.ts';
 
 const benches: Record<string, () => Promise<void>> = {
   bus: benchBus,
+  gateway: benchGateway,
   'upload-memory': benchUploadMemory,
   'list-latency': benchListLatency,
   'ai-tokens': benchAiTokens,
   'check-summary': benchCheckSummary,
   live: benchLive,
+  'offline-ai': benchOfflineAi,
   load: () => import('./load.ts').then((m) => m.benchLoad()),
 };
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

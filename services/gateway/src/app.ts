@@ -3,12 +3,15 @@ import websocket from '@fastify/websocket';
 import type { Static } from '@sinclair/typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import auth from './plugins/auth.ts';
+import compression from './plugins/compression.ts';
 import errors, { frameworkErrors } from './plugins/errors.ts';
 import httpMetrics from './plugins/http-metrics.ts';
 import idempotency from './plugins/idempotency.ts';
 import liveSocket from './plugins/live-socket.ts';
 import openapi from './plugins/openapi.ts';
 import rateLimit from './plugins/rate-limit.ts';
+import { RequestLogController } from './plugins/request-log.ts';
+import { lazyChildLogger } from './lib/lazy-logger.ts';
 import security from './plugins/security.ts';
 import validation from './plugins/validation.ts';
 import web from './plugins/web.ts';
@@ -54,6 +57,9 @@ export async function buildApp(ctx: GatewayContext): Promise<FastifyInstance> {
     // pino's Logger is what fastify wants; its type differs only in generics.
     loggerInstance: ctx.logger as FastifyBaseLogger,
     requestIdHeader: 'x-request-id',
+    // One line per request, at debug (plugins/request-log.ts).
+    logController: new RequestLogController(),
+    childLoggerFactory: lazyChildLogger,
     bodyLimit: BODY_LIMIT,
     trustProxy: ctx.config.TRUST_PROXY,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
@@ -78,6 +84,8 @@ export async function buildApp(ctx: GatewayContext): Promise<FastifyInstance> {
   await app.register(openapi);
   await app.register(
     async (api) => {
+      // Large JSON answers compressed; the web app's files below are not (see the plugin).
+      await api.register(compression);
       await api.register(healthRoutes);
       await api.register(configRoutes);
       await api.register(authRoutes);

@@ -159,13 +159,16 @@ export default fp(
     ): Promise<Extract<VerifySessionResult, { valid: true }> | null> {
       // A JWT has three dot-separated parts; anything else is not worth a bus round trip.
       if (token.length > 8192 || token.split('.').length !== 3) return null;
-      // Entries end with their token's expiry, so a cached check never stands for an expired token.
-      const cached = cache.get(token);
-      if (cached) return cached;
-      const result = await call(app.ctx.bus, verifySessionRpc, { token, renew });
-      if (!result.valid) return null;
-      cache.set(result.reissued_token ?? token, result);
-      return result;
+      // Entries end with their token's expiry, so a cached check never stands for an expired
+      // token; concurrent checks of one token share one call (lib/session-cache.ts).
+      return cache.check(
+        token,
+        async () => {
+          const result = await call(app.ctx.bus, verifySessionRpc, { token, renew });
+          return result.valid ? result : null;
+        },
+        renew ? 'renew' : '',
+      );
     }
 
     const publicOrigin = (req: FastifyRequest): string =>
@@ -203,6 +206,14 @@ export default fp(
       return 'unknown';
     }
 
+    // For the rate-limit plugin, whose onRequest runs before this plugin's (and before the
+    // cookie plugin has parsed the header): whether the token tried first is one whose check
+    // is cached, so identifying the request costs no round trip.
+    app.decorate('sessionKnown', (req: FastifyRequest): boolean => {
+      const fromCookie = (req.cookies ?? app.parseCookie(req.headers.cookie ?? ''))[ACCESS_TOKEN_COOKIE];
+      const first = fromCookie || headerTokens(req.headers)[0]?.token;
+      return first !== undefined && cache.get(first) !== undefined;
+    });
     app.decorate('publicOrigin', publicOrigin);
     app.decorate('isAllowedOrigin', isAllowedOrigin);
     app.decorate('forgetSession', (sessionId: string) => cache.evictSession(sessionId));

@@ -13,7 +13,7 @@ import {
   type LiveTranscriptionEvent,
   type SessionEndEvent,
 } from '@chronicler/contracts';
-import { call, liveEvents, liveSockets, ServiceError } from '@chronicler/kit';
+import { call, liveEvents, liveSockets, liveUtteranceLatencySeconds, ServiceError } from '@chronicler/kit';
 import { createAdapter } from '@socket.io/redis-adapter';
 import { Value } from '@sinclair/typebox/value';
 import type { FastifyInstance } from 'fastify';
@@ -33,6 +33,21 @@ export const LIVE_SOCKET_PATH = '/socket.io';
 /** Joins one socket may send per window: each costs a read of the stored lines. */
 const JOIN_BURST = 20;
 const JOIN_WINDOW_MS = 10_000;
+
+/**
+ * Speech to viewer: from the moment the speaker finished the utterance (the session's start
+ * plus the line's end offset, both set by the pipeline) to its final handed to socket.io.
+ * Measured here, at the last step our code takes; what follows is socket.io and the network.
+ */
+function observeFinalLatency(event: unknown): void {
+  const e = event as Partial<LiveTranscriptionEvent> | null;
+  if (e?.type !== 'final' || typeof e.session_start_time !== 'string' || typeof e.end_seconds !== 'number')
+    return;
+  const spokenEnd = Date.parse(e.session_start_time) + e.end_seconds * 1000;
+  if (!Number.isFinite(spokenEnd)) return;
+  // A replay played faster than real time ends its lines "in the future": that counts as 0.
+  liveUtteranceLatencySeconds.observe(Math.max(0, Date.now() - spokenEnd) / 1000);
+}
 
 interface SocketData {
   user: AuthUser;
@@ -224,6 +239,7 @@ export default fp(
         }
         liveEvents.inc({ event: payload.event });
         io.to(liveRoom(payload.transcript_id)).emit(payload.event as never, payload.payload as never);
+        observeFinalLatency(payload.payload);
       },
       { queue: SOCKET_EDGE_QUEUE },
     );

@@ -1,5 +1,20 @@
+import type { RateLimitHit } from '@chronicler/kit';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * Whether the auth plugin can tell who sent this request without a round trip (the check
+     * of its token is cached). Absent without the auth plugin.
+     */
+    sessionKnown?: (req: FastifyRequest) => boolean;
+  }
+  interface FastifyRequest {
+    /** Whether the per-address limits were counted (in onRequest or preParsing, see below). */
+    rateLimitCounted: boolean;
+  }
+}
 
 const TOO_MANY = { detail: 'Too many requests. Please try again later.' };
 
@@ -7,25 +22,37 @@ const isApi = (url: string): boolean => url === '/api' || url.startsWith('/api/'
 
 /**
  * Sliding-window limits on /api through the platform's rate limiter (Redis in the cluster,
- * so replicas share the counts; memory in the embedded mode): per client address before
- * anything else runs, a stricter one for sign-in endpoints, and per signed-in user once
- * the auth plugin has identified them. Over a limit: 429 with Retry-After.
+ * so replicas share the counts; memory in the embedded mode): per client address, a
+ * stricter one for sign-in endpoints, and per signed-in user. All the limits a request is
+ * held to are checked and counted in one atomic call (one Redis round trip; a refused
+ * request counts against none of them). Over a limit: 429 with Retry-After.
+ *
+ * The address limit must hold before any work that a flood could make expensive. A request
+ * whose token the auth plugin has cached costs the auth plugin nothing, so its limits wait
+ * until it has been identified and are checked together (the common case: one round trip).
+ * Any other request is held to the address limits in onRequest, before the auth plugin
+ * asks the auth service about its token, and to the user limit afterwards.
  */
 export default fp(
   async (app) => {
     const cfg = app.ctx.config;
     const limiter = app.ctx.coord.rateLimiter;
-    const window = cfg.RATE_LIMIT_WINDOW_MS;
+    const windowMs = cfg.RATE_LIMIT_WINDOW_MS;
+    app.decorateRequest('rateLimitCounted', false);
 
-    async function limit(
-      req: FastifyRequest,
-      reply: FastifyReply,
-      key: string,
-      max: number,
-    ): Promise<boolean> {
-      const r = await limiter.hit(key, max, window);
+    const addressLimits = (req: FastifyRequest): RateLimitHit[] => {
+      const hits = [{ key: `rl:ip:${req.ip}`, limit: cfg.RATE_LIMIT_IP_MAX, windowMs }];
+      if (req.routeOptions.config.signIn) {
+        hits.push({ key: `rl:sign-in:${req.ip}`, limit: cfg.RATE_LIMIT_SIGN_IN_MAX, windowMs });
+      }
+      return hits;
+    };
+
+    /** Counts the hits; false (with the 429 sent) when one of them refused. */
+    async function limit(req: FastifyRequest, reply: FastifyReply, hits: RateLimitHit[]): Promise<boolean> {
+      const r = await limiter.hitAll(hits);
       if (r.allowed) return true;
-      req.log.warn({ key }, 'rate limited');
+      req.log.warn({ key: r.refusedKey }, 'rate limited');
       await reply
         .code(429)
         .header('retry-after', String(Math.max(1, Math.ceil(r.retryAfterMs / 1000))))
@@ -34,23 +61,31 @@ export default fp(
     }
 
     app.addHook('onRequest', async (req, reply) => {
-      if (!isApi(req.url)) return;
-      if (!(await limit(req, reply, `rl:ip:${req.ip}`, cfg.RATE_LIMIT_IP_MAX))) return reply;
-      if (
-        req.routeOptions.config.signIn &&
-        !(await limit(req, reply, `rl:sign-in:${req.ip}`, cfg.RATE_LIMIT_SIGN_IN_MAX))
-      ) {
-        return reply;
-      }
+      if (!isApi(req.url) || app.sessionKnown?.(req)) return;
+      req.rateLimitCounted = true;
+      if (!(await limit(req, reply, addressLimits(req)))) return reply;
     });
 
     // preParsing runs after every onRequest hook (the auth plugin's included) and before the
-    // body is read, so a user over the limit costs no body parsing.
+    // body is read, so a request over a limit costs no body parsing. When a limit refused in
+    // onRequest the 429 is already sent, and fastify stops at a sent reply.
     app.addHook('preParsing', async (req, reply, payload) => {
-      // When over the limit the 429 is already sent, and fastify stops at a sent reply.
-      if (req.user && isApi(req.url))
-        await limit(req, reply, `rl:user:${req.user.id}`, cfg.RATE_LIMIT_USER_MAX);
+      if (!isApi(req.url)) return payload;
+      const hits = req.rateLimitCounted ? [] : addressLimits(req);
+      req.rateLimitCounted = true;
+      if (req.user) hits.push({ key: `rl:user:${req.user.id}`, limit: cfg.RATE_LIMIT_USER_MAX, windowMs });
+      if (hits.length > 0) await limit(req, reply, hits);
       return payload;
+    });
+
+    // A request whose limits waited for the auth plugin and that it answered itself (403 to
+    // a cross-origin write or a non-admin) never reached preParsing: it still counts against
+    // its address, after the fact.
+    app.addHook('onResponse', async (req) => {
+      if (!isApi(req.url) || req.rateLimitCounted) return;
+      await limiter
+        .hitAll(addressLimits(req))
+        .catch((err: unknown) => req.log.warn({ err }, 'rate limit not counted'));
     });
   },
   { name: 'rate-limit', dependencies: ['errors'] },

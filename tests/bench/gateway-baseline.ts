@@ -1,0 +1,92 @@
+// The baseline of `pnpm bench gateway`: one fastify process answering the same three requests
+// (list, one session, rename) by running the transcript service's own handlers and SQL
+// directly, with no gateway, bus, auth service or Redis in between. On PostgreSQL
+// (DATABASE_URL, the database of the cluster being compared, read as BASELINE_OWNER) or on
+// PGlite in DATA_DIR (migrated and seeded with BASELINE_SESSIONS sessions of its own owner).
+// Run as a child process by gateway.ts; prints one JSON line {port, owner, ids} when ready.
+import {
+  IdParamsSchema,
+  RenameTranscriptBodySchema,
+  TranscriptListItemSchema,
+  TranscriptSchema,
+} from '@chronicler/contracts';
+import { migrate, openDatabase } from '@chronicler/kit';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import Fastify from 'fastify';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { LiveStore } from '../../services/transcript/src/db/live-store.ts';
+import { TranscriptStore } from '../../services/transcript/src/db/store.ts';
+import { getTranscript } from '../../services/transcript/src/handlers/get-transcript.ts';
+import { listPage } from '../../services/transcript/src/handlers/list-page.ts';
+import { renameTranscript } from '../../services/transcript/src/handlers/rename-transcript.ts';
+import { nextPageLink, PageQuery, pageRequest } from '../../services/gateway/src/lib/paging.ts';
+import { repoRoot } from '../support/system.ts';
+
+const SCHEMA = 'transcript';
+const db = await openDatabase(
+  process.env.DATABASE_URL ? { url: process.env.DATABASE_URL } : { dataDir: process.env.DATA_DIR! },
+);
+const store = new TranscriptStore(db, SCHEMA);
+const live = new LiveStore(db, SCHEMA);
+let owner = process.env.BASELINE_OWNER ?? '';
+if (!owner) {
+  // PGlite: a database of its own, seeded like the system it is compared with.
+  await migrate(db, { schema: SCHEMA, migrationsDir: path.join(repoRoot, 'services/transcript/migrations') });
+  owner = randomUUID();
+  for (let i = 0; i < Number(process.env.BASELINE_SESSIONS ?? 10); i++) {
+    await store.createManual(owner, {
+      name: `Session ${i + 1}`,
+      sessionTimestamp: new Date(Date.UTC(2024, 0, 1 + i)).toISOString(),
+      summary: 'The party rests at the inn.',
+      content: 'GM: You enter the tavern.\n'.repeat(40),
+      preview: 'GM: You enter the tavern.',
+      groupId: null,
+    });
+  }
+}
+
+const list = listPage(store);
+const one = getTranscript(store, live);
+const rename = renameTranscript(store);
+const app = Fastify({ logger: false }).withTypeProvider<TypeBoxTypeProvider>();
+// The same routes, schemas and paging helpers as the gateway's, so only the path between differs.
+app.get(
+  '/api/transcripts',
+  { schema: { querystring: PageQuery, response: { 200: Type.Array(TranscriptListItemSchema) } } },
+  async (req, reply) => {
+    const paging = pageRequest(req.query);
+    const page = await list({ owner_id: owner, ...paging });
+    nextPageLink(req, reply, paging.limit, page.next);
+    return page.items;
+  },
+);
+app.get(
+  '/api/transcripts/:id',
+  { schema: { params: IdParamsSchema, response: { 200: TranscriptSchema } } },
+  (req) => one({ owner_id: owner, id: req.params.id }),
+);
+app.put(
+  '/api/transcripts/:id/rename',
+  {
+    schema: {
+      params: IdParamsSchema,
+      body: RenameTranscriptBodySchema,
+      response: { 200: TranscriptListItemSchema },
+    },
+  },
+  (req) => rename({ owner_id: owner, id: req.params.id, name: req.body.name }),
+);
+await app.listen({ port: 0, host: '127.0.0.1' });
+const address = app.server.address();
+const ids = (await list({ owner_id: owner, limit: 100 })).items.map((t) => t.id);
+process.stdout.write(
+  `${JSON.stringify({ port: typeof address === 'object' && address ? address.port : 0, owner, ids })}\n`,
+);
+process.on('SIGTERM', () => {
+  void app
+    .close()
+    .then(() => db.close())
+    .finally(() => process.exit(0));
+});

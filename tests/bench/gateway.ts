@@ -1,0 +1,382 @@
+// The session API under load (issue 16, ARCHITECTURE §7): GET /api/transcripts (list), GET
+// /api/transcripts/:id (one) and PUT /api/transcripts/:id/rename (write), 10 sessions of one
+// user, driven by autocannon from this process against servers that each run in their own
+// child processes:
+// - cluster: the gateway, auth and transcript services over NATS, PostgreSQL and Redis
+//   (needs NATS_URL, DATABASE_URL, REDIS_URL; skipped without them);
+// - cluster baseline: one fastify process running the transcript service's handlers and SQL
+//   with node-postgres on the same database and rows (gateway-baseline.ts);
+// - embedded: the all-in-one process on PGlite;
+// - embedded baseline: one fastify process running the same handlers on PGlite.
+// Rounds are interleaved (each round measures every system and request once) so that the
+// drift of a busy machine hits all alike; the report shows medians over rounds and the
+// ratios the budgets are stated in. Then, in cluster mode, a page of 50 with 10 sessions
+// stored against one with 10,000 (the list must cost O(page)).
+// BENCH_SECONDS (10) per measurement, BENCH_ROUNDS (5), BENCH_CONNECTIONS (50).
+import autocannon from 'autocannon';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import pg from 'pg';
+import { localSignIn } from '../support/auth.ts';
+import { freePort, repoRoot, startSystem, waitFor, type TestSystem } from '../support/system.ts';
+import { median, printTable } from './report.ts';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const SESSIONS = 10;
+const BIG_LIST = Number(process.env.BENCH_BIG_LIST ?? 10_000);
+/** Rate limits stay in the path (they are part of a request's cost) but never refuse. */
+const NO_LIMITS = { RATE_LIMIT_IP_MAX: '100000000', RATE_LIMIT_USER_MAX: '100000000' };
+
+const BUDGET_THROUGHPUT = 0.6;
+const BUDGET_P50 = 2;
+const BUDGET_PAGE = 1.5;
+
+type Op = 'list' | 'one' | 'write';
+const OPS: Op[] = ['list', 'one', 'write'];
+
+export interface Target {
+  name: string;
+  url: string;
+  headers: Record<string, string>;
+  /** The session read and renamed. */
+  id: string;
+  stop(): Promise<void>;
+}
+
+export interface Sample {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+function requestOf(t: Target, op: Op): autocannon.Options {
+  const base = { url: t.url, connections: CONNECTIONS, duration: SECONDS, headers: t.headers };
+  if (op === 'list') return { ...base, url: `${t.url}/api/transcripts` };
+  if (op === 'one') return { ...base, url: `${t.url}/api/transcripts/${t.id}` };
+  return {
+    ...base,
+    method: 'PUT',
+    url: `${t.url}/api/transcripts/${t.id}/rename`,
+    headers: { ...t.headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Session renamed under load' }),
+  };
+}
+
+export async function measure(opts: autocannon.Options): Promise<Sample> {
+  const r = await autocannon(opts);
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.errors + r.timeouts + r.non2xx,
+  };
+}
+
+/** A child process that prints one JSON line when ready (gateway-baseline.ts). */
+async function startBaseline(name: string, env: NodeJS.ProcessEnv): Promise<Target> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'tests/bench/gateway-baseline.ts'], {
+    cwd: repoRoot,
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const line = await new Promise<string>((resolve, reject) => {
+    const rl = createInterface({ input: child.stdout! });
+    rl.once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`${name} exited with ${code} while starting`)));
+  });
+  const ready = JSON.parse(line) as { port: number; ids: string[] };
+  return {
+    name,
+    url: `http://127.0.0.1:${ready.port}`,
+    headers: {},
+    id: ready.ids[0]!,
+    stop: () => stopChild(child),
+  };
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(t);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/** Signs a user in and creates SESSIONS sessions through the API; the bearer headers and ids. */
+async function seedThroughApi(
+  url: string,
+  user: string,
+): Promise<{ headers: Record<string, string>; ids: string[]; owner: string }> {
+  const signIn = await localSignIn(url, user);
+  const headers = { authorization: `Bearer ${signIn.cookie}` };
+  const ids: string[] = [];
+  for (let i = 0; i < SESSIONS; i++) {
+    const res = await fetch(`${url}/api/transcripts/manual`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        name: `Session ${i + 1}`,
+        session_date: new Date(Date.UTC(2024, 0, 1 + i)).toISOString(),
+        summary: 'The party rests at the inn.',
+        transcript: 'GM: You enter the tavern.\n'.repeat(40),
+      }),
+    });
+    if (res.status !== 200) throw new Error(`create answered ${res.status}: ${await res.text()}`);
+    ids.push(((await res.json()) as { id: string }).id);
+  }
+  return { headers, ids, owner: signIn.body.user?.id ?? '' };
+}
+
+async function startCluster(): Promise<{ system: TestSystem; target: Target; owner: string }> {
+  const system = await startSystem({
+    mode: 'cluster',
+    processes: 'many',
+    services: ['auth', 'transcript'],
+    env: { AUTH_LOCAL_ENABLED: 'true', LOG_LEVEL: 'warn', ...NO_LIMITS },
+  });
+  const seeded = await seedThroughApi(system.url, 'bench-cluster');
+  return {
+    system,
+    owner: seeded.owner,
+    target: {
+      name: 'cluster',
+      url: system.url,
+      headers: seeded.headers,
+      id: seeded.ids[0]!,
+      stop: () => system.stop(),
+    },
+  };
+}
+
+/** The all-in-one process on PGlite with SESSIONS sessions of one user; `env` is added to its environment. */
+export async function startEmbeddedProcess(extraEnv: NodeJS.ProcessEnv = {}): Promise<Target> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'chronicler-bench-gw-'));
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    OPS_PORT: String(await freePort()),
+    HOST: '127.0.0.1',
+    BUS_PREFIX: `bench${randomBytes(3).toString('hex')}`,
+    LOG_LEVEL: 'warn',
+    AUTH_LOCAL_ENABLED: 'true',
+    ...NO_LIMITS,
+    ...extraEnv,
+  };
+  const child = spawn(process.execPath, ['--import', 'tsx', 'services/all-in-one/src/main.ts'], {
+    cwd: repoRoot,
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(async () => {
+    if (child.exitCode !== null) throw new Error(`the embedded process exited with ${child.exitCode}`);
+    return (await fetch(`${url}/api/health`).catch(() => undefined))?.status === 200;
+  }, 120_000);
+  const seeded = await seedThroughApi(url, 'bench-embedded');
+  return {
+    name: 'embedded',
+    url,
+    headers: seeded.headers,
+    id: seeded.ids[0]!,
+    async stop() {
+      await stopChild(child);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Medians per target and op over the rounds. */
+type Results = Map<string, Map<Op, Sample>>;
+
+async function runRounds(targets: Target[]): Promise<Results> {
+  const samples = new Map<string, Map<Op, Sample[]>>(
+    targets.map((t) => [t.name, new Map(OPS.map((o) => [o, []]))]),
+  );
+  // Warm-up: a short run of each, so that no round pays for JIT and connection pools.
+  for (const t of targets) for (const op of OPS) await measure({ ...requestOf(t, op), duration: 1 });
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const t of targets) {
+      for (const op of OPS) {
+        const s = await measure(requestOf(t, op));
+        samples.get(t.name)!.get(op)!.push(s);
+        process.stdout.write(
+          `round ${round}/${ROUNDS} ${t.name.padEnd(18)} ${op.padEnd(5)} ${s.rps.toFixed(0).padStart(6)} req/s` +
+            ` p50 ${s.p50} ms p99 ${s.p99} ms${s.errors ? ` ERRORS ${s.errors}` : ''}\n`,
+        );
+      }
+    }
+  }
+  const results: Results = new Map();
+  for (const [name, byOp] of samples) {
+    const m = new Map<Op, Sample>();
+    for (const [op, ss] of byOp) {
+      m.set(op, {
+        rps: median(ss.map((s) => s.rps)),
+        p50: median(ss.map((s) => s.p50)),
+        p99: median(ss.map((s) => s.p99)),
+        errors: ss.reduce((a, s) => a + s.errors, 0),
+      });
+    }
+    results.set(name, m);
+  }
+  return results;
+}
+
+const mark = (ok: boolean): string => (ok ? 'within budget' : 'OVER BUDGET');
+
+function printRatios(results: Results, system: string, baseline: string, withP50: boolean): void {
+  const a = results.get(system);
+  const b = results.get(baseline);
+  if (!a || !b) return;
+  console.log(`\n${system} / ${baseline}:`);
+  for (const op of OPS) {
+    const x = a.get(op)!;
+    const y = b.get(op)!;
+    const rps = x.rps / y.rps;
+    const p50 = x.p50 / y.p50;
+    console.log(
+      `  ${op.padEnd(5)} throughput ${rps.toFixed(2)}x (budget >= ${BUDGET_THROUGHPUT}: ${mark(rps >= BUDGET_THROUGHPUT)})` +
+        `; p50 ${p50.toFixed(2)}x` +
+        (withP50 ? ` (budget <= ${BUDGET_P50}: ${mark(p50 <= BUDGET_P50)})` : '') +
+        `; p99 ${(x.p99 / y.p99).toFixed(2)}x`,
+    );
+  }
+}
+
+/** A page of 50 for a user with 10 sessions against one with BIG_LIST, through the cluster's gateway. */
+async function pageComparison(system: TestSystem): Promise<void> {
+  const users: { count: number; owner: string; headers: Record<string, string> }[] = [];
+  // 50 stored: a full page, so that the body is the same as the big list's page.
+  for (const count of [10, 50, BIG_LIST]) {
+    const signIn = await localSignIn(system.url, `bench-page-${count}`);
+    users.push({ count, owner: signIn.body.user!.id, headers: { authorization: `Bearer ${signIn.cookie}` } });
+  }
+  const client = new pg.Client({ connectionString: system.env.DATABASE_URL });
+  await client.connect();
+  try {
+    for (const u of users) {
+      await client.query(
+        `insert into transcript.transcripts (owner_id, name, session_timestamp, content, preview, summary, source)
+         select $1::uuid, 'Session ' || g, timestamptz '2020-01-01' + g * interval '1 hour',
+                repeat(md5(g::text), 100), left(md5(g::text), 100), 'The party rests at the inn.', 'manual'
+           from generate_series(1, $2::int) g`,
+        [u.owner, u.count],
+      );
+    }
+    await client.query('analyze transcript.transcripts');
+  } finally {
+    await client.end();
+  }
+  const samples = new Map<number, Sample[]>(users.map((u) => [u.count, []]));
+  const opts = (u: (typeof users)[number]): autocannon.Options => ({
+    url: `${system.url}/api/transcripts?limit=50`,
+    connections: CONNECTIONS,
+    duration: SECONDS,
+    headers: u.headers,
+  });
+  for (const u of users) await measure({ ...opts(u), duration: 1 });
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const u of users) samples.get(u.count)!.push(await measure(opts(u)));
+  }
+  const rows = users.map((u) => {
+    const ss = samples.get(u.count)!;
+    return {
+      stored: u.count,
+      'req/s': median(ss.map((s) => s.rps)),
+      'p50 ms': median(ss.map((s) => s.p50)),
+      'p99 ms': median(ss.map((s) => s.p99)),
+      errors: ss.reduce((a, s) => a + s.errors, 0),
+    };
+  });
+  printTable('GET /api/transcripts?limit=50 through the cluster (medians over rounds)', rows);
+  const [small, full, big] = rows as [(typeof rows)[number], (typeof rows)[number], (typeof rows)[number]];
+  const cost = small['req/s'] / big['req/s'];
+  console.log(
+    `page of 50, ${BIG_LIST.toLocaleString('en-US')} / 10 sessions stored: cost per request ${cost.toFixed(2)}x ` +
+      `(budget <= ${BUDGET_PAGE}: ${mark(cost <= BUDGET_PAGE)}), p50 ${(big['p50 ms'] / small['p50 ms']).toFixed(2)}x; ` +
+      `/ 50 stored (the same 50 items): ${(full['req/s'] / big['req/s']).toFixed(2)}x, ` +
+      `p50 ${(big['p50 ms'] / full['p50 ms']).toFixed(2)}x`,
+  );
+}
+
+export async function benchGateway(): Promise<void> {
+  const started = performance.now();
+  const cluster = ['NATS_URL', 'DATABASE_URL', 'REDIS_URL'].every((v) => process.env[v]);
+  if (!cluster)
+    console.log('gateway: NATS_URL, DATABASE_URL and REDIS_URL are not all set; embedded mode only');
+  console.log(
+    `gateway: ${ROUNDS} interleaved rounds of ${SECONDS} s per measurement, ${CONNECTIONS} connections, ` +
+      `${SESSIONS} sessions of one user, ${os.cpus().length} CPU cores`,
+  );
+  const targets: Target[] = [];
+  let clusterSystem: TestSystem | undefined;
+  try {
+    if (cluster) {
+      const c = await startCluster();
+      clusterSystem = c.system;
+      targets.push(c.target);
+      targets.push(
+        await startBaseline('cluster-baseline', {
+          DATABASE_URL: c.system.env.DATABASE_URL,
+          BASELINE_OWNER: c.owner,
+        }),
+      );
+    }
+    targets.push(await startEmbeddedProcess());
+    const pgliteDir = mkdtempSync(path.join(os.tmpdir(), 'chronicler-bench-gw-pglite-'));
+    const pgliteBaseline = await startBaseline('embedded-baseline', {
+      DATA_DIR: pgliteDir,
+      BASELINE_SESSIONS: String(SESSIONS),
+    });
+    targets.push({
+      ...pgliteBaseline,
+      async stop() {
+        await pgliteBaseline.stop();
+        rmSync(pgliteDir, { recursive: true, force: true });
+      },
+    });
+
+    const results = await runRounds(targets);
+    printTable(
+      'Session API, medians over rounds',
+      [...results].flatMap(([name, byOp]) =>
+        OPS.map((op) => {
+          const s = byOp.get(op)!;
+          return {
+            system: name,
+            request: op,
+            'req/s': s.rps,
+            'p50 ms': s.p50,
+            'p99 ms': s.p99,
+            errors: s.errors,
+          };
+        }),
+      ),
+    );
+    printRatios(results, 'cluster', 'cluster-baseline', true);
+    printRatios(results, 'embedded', 'embedded-baseline', false);
+    for (const [name, byOp] of results) {
+      if ([...byOp.values()].some((s) => s.errors > 0)) {
+        console.log(`${name} answered errors or non-2xx statuses: the figures above are not comparable`);
+        process.exitCode = 1;
+      }
+    }
+    if (clusterSystem) await pageComparison(clusterSystem);
+  } finally {
+    for (const t of targets.reverse()) await t.stop().catch((err: unknown) => console.error(err));
+  }
+  console.log(`gateway took ${((performance.now() - started) / 1000).toFixed(0)} s`);
+}
