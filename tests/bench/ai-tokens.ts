@@ -37,6 +37,7 @@ export async function benchAiTokens(): Promise<void> {
         AI_PRICE_INPUT_PER_MILLION_USD: 0.1,
         AI_PRICE_OUTPUT_PER_MILLION_USD: 0.4,
         AI_RATE_LIMIT_PER_MINUTE: 1_000,
+        AI_OFFLINE_THREADS: 1,
       },
       { bus, coord, logger: createLogger('bench', { level: 'silent' }) },
     );

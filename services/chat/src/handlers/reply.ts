@@ -1,8 +1,7 @@
-import type { AiEngine } from '@chronicler/ai';
+import { groupCharacters, type AiEngine } from '@chronicler/ai';
 import { CHAT_DEFAULT_TEMPERATURE, CHAT_HISTORY_TURNS, type ChatMessage } from '@chronicler/contracts';
 import type { Bus } from '@chronicler/kit';
 import { aiFailure } from './chat-errors.ts';
-import { groupCharacters } from './group-characters.ts';
 import { transcriptText } from './transcript-text.ts';
 
 export interface ChatDeps {

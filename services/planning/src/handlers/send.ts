@@ -1,6 +1,7 @@
 import {
   AiRateLimitedError,
   AiUnavailableError,
+  groupCharacters,
   type AiEngine,
   type ChatMessage,
   type EditorContext,
@@ -8,7 +9,6 @@ import {
 import { PLANNING_MESSAGE_MAX, type PlanningMessage } from '@chronicler/contracts';
 import { ServiceError, type Bus, type Logger } from '@chronicler/kit';
 import type { PlanningStore } from '../db/store.ts';
-import { groupCharacters } from './group-characters.ts';
 import { ownGroup, sessionDigests } from './group-of.ts';
 
 /** Earlier turns the AI sees with each message: enough for the thread, bounded for the context. */

@@ -22,5 +22,10 @@ export const AiConfigSchema = Type.Object({
   AI_PRICE_OUTPUT_PER_MILLION_USD: Type.Number({ default: 0.4, minimum: 0 }),
   /** AI requests per user per minute, across every replica (Redis in the cluster). */
   AI_RATE_LIMIT_PER_MINUTE: Type.Integer({ default: 30, minimum: 1 }),
+  /**
+   * Worker threads of the offline engine (no model configured): its work on a long transcript
+   * takes seconds of CPU, kept off the thread that serves requests. 0 runs it on that thread.
+   */
+  AI_OFFLINE_THREADS: Type.Integer({ default: 1, minimum: 0, maximum: 16 }),
 });
 export type AiConfig = Static<typeof AiConfigSchema>;

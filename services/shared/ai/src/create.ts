@@ -3,6 +3,7 @@ import type { AiConfig } from './config.ts';
 import type { AiEngine } from './engine.ts';
 import { OfflineEngine } from './offline/engine.ts';
 import { OpenAiEngine } from './openai/engine.ts';
+import { zeroAiMetrics } from './usage.ts';
 
 /** What an engine needs from its service: usage records go on the bus, rate limits in coord. */
 export interface AiDeps {
@@ -17,7 +18,11 @@ export function createAiEngine(config: AiConfig, deps: AiDeps): AiEngine {
     if (!config.OPENAI_MODEL) {
       throw new Error('OPENAI_MODEL is required when OPENAI_API_KEY or OPENAI_BASE_URL is set');
     }
-    return new OpenAiEngine(config, deps);
+    const engine = new OpenAiEngine(config, deps);
+    zeroAiMetrics(engine.model);
+    return engine;
   }
-  return new OfflineEngine(config, deps);
+  const engine = new OfflineEngine(config, deps);
+  zeroAiMetrics(engine.model);
+  return engine;
 }

@@ -1,5 +1,5 @@
 import { aiRequestRecordedEvent, usageEventsStream, type AiRequestRecorded } from '@chronicler/contracts';
-import type { Bus, Coordination } from '@chronicler/kit';
+import { aiCostUsd, aiRequests, aiTokens, type Bus, type Coordination } from '@chronicler/kit';
 import { randomUUID } from 'node:crypto';
 import type { AiConfig } from './config.ts';
 import { estimateCostUsd } from './cost.ts';
@@ -15,6 +15,26 @@ export interface AiRequestUsage {
   costUsd: number;
   success: boolean;
   ms: number;
+}
+
+const AI_REQUEST_TYPES = [
+  'session_summary',
+  'campaign_summary',
+  'chat',
+  'planning',
+] as const satisfies readonly AiRequestType[];
+
+/**
+ * Starts the AI metrics of a process at zero for its model, so that the first request shows as
+ * an increase (Prometheus takes a series' first sample as its baseline) and a service that made
+ * no request reads 0 rather than no data.
+ */
+export function zeroAiMetrics(model: string): void {
+  for (const type of AI_REQUEST_TYPES) {
+    for (const outcome of ['success', 'failure']) aiRequests.inc({ type, model, outcome }, 0);
+    for (const kind of ['prompt', 'completion']) aiTokens.inc({ type, model, kind }, 0);
+    aiCostUsd.inc({ type, model }, 0);
+  }
 }
 
 // The stream is ensured once per bus (and again after a failure), not on every request.
@@ -63,6 +83,14 @@ export async function recordAiRequest(bus: Bus, r: AiRequestUsage): Promise<void
     processing_time_ms: nonNegativeInt(r.ms),
     created_at: new Date().toISOString(),
   };
+  // Counted by the process that made the request, before the ledger has it: the metrics must
+  // not wait on the bus, and the type and model are configuration, so the labels stay few.
+  const type = record.request_type;
+  const model = record.model;
+  aiRequests.inc({ type, model, outcome: record.success ? 'success' : 'failure' });
+  aiTokens.inc({ type, model, kind: 'prompt' }, record.input_tokens);
+  aiTokens.inc({ type, model, kind: 'completion' }, record.output_tokens);
+  aiCostUsd.inc({ type, model }, record.estimated_cost_usd);
   await bus.publishDurable(aiRequestRecordedEvent.subject, record, { msgId: record.record_id });
 }
 

@@ -5,10 +5,9 @@ import {
   type RpcRequest,
   type generateSessionSummaryRpc,
 } from '@chronicler/contracts';
-import { AiRateLimitedError, type AiEngine } from '@chronicler/ai';
+import { AiRateLimitedError, groupCharacters, type AiEngine } from '@chronicler/ai';
 import { call, ServiceError, type Bus } from '@chronicler/kit';
 import { asServiceError } from '../errors.ts';
-import { groupCharacters } from '../group-characters.ts';
 import { readTranscript, type TranscriptWithContent } from '../sources.ts';
 
 export const EMPTY_TRANSCRIPT = 'Cannot generate a summary: the transcript is empty.';

@@ -1,10 +1,9 @@
 import { setGroupGeneratedSummaryRpc, type Group, type GroupSummaryCheck } from '@chronicler/contracts';
-import type { AiEngine } from '@chronicler/ai';
+import { groupCharacters, type AiEngine } from '@chronicler/ai';
 import { call, ServiceError, type Bus, type Coordination, type Lock } from '@chronicler/kit';
 import type { SummaryStore } from '../db/store.ts';
 import { asServiceError } from '../errors.ts';
 import { campaignInput, findGroup, groupSessions } from '../sources.ts';
-import { groupCharacters } from '../group-characters.ts';
 
 /** Longer than one model call with its retries: a lost holder frees the group eventually. */
 const LOCK_TTL_MS = 10 * 60 * 1000;

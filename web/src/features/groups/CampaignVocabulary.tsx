@@ -8,6 +8,7 @@ import type { GroupSummaryItem } from '../../api/types.ts';
 import { CloseIcon, PlusIcon } from '../../components/icons.tsx';
 import { Spinner } from '../../components/Spinner.tsx';
 import { CollapseHeading } from './CollapseHeading.tsx';
+import { DraftActions } from '../../components/DraftActions.tsx';
 
 /** Under the group list's key, so whatever refreshes the groups refreshes this too. */
 const vocabularyKey = (groupId: string) => ['groups', groupId, 'vocabulary'] as const;
@@ -149,33 +150,17 @@ export function CampaignVocabulary({ group }: { group: GroupSummaryItem }) {
                 {inputError}
               </p>
             )}
-            <div className="button-row group-form-actions">
-              <button
-                type="button"
-                className="button button-primary"
-                disabled={!dirty || save.isPending}
-                onClick={() => save.mutate(terms)}
-              >
-                {save.isPending ? 'Saving...' : 'Save vocabulary'}
-              </button>
-              {dirty && (
-                <button
-                  type="button"
-                  className="button button-secondary"
-                  onClick={() => {
-                    setDraft(null);
-                    setSaveError(null);
-                  }}
-                >
-                  Discard changes
-                </button>
-              )}
-            </div>
-            {saveError && (
-              <p className="field-error" role="alert">
-                {saveError}
-              </p>
-            )}
+            <DraftActions
+              saveLabel="Save vocabulary"
+              dirty={dirty}
+              saving={save.isPending}
+              error={saveError}
+              onSave={() => save.mutate(terms)}
+              onDiscard={() => {
+                setDraft(null);
+                setSaveError(null);
+              }}
+            />
 
             <h3 className="vocabulary-heading">Learned from your sessions</h3>
             {learned.length > 0 ? (

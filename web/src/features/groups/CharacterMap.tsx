@@ -13,6 +13,7 @@ import type { GroupSummaryItem } from '../../api/types.ts';
 import { CloseIcon, PlusIcon } from '../../components/icons.tsx';
 import { Spinner } from '../../components/Spinner.tsx';
 import { CollapseHeading } from './CollapseHeading.tsx';
+import { DraftActions } from '../../components/DraftActions.tsx';
 
 /** Under the group list's key, so whatever refreshes the groups refreshes this too. */
 const charactersKey = (groupId: string) => ['groups', groupId, 'characters'] as const;
@@ -180,33 +181,17 @@ export function CharacterMap({ group }: { group: GroupSummaryItem }) {
                 {inputError}
               </p>
             )}
-            <div className="button-row group-form-actions">
-              <button
-                type="button"
-                className="button button-primary"
-                disabled={!dirty || save.isPending}
-                onClick={() => save.mutate(links)}
-              >
-                {save.isPending ? 'Saving...' : 'Save who is who'}
-              </button>
-              {dirty && (
-                <button
-                  type="button"
-                  className="button button-secondary"
-                  onClick={() => {
-                    setDraft(null);
-                    setSaveError(null);
-                  }}
-                >
-                  Discard changes
-                </button>
-              )}
-            </div>
-            {saveError && (
-              <p className="field-error" role="alert">
-                {saveError}
-              </p>
-            )}
+            <DraftActions
+              saveLabel="Save who is who"
+              dirty={dirty}
+              saving={save.isPending}
+              error={saveError}
+              onSave={() => save.mutate(links)}
+              onDiscard={() => {
+                setDraft(null);
+                setSaveError(null);
+              }}
+            />
             <h3 className="vocabulary-heading">Suggested from your sessions</h3>
             {suggestions.length > 0 ? (
               <ul className="chip-list" aria-label="Suggested links">

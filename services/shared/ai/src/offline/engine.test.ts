@@ -4,7 +4,15 @@ import {
   usageEventsStream,
   type AiRequestRecorded,
 } from '@chronicler/contracts';
-import { createBus, createLogger, MemoryCoordination, type Bus, type Consumer } from '@chronicler/kit';
+import {
+  aiRequests,
+  aiTokens,
+  createBus,
+  createLogger,
+  MemoryCoordination,
+  type Bus,
+  type Consumer,
+} from '@chronicler/kit';
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AiConfig } from '../config.ts';
@@ -26,6 +34,7 @@ const config: AiConfig = {
   AI_PRICE_INPUT_PER_MILLION_USD: 0.1,
   AI_PRICE_OUTPUT_PER_MILLION_USD: 0.4,
   AI_RATE_LIMIT_PER_MINUTE: 1000,
+  AI_OFFLINE_THREADS: 1,
 };
 
 const OFFLINE_FIRST_LINE = /^_Offline [^\n]*\(no AI model is configured\)[^\n]*_$/;
@@ -418,6 +427,21 @@ describe('OfflineEngine', () => {
         success: true,
         output_tokens: Math.ceil(summary.length / 4),
       });
+    });
+
+    it('counts requests and tokens in the metrics by type and model, as the records say', async () => {
+      const sample = async (m: typeof aiRequests | typeof aiTokens, labels: Record<string, string>) =>
+        (await m.get()).values.find((v) =>
+          Object.entries(labels).every(([k, x]) => (v.labels as Record<string, unknown>)[k] === x),
+        )?.value ?? 0;
+      const ok = { type: 'chat', model: 'offline', outcome: 'success' };
+      const prompt = { type: 'chat', model: 'offline', kind: 'prompt' };
+      const before = { requests: await sample(aiRequests, ok), prompt: await sample(aiTokens, prompt) };
+      const transcript = 'MATT: The dragon lands on the tower.';
+      await engine.answer(ctx('chat'), { transcriptName: 'T', transcript, history: [], question: 'dragon?' });
+      const [record] = await newRecords(1);
+      expect(await sample(aiRequests, ok)).toBe(before.requests + 1);
+      expect(await sample(aiTokens, prompt)).toBe(before.prompt + record!.input_tokens);
     });
 
     it('applies the per-user rate limit and records nothing for a refused request', async () => {

@@ -18,9 +18,8 @@ import type {
   SessionSummaryInput,
 } from '../engine.ts';
 import { enforceAiRateLimit, recordAiRequest } from '../usage.ts';
-import { answerText } from './answer.ts';
-import { planText } from './plan.ts';
-import { summarizeCampaignText, summarizeSessionText } from './summarize.ts';
+import { runOffline } from './pool.ts';
+import type { OfflineTask } from './tasks.ts';
 import { estimateTokens } from './text.ts';
 
 export class OfflineEngine implements AiEngine {
@@ -33,19 +32,17 @@ export class OfflineEngine implements AiEngine {
   ) {}
 
   summarizeSession(ctx: AiRequestContext, input: SessionSummaryInput): Promise<string> {
-    return this.run(ctx, input.transcript.length + input.name.length, () =>
-      summarizeSessionText(input.name, input.transcript, { characters: input.characters }),
-    );
+    return this.run(ctx, input.transcript.length + input.name.length, { kind: 'session', input });
   }
 
   summarizeCampaign(ctx: AiRequestContext, input: CampaignSummaryInput): Promise<string> {
     const size = input.sessions.reduce((n, s) => n + s.name.length + s.summary.length, input.name.length);
-    return this.run(ctx, size, () => summarizeCampaignText(input.name, input.sessions, input.characters));
+    return this.run(ctx, size, { kind: 'campaign', input });
   }
 
   answer(ctx: AiRequestContext, input: AnswerInput): Promise<string> {
     const size = input.transcript.length + input.question.length + historySize(input.history);
-    return this.run(ctx, size, () => answerText(input));
+    return this.run(ctx, size, { kind: 'answer', input });
   }
 
   plan(ctx: AiRequestContext, input: PlanInput): Promise<string> {
@@ -55,11 +52,11 @@ export class OfflineEngine implements AiEngine {
       input.message.length +
       historySize(input.history) +
       (input.editor?.content.length ?? 0);
-    return this.run(ctx, size, () => planText(input));
+    return this.run(ctx, size, { kind: 'plan', input });
   }
 
   /** Rate limit, work, usage record: the same for every kind of request. */
-  private async run(ctx: AiRequestContext, inputChars: number, work: () => string): Promise<string> {
+  private async run(ctx: AiRequestContext, inputChars: number, task: OfflineTask): Promise<string> {
     ctx.signal?.throwIfAborted();
     // The limit is there for paid models; work the system asks of the offline engine (a bulk
     // import's automatic summaries) costs nothing and must not use up the user's allowance.
@@ -67,7 +64,11 @@ export class OfflineEngine implements AiEngine {
     const started = Date.now();
     let output: string;
     try {
-      output = work();
+      // Off the main thread (AI_OFFLINE_THREADS): requests and live sockets go on meanwhile.
+      output = await runOffline(this.config.AI_OFFLINE_THREADS, task, {
+        signal: ctx.signal,
+        logger: this.deps.logger,
+      });
     } catch (err) {
       await this.record(ctx, inputChars, 0, false, started);
       throw err;

@@ -15,6 +15,7 @@ import type { SessionDigest } from '../engine.ts';
 import { tokenize } from '../retrieval.ts';
 import { namedCast, openThreads, THREAD_CUES } from './answer.ts';
 import { characterMapFor, type CharacterLink, type CharacterMap } from './characters.ts';
+import { compress, narrate, type NarrationContext } from './narrate.ts';
 import {
   clip,
   cosine,
@@ -49,8 +50,13 @@ const DUPLICATE_COSINE = 0.5;
 const SCENE_GAP_SECONDS = 300;
 /** Below this many words a transcript is a window of a session: a sentence or two. */
 const SHORT_WORDS = 4000;
-/** A window's summary stops after the sentence that reaches this many words. */
-const SHORT_SUMMARY_WORDS = 60;
+/** A window's summary has at most this many sentences. */
+const SHORT_MAX_SENTENCES = 6;
+
+/** About how many words a reader wants for a window of `words` words (20 to 40). */
+export function windowWords(words: number): number {
+  return Math.round(Math.min(60, Math.max(27, 12 + 6.75 * Math.log(Math.max(1, words)))));
+}
 
 /** How many story sentences a transcript of `words` words deserves. */
 export function summaryBudget(words: number): number {
@@ -167,15 +173,28 @@ export interface PickedSummary {
   /** Every sentence of the story (recap and pre-show left out), for the other sections. */
   story: Sentence[];
   characters: CharacterMap;
+  /** The game master: the speaker with the most words, when there are several. */
+  narrator: string | null;
+  /** Who a sentence is about when it is told as narrative (see narrate). */
+  narration: (s: Sentence) => NarrationContext;
   long: boolean;
 }
 
 /** Scores a sentence as summary material, apart from its centrality. */
-function quality(s: Sentence, tokens: string[], narrator: string | null, map: CharacterMap): number {
+function quality(
+  s: Sentence,
+  tokens: string[],
+  narrator: string | null,
+  map: CharacterMap,
+  long: boolean,
+): number {
   const words = s.text.split(/\s+/).length;
   let q = 1;
   if (words < 6) q *= 0.25;
   else if (words < 10) q *= 0.7;
+  // In a window's few sentences, one past 25 words says more than one thing: its value is spread
+  // over its length. A session's scenes have room for long sentences that tell a whole event.
+  else if (!long && words > 25) q *= 25 / words;
   else if (words > 55) q *= 0.75;
   q *= 1 - 0.9 * tableTalk(s.text);
   if (s.text.endsWith('?')) q *= 0.55;
@@ -183,7 +202,12 @@ function quality(s: Sentence, tokens: string[], narrator: string | null, map: Ch
   // Characters doing things: names in the sentence, or a player speaking as their character.
   const names = (` ${s.text}`.match(NAME_WORD) ?? []).length;
   q *= 1 + 0.25 * Math.min(2, names);
-  if (map.characterOf(s.speaker) && /^I (?!think|guess|mean|don't|do\b|was|am|have)\w+/.test(s.text))
+  if (
+    map.characterOf(s.speaker) &&
+    /^I (?:just |also |then |quickly )?(?!think|guess|mean|don't|do\b|was|am|have|know|want|feel|hope|wonder|like|love|need|believe|bet|agree|remember|forgot|can't|didn't|wish|swear|see\b|hear\b)[a-z]+/.test(
+      compress(s.text),
+    )
+  )
     q *= 1.1;
   if (tokens.length < 3) q *= 0.3;
   return q;
@@ -198,18 +222,27 @@ export function pickSummary(transcript: string, opts: SummaryOptions = {}): Pick
   const words = story.reduce((n, s) => n + s.text.split(/\s+/).length, 0);
   const budget = opts.maxSentences ?? summaryBudget(words);
   const long = words >= SHORT_WORDS;
-  if (story.length === 0) return { sentences: [], story, characters: map, long };
+  const none = () => ({ character: null, narrator: false, characters: [] });
+  if (story.length === 0)
+    return { sentences: [], story, characters: map, narrator: null, narration: none, long };
 
-  const tokens = story.map((s) => tokenize(s.text));
-  const idf = inverseDocFreq(tokens);
   const wordsBySpeaker = new Map<string, number>();
-  for (const [i, s] of story.entries()) {
-    if (s.speaker) wordsBySpeaker.set(s.speaker, (wordsBySpeaker.get(s.speaker) ?? 0) + tokens[i]!.length);
+  for (const s of story) {
+    if (s.speaker) wordsBySpeaker.set(s.speaker, (wordsBySpeaker.get(s.speaker) ?? 0) + s.text.length);
   }
   const narrator =
     wordsBySpeaker.size > 1
       ? ([...wordsBySpeaker.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null)
       : null;
+  const speakerOfLine = new Map(story.map((s) => [s.line, s.speaker]));
+  const narration = (s: Sentence): NarrationContext => ({
+    character: map.characterOf(s.speaker),
+    narrator: narrator !== null && s.speaker === narrator,
+    characters: map.links.map((l) => l.character),
+    addressee: map.characterOf(speakerOfLine.get(s.line - 1) ?? null),
+  });
+  const tokens = story.map((s) => tokenize(s.text));
+  const idf = inverseDocFreq(tokens);
 
   const items: Candidate[] = story.map((s, index) => ({
     ...s,
@@ -231,7 +264,7 @@ export function pickSummary(transcript: string, opts: SummaryOptions = {}): Pick
     );
     for (const c of members) {
       c.scene = scene;
-      c.score = cosine(c.vector, centroid) * quality(c, c.tokens, narrator, map);
+      c.score = cosine(c.vector, centroid) * quality(c, c.tokens, narrator, map, long);
     }
   }
 
@@ -262,11 +295,22 @@ export function pickSummary(transcript: string, opts: SummaryOptions = {}): Pick
     }
   };
   if (!long) {
-    // A window of a session: one or two sentences, about as long as a person would write.
-    take(items, budget);
-    const [first, second] = [...chosen].sort((a, b) => b.score - a.score);
-    const wordsOf = (c: Candidate) => c.text.split(/\s+/).length;
-    if (first && second && wordsOf(first) >= SHORT_SUMMARY_WORDS) chosen.splice(chosen.indexOf(second), 1);
+    // A window of a session: a sentence or a few, about as long as a person would write for it
+    // (longer for a longer window), taken in the order of their value until the length is reached.
+    take(items, opts.maxSentences ?? SHORT_MAX_SENTENCES);
+    const target = windowWords(words);
+    const wordsOf = (c: Candidate) => narrate(c.text, narration(c)).split(/\s+/).length;
+    let total = 0;
+    let keep = 0;
+    for (const c of chosen) {
+      const w = wordsOf(c);
+      // Past the target, a sentence is added only when it brings the length closer to it.
+      if (keep > 0 && total + w - target > target - total) break;
+      total += w;
+      keep += 1;
+      if (total >= target) break;
+    }
+    chosen.splice(keep);
   }
   for (const [scene, from] of long ? starts.entries() : []) {
     const quota = Math.floor(budget / starts.length) + (scene < budget % starts.length ? 1 : 0);
@@ -276,7 +320,7 @@ export function pickSummary(transcript: string, opts: SummaryOptions = {}): Pick
   const sentences = chosen
     .sort((a, b) => a.index - b.index)
     .map(({ time, speaker, text, line, scene }) => ({ time, speaker, text, line, scene }));
-  return { sentences, story, characters: map, long };
+  return { sentences, story, characters: map, narrator, narration, long };
 }
 
 /** The chosen sentences of a transcript, in transcript order. */
@@ -296,11 +340,12 @@ export function timeLink(time: string): string {
 
 const TIME_LINK = /\s*\[\[(\d{1,3}:\d\d:\d\d)\]\]\(#t=[^)]*\)/g;
 
-/** A sentence as prose: a player's line is said by their character ("Grog: I hit it."). */
-function prose(s: Sentence, map: CharacterMap): string {
-  const text = clip(s.text, MAX_SENTENCE_CHARS);
-  const character = map.characterOf(s.speaker);
-  return character ? `${character}: ${text}` : text;
+/**
+ * A sentence as narrative prose: compressed, a player's line told of their character ("Grog
+ * hits it."), the game master's "you" told of the party or the character addressed.
+ */
+function prose(s: Sentence, picked: PickedSummary): string {
+  return clip(narrate(s.text, picked.narration(s)), MAX_SENTENCE_CHARS);
 }
 
 function links(sentences: Sentence[]): string {
@@ -334,7 +379,7 @@ function sessionSummary(name: string, transcript: string, opts: SummaryOptions):
   }
   const map = picked.characters;
   if (!picked.long) {
-    const text = picked.sentences.map((s) => prose(s, map)).join(' ');
+    const text = picked.sentences.map((s) => prose(s, picked)).join(' ');
     const moments = links(picked.sentences);
     return `${OFFLINE_SUMMARY_NOTE}\n\n${text}${moments ? `\n\nMoments: ${moments}` : ''}`;
   }
@@ -342,7 +387,7 @@ function sessionSummary(name: string, transcript: string, opts: SummaryOptions):
   const scenes = new Map<number, Sentence[]>();
   for (const s of picked.sentences) scenes.set(s.scene, [...(scenes.get(s.scene) ?? []), s]);
   for (const group of scenes.values()) {
-    out.push(`- ${group.map((s) => prose(s, map)).join(' ')} ${links(group)}`.trimEnd());
+    out.push(`- ${group.map((s) => prose(s, picked)).join(' ')} ${links(group)}`.trimEnd());
   }
 
   const story = picked.story;
@@ -380,13 +425,13 @@ function sessionSummary(name: string, transcript: string, opts: SummaryOptions):
     .map((x) => x.s)
     .sort((a, b) => a.line - b.line);
   if (loot.length === 0) out.push('- Nothing found.');
-  for (const s of loot) out.push(`- ${prose(s, map)} ${links([s])}`.trimEnd());
+  for (const s of loot) out.push(`- ${prose(s, picked)} ${links([s])}`.trimEnd());
 
   out.push('', '### Open threads');
   const tail = story.filter((s) => s.line >= (story.at(-1)!.line * 2) / 3);
   const threads = openThreads(tail, 4, [...people, ...shownPlaces]).sort((a, b) => a.line - b.line);
   if (threads.length === 0) out.push('- None stand out.');
-  for (const s of threads) out.push(`- ${prose(s, map)} ${links([s])}`.trimEnd());
+  for (const s of threads) out.push(`- ${prose(s, picked)} ${links([s])}`.trimEnd());
   return out.join('\n');
 }
 

@@ -91,6 +91,7 @@ describe('OpenAiEngine against an OpenAI-compatible peer', () => {
     AI_PRICE_INPUT_PER_MILLION_USD: 0.1,
     AI_PRICE_OUTPUT_PER_MILLION_USD: 0.4,
     AI_RATE_LIMIT_PER_MINUTE: 100,
+    AI_OFFLINE_THREADS: 1,
     ...over,
   });
   const engineWith = (over: Partial<AiConfig> = {}) => new OpenAiEngine(config(over), { bus, coord, logger });

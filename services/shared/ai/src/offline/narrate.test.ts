@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { compress, narrate, thirdSingular, toParty, toThirdPerson } from './narrate.ts';
+
+const ctx = { character: null, narrator: false, characters: ['Vex', 'Caleb'] };
+
+describe('narrate', () => {
+  it('cuts discourse markers, hedges, stage notes and trailing asides', () => {
+    expect(compress('Okay, so, well, I just attack the goblin. (laughter)')).toBe('I attack the goblin.');
+    expect(compress('Yeah, I mean, he becomes visible again, about 20 feet out, and he just--')).toBe(
+      'He becomes visible again, about 20 feet out.',
+    );
+    expect(compress('As he is frozen in place, Clarota steps up to the front of him.')).toBe(
+      'Clarota steps up to the front of him.',
+    );
+  });
+
+  it("tells a player's first person of their character, conjugating the verb", () => {
+    expect(thirdSingular('attack')).toBe('attacks');
+    expect(thirdSingular('reach')).toBe('reaches');
+    expect(thirdSingular('try')).toBe('tries');
+    expect(thirdSingular('went')).toBe('went');
+    expect(thirdSingular('can')).toBe('can');
+    expect(toThirdPerson('I attack the goblin with my sword.', 'Vex', 'I')).toBe(
+      'Vex attacks the goblin with their sword.',
+    );
+    expect(toThirdPerson("I'm going to cast fireball, and I don't stop.", 'Vex', 'I')).toBe(
+      "Vex is going to cast fireball, and they don't stop.",
+    );
+    expect(narrate('Okay, I go to the door.', { ...ctx, character: 'Vex' })).toBe('Vex goes to the door.');
+    // A line without a first person keeps the character's name in front.
+    expect(narrate('The ranger with the bear.', { ...ctx, character: 'Vex' })).toBe(
+      'Vex: The ranger with the bear.',
+    );
+  });
+
+  it("tells the game master's second person of the party, or of the character addressed", () => {
+    expect(toParty('You guys find your way to the inn, where it hits you.')).toBe(
+      'They find their way to the inn, where it hits them.',
+    );
+    expect(toParty("You're in the room; those of you who look see a face you haven't seen.")).toBe(
+      "They're in the room; those of them who look see a face they haven't seen.",
+    );
+    expect(narrate('Caleb, you find a passage about a demon.', { ...ctx, narrator: true })).toBe(
+      'Caleb finds a passage about a demon.',
+    );
+    expect(narrate('You see the stairs.', { ...ctx, narrator: true, addressee: 'Vex' })).toBe(
+      'Vex sees the stairs.',
+    );
+    // Questions to the table stay as they were asked.
+    expect(narrate('What do you do?', { ...ctx, narrator: true })).toBe('What do you do?');
+  });
+});
+
+describe('narrate, more than one subject', () => {
+  it('names the subject once and says "they" after', () => {
+    expect(toThirdPerson('I sprain my ankle as I land and I was fine.', 'Beau', 'I')).toBe(
+      'Beau sprains their ankle as they land and they were fine.',
+    );
+    expect(
+      narrate('A bolt almost hits you, Jester.', { character: null, narrator: true, characters: ['Jester'] }),
+    ).toBe('A bolt almost hits them.');
+    expect(
+      narrate('Molly, your eyes lull open.', { character: null, narrator: true, characters: ['Molly'] }),
+    ).toBe("Molly's eyes lull open.");
+  });
+});
+
+describe('narrate, perception', () => {
+  it('tells what a character perceives as it happens', () => {
+    expect(
+      narrate('You can see a faint landmass.', { character: null, narrator: true, characters: [] }),
+    ).toBe('They see a faint landmass.');
+    expect(
+      narrate('I can hear footsteps.', { character: 'Nott', narrator: false, characters: ['Nott'] }),
+    ).toBe('Nott hears footsteps.');
+  });
+});
+
+describe('narrate, verbs and clauses', () => {
+  it('skips adverbs to the verb, conjugates "need", and keeps a main clause whole', () => {
+    expect(toThirdPerson('I fucking saunter away.', 'Fjord', 'I')).toBe('Fjord fucking saunters away.');
+    expect(toThirdPerson('I need 20 seconds.', 'Caleb', 'I')).toBe('Caleb needs 20 seconds.');
+    expect(compress('As Fjord slowly walks away from the table, not engaging with your advances.')).toBe(
+      'As Fjord slowly walks away from the table, not engaging with your advances.',
+    );
+  });
+});
+
+describe('narrate, stage notes and broken-off thoughts', () => {
+  it('drops the table stage notes, keeps sound effects, and marks a hanging thought', () => {
+    expect(compress('He falls (laughter) to the ground with a heavy (thud).')).toBe(
+      'He falls to the ground with a heavy (thud).',
+    );
+    expect(compress('The path they took was essentially--')).toBe('The path they took was essentially…');
+    expect(toParty('You, as soon as you look up, see two creatures.')).toBe(
+      'They, as soon as they look up, see two creatures.',
+    );
+  });
+});
+
+describe("narrate, the party in a player's words", () => {
+  it('tells "we" of the party and "Let\'s" as a proposal', () => {
+    const ctx = { character: 'Fjord', narrator: false, characters: ['Fjord'] };
+    expect(narrate('If we get out tonight, we should find a boat.', ctx)).toBe(
+      'If they get out tonight, they should find a boat.',
+    );
+    expect(narrate("Let's steal a boat.", ctx)).toBe('Fjord proposes they steal a boat.');
+  });
+});

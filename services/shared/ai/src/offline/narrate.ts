@@ -1,0 +1,316 @@
+/**
+ * Transcript sentences as narrative: what a game master wants to read is "Vex attacks the
+ * goblin", not "LAURA: Okay, so, I attack the goblin". Discourse markers and fillers are cut
+ * from a sentence (compression), and a player's first-person line is told in the third person
+ * with their character's name ("I attack" → "Vex attacks", "my" → "their"), conjugating the
+ * verb that follows. The game master's second-person narration ("You see a door") is told of
+ * the party, or of the character the sentence addresses by name ("Caleb, you find ...").
+ */
+
+// Words and phrases that carry no story at the start of a sentence.
+const LEADING_FILLER =
+  /^(?:(?:okay|ok|so|well|yeah|yes|yep|oh|ooh|ah|um|uh|hmm|alright|all right|and|but|now|right|anyway|anyways|actually|basically|i mean|you know|like|look|listen|wait|hey|guys|man|dude|sure|cool|great|nice|fine|good|oh man|oh god|oh my god|oh boy|wow|whoa|huh)\b[,.!…-]*\s+)+/i;
+// Fillers inside a sentence, set off by commas.
+const INNER_FILLER = /,\s*(?:like|you know|i mean|um|uh|basically|actually|sort of|kind of|right)\s*,/gi;
+// Stage notes of the table ("(laughter)", "[crosstalk]"); a sound effect inside a sentence stays.
+const STAGE =
+  /\s*[([]\s*(?:(?:\w+ )?(?:laugh|cheer|groan|sigh|gasp|applause|crosstalk|inaudible|clap)\w*(?: and \w+)?)\s*[)\]]\s*/gi;
+// Hedges and intensifiers that a written account leaves out.
+const HEDGES =
+  /\s+(?:just|really|actually|basically|literally|kind of|kinda|sort of|a little bit|pretty much|totally|definitely|like, )(?=\s)/gi;
+// A subordinate clause before the main one ("As he is frozen in place, Clarota steps up").
+// (Not "if" or "unless": without its condition a sentence says something else.)
+const LEADING_CLAUSE =
+  /^(?:as|when|while|after|before|once|since|because|now that|at this point|at which point|in the meantime|meanwhile|for a moment|with that)\b[^,]{0,60},\s+/i;
+// What a main clause starts with: its subject (a pronoun, a name, a noun phrase).
+const SUBJECT_START =
+  /^(?:I|you|he|she|it|we|they|there|this|that|these|those|the|a|an|his|her|its|their|our|my|your|one|two|three|some|every|each|all|both|[\p{Lu}][\p{L}'’-]+(?<!ing))\b/u;
+// One after it, set off by a comma ("..., as his tendrils slowly wrap around his head.").
+const TRAILING_CLAUSE =
+  /,\s+(?:as|while|which|where|though|although|because|since|so that|in case)\b[^,]*[.!…]?$/i;
+// A trailing aside after a dash, or a sentence cut off mid-way ("and he just--").
+const TRAILING = /\s*(?:--|—|–)\s*[^-—–]*$/;
+
+/** A sentence without its discourse markers, fillers and stage notes (laughter, crosstalk). */
+export function compress(text: string): string {
+  let t = text.replace(STAGE, ' ').replace(/\s+/g, ' ').trim();
+  t = t.replace(INNER_FILLER, ',');
+  t = t.replace(HEDGES, '');
+  // What a character perceives is told as it happens: "you can see a door" → "you see a door".
+  t = t.replace(/\b(you|I|we|they|he|she) can (see|hear|feel|smell|notice|make out|tell)\b/gi, '$1 $2');
+  {
+    const lead = t.replace(LEADING_CLAUSE, '');
+    if (lead !== t && lead.split(' ').length >= 5 && SUBJECT_START.test(lead))
+      t = lead.charAt(0).toUpperCase() + lead.slice(1);
+    const trail = t.replace(TRAILING_CLAUSE, '.');
+    if (trail.split(' ').length >= 6) t = trail;
+  }
+  let cut = t.replace(TRAILING, '');
+  if (cut !== t && cut.split(' ').length >= 5) {
+    // A sentence broken off mid-clause ("..., and he just--") ends at the clause before.
+    const whole = cut.replace(/,\s*[^,]+$/, '');
+    if (
+      !/[.!?…]$/.test(cut) &&
+      whole !== cut &&
+      cut.length - whole.length < 30 &&
+      whole.split(' ').length >= 5
+    )
+      cut = whole;
+    // A thought left hanging on a word that needs more ("was essentially--") is marked as such.
+    const hanging =
+      /\b(?:a|an|the|to|of|and|or|but|was|is|are|were|be|with|for|from|at|in|on|into|as|like|\w+ly)$/i.test(
+        cut,
+      );
+    t = /[.!?…]$/.test(cut) ? cut : `${cut}${hanging ? '…' : '.'}`;
+  }
+  t = t.replace(LEADING_FILLER, '');
+  t = t.replace(/^[,;:…\s-]+/, '');
+  if (!t) return text.trim();
+  return t.charAt(0).toUpperCase() + t.slice(1);
+}
+
+// Verbs that do not take -s in the third person, or change altogether.
+const MODALS = new Set(
+  'can could will would shall should may might must cannot ought had did was were'.split(' '),
+);
+const IRREGULAR: Record<string, string> = {
+  am: 'is',
+  are: 'is',
+  have: 'has',
+  do: 'does',
+  go: 'goes',
+  "don't": "doesn't",
+  'don’t': 'doesn’t',
+  "haven't": "hasn't",
+  "aren't": "isn't",
+};
+// Common past tenses without -ed: they stay as they are.
+const PAST = new Set(
+  `was were went saw took got had did said made found came knew thought told gave felt left kept
+  brought bought sent put set let ran hit cut cast threw drew drank ate fell fought caught held heard
+  lost met paid read rode rose sat slept spoke stood stole struck swam swung taught tore understood
+  woke won wore wrote began became broke chose forgot forgave grew hid hung led lit meant shot shook
+  sang sank slid spent spun stuck stung swore`.split(/\s+/),
+);
+// Words that may sit between the subject and its verb ("I just attack").
+const ADVERBS = new Set(
+  'just also really then actually still quickly slowly immediately already never always only even totally definitely probably quietly carefully'.split(
+    ' ',
+  ),
+);
+// Words after "I" that are not verbs to conjugate (the sentence keeps "I" there).
+const NOT_VERBS = new Set(
+  'a an the and or but to of in on at with for from as if so that this it my your his her their our'.split(
+    ' ',
+  ),
+);
+
+/** "just", "slowly", "fucking": words between a subject and its verb. */
+function isAdverb(word: string): boolean {
+  const w = word.toLowerCase();
+  return (
+    ADVERBS.has(w) ||
+    (/^[a-z]{3,}(?:ly|ing)$/.test(w) &&
+      !/^(?:fly|apply|reply|rely|ally|bring|sing|ring|sting|swing|string)$/.test(w))
+  );
+}
+
+/** A present-tense verb in the third person singular ("attack" → "attacks"). */
+export function thirdSingular(verb: string): string {
+  const lower = verb.toLowerCase();
+  if (IRREGULAR[lower]) return IRREGULAR[lower];
+  if (
+    MODALS.has(lower) ||
+    PAST.has(lower) ||
+    (/ed$/.test(lower) && !/eed$/.test(lower) && !/^(?:shed|embed)$/.test(lower)) ||
+    /^(?:agreed|freed)$/.test(lower) ||
+    /n['’]t$/.test(lower)
+  )
+    return verb;
+  if (/(?:s|sh|ch|x|z|o)$/.test(lower)) return `${verb}es`;
+  if (/[^aeiou]y$/.test(lower)) return `${verb.slice(0, -1)}ies`;
+  return `${verb}s`;
+}
+
+const CONTRACTED: Record<string, string> = { m: 'is', ve: 'has', ll: 'will', d: 'would', re: 'is' };
+// After an object "you" ("it hits you in the face") come these; after a subject, a verb.
+const OBJECT_NEXT =
+  /^(?:a|an|the|to|in|on|at|with|for|from|into|onto|of|and|or|but|this|that|some|any|his|her|its|up|down|out|off|back|over|away|as|like|by|about|through|again|now|here|there)?$/i;
+// Before an object: "those of you", "it's up to you".
+const PREPOSITION =
+  /^(?:of|to|at|with|for|from|by|about|like|than|toward|towards|around|behind|near|before|after|against|upon|onto|into|past|beside)$/i;
+const CONJUNCTION = /^(?:and|but|then|so|if|when|as|that|because|until|while|or|once|before|after)$/i;
+
+/**
+ * A first- or second-person sentence about `subject` told in the third person. `pronoun` is
+ * "I" (a player speaking as their character) or "you" (the game master narrating to them).
+ */
+export function toThirdPerson(text: string, subject: string, pronoun: 'I' | 'you'): string {
+  const words = text.split(' ');
+  const pattern =
+    pronoun === 'I' ? /^(["“(]?)I(?:['’](m|ve|ll|d))?$/ : /^(["“(]?)[Yy]ou(?:['’](re|ve|ll|d))?$/;
+  let named = false;
+  for (let i = 0; i < words.length; i++) {
+    const m = pattern.exec(words[i]!);
+    if (!m) continue;
+    const previous = i === 0 ? '' : words[i - 1]!;
+    const subjectPosition =
+      i === 0 ||
+      /[,;:.!?"“—–-]$/.test(previous) ||
+      CONJUNCTION.test(previous) ||
+      (pronoun === 'you' &&
+        !/[,;:.!?]$/.test(words[i]!) &&
+        !PREPOSITION.test(previous) &&
+        !OBJECT_NEXT.test(words[i + 1] ?? ''));
+    if (!subjectPosition) continue;
+    const start = i === 0 || /[.!?]$/.test(previous);
+    if (named) {
+      // Named once, the subject is "they" after that ("Vex draws and they fire").
+      const they = start ? 'They' : 'they';
+      if (m[2]) words[i] = `${m[1]}${they}'${m[2] === 'm' ? 're' : m[2]}`;
+      else {
+        words[i] = `${m[1]}${they}`;
+        const next = words[i + 1] ?? '';
+        if (/^(?:am|was)\b/.test(next)) words[i + 1] = next.replace(/^am/, 'are').replace(/^was/, 'were');
+      }
+      continue;
+    }
+    named = true;
+    const name = start ? subject.charAt(0).toUpperCase() + subject.slice(1) : subject;
+    if (m[2]) {
+      words[i] = `${m[1]}${name} ${CONTRACTED[m[2]]}`;
+      continue;
+    }
+    // "you all", "you guys" are the party too.
+    if (pronoun === 'you' && /^(?:all|guys|two|three|both)$/i.test(words[i + 1] ?? ''))
+      words.splice(i + 1, 1);
+    words[i] = `${m[1]}${name}`;
+    let j = i + 1;
+    while (j < words.length - 1 && isAdverb(words[j]!)) j += 1;
+    const v = /^([a-z]+(?:n['’]t)?)([,.;:!?]*)$/.exec(words[j] ?? '');
+    if (!v || NOT_VERBS.has(v[1]!)) continue;
+    const verb =
+      pronoun === 'you' && v[1] === 'were'
+        ? 'was'
+        : pronoun === 'you' && /^weren['’]t$/.test(v[1]!)
+          ? "wasn't"
+          : thirdSingular(v[1]!);
+    words[j] = verb + v[2]!;
+  }
+  return possessives(words.join(' '), subject, pronoun);
+}
+
+function possessives(text: string, subject: string, pronoun: 'I' | 'you'): string {
+  const possessive = /s$/.test(subject) ? `${subject}'` : `${subject}'s`;
+  const capital = possessive.charAt(0).toUpperCase() + possessive.slice(1);
+  if (pronoun === 'I') {
+    return text
+      .replace(/\bmyself\b/g, 'themself')
+      .replace(/\bmy\b/g, 'their')
+      .replace(/\bMy\b/g, capital)
+      .replace(/\bmine\b/g, 'theirs')
+      .replace(/(?<=\s)me\b/g, 'them');
+  }
+  return text
+    .replace(/\byourselves\b/g, 'themselves')
+    .replace(/\byourself\b/g, 'themself')
+    .replace(/\byour\b/g, 'their')
+    .replace(/\bYour\b/g, capital)
+    .replace(/\byours\b/g, 'theirs')
+    .replace(/(?<=\s)you\b/g, 'them');
+}
+
+/** Who a sentence is about when told as narrative: its speaker's character, or the party. */
+export interface NarrationContext {
+  /** The player's character for the sentence's speaker, if any. */
+  character: string | null;
+  /** Whether the speaker is the game master (who narrates in the second person). */
+  narrator: boolean;
+  /** The characters of the campaign, to find the one a narrator's sentence addresses. */
+  characters: string[];
+  /** The character whose player spoke just before the game master's line: who "you" is. */
+  addressee?: string | null;
+}
+
+/**
+ * A transcript sentence as narrative: compressed, a player's first person told of their
+ * character, the game master's "you" told of the character addressed or of the party. A
+ * player's line that stays in their own voice keeps their character's name in front of it.
+ */
+export function narrate(text: string, ctx: NarrationContext): string {
+  let t = compress(text);
+  if (ctx.character) {
+    // A player's "we" is the party; "Let's ..." is what their character proposes.
+    const told = toThirdPerson(weToParty(t, ctx.character), ctx.character, 'I');
+    if (told !== t) return told;
+    return `${ctx.character}: ${t}`;
+  }
+  if (ctx.narrator && !t.endsWith('?')) {
+    // "Caleb, you find ..." is about Caleb; otherwise "you" is the party.
+    const addressed =
+      /^([\p{Lu}][\p{L}'’-]+),\s+(?=your?\b)/u.exec(t) ?? /,\s+([\p{Lu}][\p{L}'’-]+)(?=[.!]$)/u.exec(t);
+    const who = addressed
+      ? ctx.characters.find((c) => {
+          const [a, b] = [c.toLowerCase(), addressed[1]!.toLowerCase()];
+          return a.startsWith(b) || b.startsWith(a);
+        })
+      : undefined;
+    if (addressed && who) {
+      t =
+        addressed.index === 0
+          ? t.slice(addressed[0].length)
+          : t.slice(0, addressed.index) + t.slice(addressed.index + addressed[0].length);
+      t = t.charAt(0).toUpperCase() + t.slice(1);
+    }
+    const all = /\byou (?:all|guys|two|three|both)\b|\ball of you\b/i.test(t);
+    const addressee = who ?? (all ? null : ctx.addressee);
+    t = addressee ? toThirdPerson(t, addressee, 'you') : toParty(t);
+  }
+  return t;
+}
+
+/**
+ * The game master's "you" told of the party as "they" (the party acts together, as a written
+ * account tells it: "You enter the cave" → "They enter the cave").
+ */
+export function toParty(text: string): string {
+  const words = text.split(' ');
+  for (let i = 0; i < words.length; i++) {
+    const m = /^(["“(]?)([Yy])ou(?:['’](re|ve|ll|d))?([,.;:!?"”)]*)$/.exec(words[i]!);
+    if (!m) continue;
+    const capital = m[2] === 'Y';
+    if (m[3]) {
+      words[i] = `${m[1]}${capital ? 'They' : 'they'}'${m[3]}${m[4]}`;
+      continue;
+    }
+    if (/^(?:all|guys|two|three|both)$/i.test(words[i + 1] ?? '')) words.splice(i + 1, 1);
+    const previous = i === 0 ? '' : words[i - 1]!;
+    const subject =
+      (i === 0 && (!m[4] || m[4] === ',')) ||
+      (!m[4] &&
+        (/[,;:.!?"“—–-]$/.test(previous) ||
+          CONJUNCTION.test(previous) ||
+          (!PREPOSITION.test(previous) && !OBJECT_NEXT.test(words[i + 1] ?? ''))));
+    words[i] = `${m[1]}${subject ? (capital ? 'They' : 'they') : 'them'}${m[4]}`;
+  }
+  return words
+    .join(' ')
+    .replace(/\byourselves\b|\byourself\b/g, 'themselves')
+    .replace(/\byours\b/g, 'theirs')
+    .replace(/\byour\b/g, 'their')
+    .replace(/\bYour\b/g, 'Their');
+}
+
+/** A player's first person plural told of the party: "we" → "they", "Let's go" → "Vex proposes they go". */
+export function weToParty(text: string, character: string): string {
+  return text
+    .replace(/^Let['’]s\s+/, `${character} proposes they `)
+    .replace(/\blet['’]s\s+/g, 'they should ')
+    .replace(
+      /\b([Ww])e(['’](?:re|ve|ll|d))?\b/g,
+      (_, w: string, c: string | undefined) => `${w === 'W' ? 'T' : 't'}hey${c ?? ''}`,
+    )
+    .replace(/\bus\b/g, 'them')
+    .replace(/\bourselves\b/g, 'themselves')
+    .replace(/\b([Oo])ur\b/g, (_, o: string) => (o === 'O' ? 'Their' : 'their'));
+}
