@@ -163,10 +163,10 @@ describe('campaign planning workspace', () => {
 
     await page.getByRole('button', { name: 'SUGGESTIONS' }).click();
     await chat().locator('.planning-message.is-user', { hasText: 'GENERATE SESSION SUGGESTIONS' }).waitFor();
-    await chat().locator('.planning-message.is-assistant').nth(1).waitFor();
-    expect(
-      (await chat().locator('.planning-message.is-assistant').nth(1).textContent())?.length,
-    ).toBeGreaterThan(40);
+    // The waiting line ('Planning your next move...') is an assistant bubble too: not a reply.
+    const replies = chat().locator('.planning-message.is-assistant:not(.planning-waiting)');
+    await replies.nth(1).waitFor();
+    expect((await replies.nth(1).textContent())?.length).toBeGreaterThan(40);
 
     // The conversation is the group's: it is there again after a reload.
     await page.reload();

@@ -57,9 +57,10 @@ describe.runIf(testMode === 'cluster')(
       const alice = await localSignIn(system.url, 'alice');
       const owner = alice.body.user!.id;
       const token = alice.cookie;
-      // About 15 s of replay: long enough for three kills and restarts in the middle.
+      // About 40 s of replay: long enough for three kills and restarts in the middle even on a
+      // loaded machine (a session that ends before the gateway goes leaves no socket to reconnect).
       const words = turns.reduce((n, t) => n + t.text.split(' ').length, 0);
-      const speed = words / 2.5 / 15;
+      const speed = words / 2.5 / 40;
 
       let started!: (id: string) => void;
       const id = new Promise<string>((r) => (started = r));
@@ -85,6 +86,7 @@ describe.runIf(testMode === 'cluster')(
 
         await v2.untilLines(v2.contiguous() + 2, 60_000);
         // The first gateway goes: its viewer reconnects once it is back; the other's never left.
+        expect(v1.ended, 'the replay ended before the gateway was killed').toBeNull();
         await kill9(system.children.get('gateway')!);
         await sleep(1000);
         await system.spawn!('gateway');

@@ -70,7 +70,15 @@ describe(`live sessions through the socket (${testMode} mode)`, () => {
 
   const turns = readCrd3Turns(path.join(CRD3_DIR, 'C1E001.json')).then((t) => t.slice(0, 12));
 
-  /** Starts a replay and returns its transcript id as soon as the session is started. */
+  /**
+   * Waits until the transcript service has stored a session's start. The start goes through
+   * a durable stream, so a viewer that joins the moment it was published can be told
+   * 'Transcript not found' (the web client only opens sessions it has listed).
+   */
+  const untilStored = (transcriptId: string) =>
+    waitFor(async () => (await api('GET', `/transcripts/${transcriptId}`, alice.token)).status === 200);
+
+  /** Starts a replay and returns its transcript id as soon as the session is stored. */
   async function startReplay(sink: LiveSink, opts: { speed?: number; turns?: number } = {}) {
     let started!: (id: string) => void;
     const id = new Promise<string>((r) => (started = r));
@@ -79,7 +87,9 @@ describe(`live sessions through the socket (${testMode} mode)`, () => {
       speed: opts.speed ?? 40,
       onStart: started,
     });
-    return { transcriptId: await id, done };
+    const transcriptId = await id;
+    await untilStored(transcriptId);
+    return { transcriptId, done };
   }
 
   it('shows a replayed CRD3 session live: interims, then finals in order with speakers and times, then the end, and a summary once', async () => {
@@ -151,12 +161,14 @@ describe(`live sessions through the socket (${testMode} mode)`, () => {
     const after = viewer(transcriptId, alice.token);
     await after.untilEnded();
     expect(after.ordered()).toHaveLength(12);
-  });
+    // Longer than the viewers' own 30 s waits, so a stall fails with what each viewer holds.
+  }, 90_000);
 
   it('stores a final once however often it is delivered, and keeps lines after a reconnect exactly once', async () => {
     const bus = system.platform!.bus;
     const sink = busSink(bus);
     const { transcriptId } = await sink.start({ owner_id: alice.id, name: 'Twice told' });
+    await untilStored(transcriptId);
     const v = viewer(transcriptId, alice.token);
     await waitFor(() => v.joined !== null, 10_000);
     const u = (n: number) => ({
@@ -166,6 +178,9 @@ describe(`live sessions through the socket (${testMode} mode)`, () => {
       speaker_tag: 2,
       start_seconds: n,
       end_seconds: n + 0.5,
+      // as the pipeline numbers its finals: without it, finals handled at once (the consumer
+      // runs 16 in parallel) would take their seq in whatever order their queries ran
+      final_index: n,
     });
     await bus.publishDurable(liveSubject.final(transcriptId), u(1), {
       msgId: liveMsgId.final(transcriptId, 'u-1'),

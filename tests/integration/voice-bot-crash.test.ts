@@ -1,16 +1,14 @@
 import type { Transcript } from '@chronicler/contracts';
 import { parseOggPages, playTurns, synthesizeTurns } from '@chronicler/voice-bot/pipeline';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDeepgramLivePeer, type DeepgramLivePeer } from '../peers/deepgram-live.ts';
-import { guildIdForShard, startDiscordPeer, type DiscordPeer, type PeerGuild } from '../peers/discord.ts';
-import { startOAuthPeer, type OAuthPeer } from '../peers/oauth.ts';
+import type { DeepgramLivePeer } from '../peers/deepgram-live.ts';
+import { guildIdForShard, type DiscordPeer, type PeerGuild } from '../peers/discord.ts';
 import { apiCall } from '../support/api.ts';
-import { setCookie } from '../support/auth.ts';
 import { LiveViewer } from '../support/live-viewer.ts';
-import { startSystem, testMode, waitFor, type TestSystem } from '../support/system.ts';
+import { testMode, waitFor, type TestSystem } from '../support/system.ts';
+import { startVoiceRig, type VoiceRig } from '../support/voice-rig.ts';
 
 const hasEspeak = existsSync('/usr/bin/espeak-ng');
 const STALE_SECONDS = 15;
@@ -20,10 +18,10 @@ const STALE_SECONDS = 15;
 // journal and goes on recording (it is still in the channel); killed again and not restarted,
 // the transcript service ends the session after LIVE_SESSION_STALE_MINUTES and summarises it.
 describe.runIf(hasEspeak && testMode === 'cluster')('the voice bot killed with SIGKILL mid-session', () => {
+  let rig: VoiceRig;
   let system: TestSystem;
   let discord: DiscordPeer;
   let deepgram: DeepgramLivePeer;
-  let oauth: OAuthPeer;
   let recordings: string;
   let owner: string;
   const guild: PeerGuild = {
@@ -43,51 +41,15 @@ describe.runIf(hasEspeak && testMode === 'cluster')('the voice bot killed with S
   const travis = { key: '2003', displayName: 'Travis', userId: '2003' };
 
   beforeAll(async () => {
-    discord = await startDiscordPeer();
-    discord.addGuild(guild);
-    deepgram = await startDeepgramLivePeer({ silenceMs: 600 });
-    oauth = await startOAuthPeer();
-    recordings = mkdtempSync(path.join(os.tmpdir(), 'chronicler-bot-crash-'));
-    system = await startSystem({
-      processes: 'many',
-      env: {
-        ...oauth.env('discord'),
-        ...deepgram.env(),
-        ...discord.env(),
-        // The address users reach; this system's own port is picked by startSystem.
-        PUBLIC_URL: 'http://chronicler.test',
-        RECORDINGS_DIR: recordings,
-        LIVE_HEARTBEAT_SECONDS: '1',
-        LIVE_SESSION_STALE_MINUTES: String(STALE_SECONDS / 60),
-      },
+    rig = await startVoiceRig(guild, {
+      LIVE_HEARTBEAT_SECONDS: '1',
+      LIVE_SESSION_STALE_MINUTES: String(STALE_SECONDS / 60),
     });
-    // The gateway builds the OAuth callback from PUBLIC_URL: the test follows it to the
-    // system's own address.
-    oauth.discordUser = {
-      id: '2001',
-      username: 'matt',
-      global_name: 'matt',
-      avatar: null,
-      email: 'matt@example.com',
-      verified: true,
-    };
-    const get = (u: string) => fetch(u, { redirect: 'manual' });
-    const { login_url } = (await (await get(`${system.url}/api/auth/discord/login`)).json()) as {
-      login_url: string;
-    };
-    const consent = await get(login_url);
-    const cb = new URL(consent.headers.get('location')!);
-    const callback = await get(`${system.url}${cb.pathname}${cb.search}`);
-    owner = setCookie(callback, 'access_token')!.value;
-    await discord.untilGuildReady(guild.id, 60_000);
+    ({ system, discord, deepgram, recordings, owner } = rig);
   }, 180_000);
 
   afterAll(async () => {
-    await system?.stop();
-    await discord?.close();
-    await deepgram?.close();
-    await oauth?.close();
-    if (recordings) rmSync(recordings, { recursive: true, force: true });
+    await rig?.stop();
   });
 
   const transcript = (id: string) => apiCall<Transcript>(system.url, 'GET', `/transcripts/${id}`, owner);

@@ -17,9 +17,9 @@ import {
 } from '../peers/discord.ts';
 import { startOAuthPeer, type OAuthPeer } from '../peers/oauth.ts';
 import { apiCall } from '../support/api.ts';
-import { setCookie } from '../support/auth.ts';
 import { LiveViewer } from '../support/live-viewer.ts';
 import { freePort, startSystem, testMode, waitFor, type TestSystem } from '../support/system.ts';
+import { signInWithDiscord as signInAs } from '../support/voice-rig.ts';
 
 const hasEspeak = existsSync('/usr/bin/espeak-ng');
 
@@ -71,23 +71,8 @@ describe.runIf(hasEspeak)(`the Discord voice bot against the Discord peer (${tes
   let secondShard: RunningService | null = null;
 
   /** Signs in through the OAuth peer as that Discord user: the account the bot matches. */
-  async function signInWithDiscord(id: string, username: string): Promise<string> {
-    oauth.discordUser = {
-      id,
-      username,
-      global_name: username,
-      avatar: null,
-      email: `${username}@example.com`,
-      verified: true,
-    };
-    const get = (p: string) => fetch(p.startsWith('http') ? p : `${system.url}${p}`, { redirect: 'manual' });
-    const { login_url } = (await (await get('/api/auth/discord/login')).json()) as { login_url: string };
-    const consent = await get(login_url);
-    const callback = await get(consent.headers.get('location')!);
-    const cookie = setCookie(callback, 'access_token');
-    if (!cookie) throw new Error(`no access_token for ${username}`);
-    return cookie.value;
-  }
+  const signInWithDiscord = (id: string, username: string): Promise<string> =>
+    signInAs(system, oauth, { id, username });
 
   const sessionIdOf = (content: string): string => {
     const m = new RegExp(`${publicUrl}/sessions/([0-9a-f-]{36})`).exec(content);

@@ -35,6 +35,7 @@ import { createSpeechProvider, SpeechConfigSchema } from '@chronicler/speech';
 import { Type } from '@sinclair/typebox';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startLiveSessionsGauge } from './consumers/live-sessions-gauge.ts';
 import { startLiveConsumer } from './consumers/live-sessions.ts';
 import { StaleSessionsConfigSchema, startStaleSessionSweep } from './consumers/stale-sessions.ts';
 import { startAudioWorker } from './consumers/transcribe-audio.ts';
@@ -113,8 +114,10 @@ export default defineService({
     const audioWorker = await startAudioWorker({ bus: ctx.bus, store, provider: speech, logger: ctx.logger });
     const liveConsumer = await startLiveConsumer({ bus: ctx.bus, store: live, logger: ctx.logger });
     const staleSweep = startStaleSessionSweep(ctx);
+    const sessionsGauge = startLiveSessionsGauge(live, ctx.logger);
     return {
       async stop() {
+        sessionsGauge.stop();
         staleSweep.stop();
         await liveConsumer.stop();
         await audioWorker.stop();

@@ -12,21 +12,33 @@ import {
   type LiveSessionClosed,
   type TranscriptionRecorded,
 } from '@chronicler/contracts';
-import { assertValid, type Bus, type Consumer, type DurableContext, type Logger } from '@chronicler/kit';
+import {
+  assertValid,
+  liveLinesStored,
+  RetryLater,
+  type Bus,
+  type Consumer,
+  type DurableContext,
+  type Logger,
+} from '@chronicler/kit';
 import type { LiveStore } from '../db/live-store.ts';
 
 /** Finals stored at once across sessions (each session serialises on its own row). */
 const CONCURRENCY = 16;
 /**
- * Deliveries an end (or a final) waits for missing finals before it goes on without them.
- * Naks back off 250 ms doubling: the eighth delivery comes about 30 s after the first, long
- * after a killed replica's unacked message (5 s ack wait) is back, even on a loaded machine.
+ * Deliveries a final (or an end) waits for the finals before it before it may go on without
+ * them: about 20 s (naks back off 250 ms doubling, capped at 2 s), and then only if the
+ * session has stalled (see STALL_SECONDS). The cap keeps a backlog draining: after a restart
+ * dozens of finals of one session arrive together in any order, and each waits only about as
+ * long as the one before it takes. The patience is counted in time, never against a final
+ * that is merely queued behind others, so lines stay in the order they were spoken.
  */
-const END_PATIENCE = 8;
-const MAX_DELIVER = 10;
+const PATIENCE = 12;
+/** Dead-lettered only after minutes of failing (a database down that long). */
+const MAX_DELIVER = 120;
 
 /** A message that cannot be handled yet (its start is not stored, finals still coming). */
-class NotYet extends Error {}
+class NotYet extends RetryLater {}
 
 /**
  * Consumes the LIVE stream: session starts create the transcript, finals become lines with
@@ -54,14 +66,15 @@ export async function startLiveConsumer(opts: {
 
   async function onFinal(payload: unknown, ctx: DurableContext): Promise<void> {
     assertValid(LiveUtteranceSchema, payload, 'live final utterance');
-    // After END_PATIENCE deliveries the finals before it are taken as lost (the pipeline
-    // died before publishing them): better a line out of place than a session stuck.
-    const result = await store.append(payload, ctx.deliveryCount >= END_PATIENCE);
+    // After PATIENCE deliveries, in a stalled session, the finals before it are taken as lost
+    // (the pipeline died before publishing them): better a line out of place than a session stuck.
+    const result = await store.append(payload, ctx.deliveryCount >= PATIENCE);
     if (result.kind === 'not-started')
       throw new NotYet(`session ${payload.transcript_id} has not started yet`);
     if (result.kind === 'out-of-order') {
       throw new NotYet(`final ${payload.final_index} waits for the ones before it (${result.stored} stored)`);
     }
+    if (result.kind === 'stored') liveLinesStored.inc();
     const out: LiveLineStored = {
       transcript_id: payload.transcript_id,
       owner_id: result.session.ownerId,
@@ -75,7 +88,7 @@ export async function startLiveConsumer(opts: {
 
   async function onEnd(payload: unknown, ctx: DurableContext): Promise<void> {
     assertValid(LiveSessionEndSchema, payload, 'live session end');
-    const result = await store.end(payload, ctx.deliveryCount >= END_PATIENCE);
+    const result = await store.end(payload, ctx.deliveryCount >= PATIENCE);
     if (result.kind === 'not-started')
       throw new NotYet(`session ${payload.transcript_id} has not started yet`);
     if (result.kind === 'waiting') {
@@ -127,22 +140,18 @@ export async function startLiveConsumer(opts: {
       concurrency: CONCURRENCY,
       maxDeliver: MAX_DELIVER,
       backoffMs: 250,
+      maxBackoffMs: 2_000,
       // One transaction per message: a replica killed mid-message has it redelivered this soon,
       // which is how long the live view of its sessions can stall.
       ackWaitMs: 5_000,
     },
     async (payload, ctx) => {
+      // A NotYet comes back after the backoff; the bus logs it at debug (RetryLater).
       const kind = ctx.subject.slice(ctx.subject.lastIndexOf('.') + 1);
-      try {
-        if (kind === 'start') await onStart(payload);
-        else if (kind === 'final') await onFinal(payload, ctx);
-        else if (kind === 'end') await onEnd(payload, ctx);
-        else logger.warn({ subject: ctx.subject }, 'unknown live message; ignored');
-      } catch (err) {
-        if (err instanceof NotYet)
-          logger.debug({ subject: ctx.subject, reason: err.message }, 'live message retried later');
-        throw err;
-      }
+      if (kind === 'start') await onStart(payload);
+      else if (kind === 'final') await onFinal(payload, ctx);
+      else if (kind === 'end') await onEnd(payload, ctx);
+      else logger.warn({ subject: ctx.subject }, 'unknown live message; ignored');
     },
   );
 }

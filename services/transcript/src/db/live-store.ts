@@ -9,6 +9,17 @@ import {
 import { isUuid, type DatabaseHandle, type Queryable } from '@chronicler/kit';
 import { previewOf } from '../validation.ts';
 
+/**
+ * A session is stalled when its last line was stored longer ago than this: only then may a
+ * final (or the end) go on without the finals before it, which are then taken as lost. A
+ * killed replica's unacked messages come back after the consumer's 5 s ack wait; but when
+ * the whole machine stalls (a CI run saw it with 10 s), the missing final is merely queued
+ * for its next delivery, and a later one must not take its place. Only a pipeline that died
+ * between numbering a final and publishing it loses one, and the voice bot journals each
+ * first: waiting half a minute for it costs a rare live view half a minute, never the order.
+ */
+export const STALL_SECONDS = 30;
+
 const iso = (v: unknown): string => (v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString());
 
 /** The open part of a live session that a stored line or an end needs. */
@@ -110,7 +121,9 @@ export class LiveStore {
    * Stores a final utterance once and gives it the next seq. A redelivered utterance answers
    * its stored line ('duplicate'). A line that arrives after the end is kept too (nothing
    * said is lost) and appended to the ended transcript's content. A final whose
-   * final_index is ahead of what is stored waits ('out-of-order'), unless `force`.
+   * final_index is ahead of what is stored waits ('out-of-order'), unless `force` and the
+   * session has stalled (no line stored for STALL_SECONDS): while earlier finals are still
+   * being stored (a backlog after a restart drains) nothing jumps the queue.
    */
   async append(u: LiveUtterance, force = false): Promise<AppendResult> {
     // One statement, one round trip: a final is the hot path of every live session (the
@@ -144,7 +157,8 @@ export class LiveStore {
                  text, start_seconds, end_seconds)
          select $1, s.final_count + 1, $2, $3::jsonb, $4, $5, $6, $7, $8 from s
           where not exists (select 1 from existing)
-            and ($9::int is null or $9::int <= s.final_count + 1 or $10::boolean)
+            and ($9::int is null or $9::int <= s.final_count + 1
+                 or ($10::boolean and not ${this.storedWithin('$1', 's.final_count', '$13')}))
          returning *
        ), counted as (
          -- Data-modifying parts run once whether or not the final select reads them.
@@ -182,6 +196,7 @@ export class LiveStore {
         force,
         u.interim_count ?? 0,
         display,
+        STALL_SECONDS,
       ],
     );
     const row = r?.session ? toSession(parseJson(r.session)) : null;
@@ -203,7 +218,7 @@ export class LiveStore {
       const session = await this.lockSession(tx, msg.transcript_id);
       if (!session) return { kind: 'not-started' };
       if (session.endedAt) return { kind: 'already-ended', session };
-      if (session.finalCount < msg.final_count && !force) {
+      if (session.finalCount < msg.final_count && (!force || (await this.storedLately(tx, session)))) {
         return { kind: 'waiting', stored: session.finalCount, expected: msg.final_count };
       }
       const lines = await this.linesAfter(
@@ -261,6 +276,14 @@ export class LiveStore {
     return contentOf(await this.linesAfter(this.db, id, 0, Number.MAX_SAFE_INTEGER, session.startedAt));
   }
 
+  /** Live sessions started and not ended, of every owner (for the live sessions gauge). */
+  async openCount(): Promise<number> {
+    const [r] = await this.db.query<{ n: number | string }>(
+      `select count(*) as n from ${this.sessions} where ended_at is null`,
+    );
+    return Number(r?.n ?? 0);
+  }
+
   /** Counters of the owner's open sessions, by transcript id. */
   async counters(
     ownerId: string,
@@ -276,6 +299,25 @@ export class LiveStore {
         { finals: Number(r.final_count), interims: Number(r.interim_count), startedAt: iso(r.started_at) },
       ]),
     );
+  }
+
+  /** Whether the session's last line was stored within STALL_SECONDS (its finals still arrive). */
+  private async storedLately(q: Queryable, session: LiveSessionRow): Promise<boolean> {
+    const [r] = await q.query<{ fresh: boolean }>(
+      `select ${this.storedWithin('$1', '$2::int', '$3')} as fresh`,
+      [session.transcriptId, session.finalCount, STALL_SECONDS],
+    );
+    return r?.fresh === true;
+  }
+
+  /**
+   * SQL that is true when line `seq` of transcript `id` was stored less than `seconds` ago:
+   * the stall rule, shared by append (a final may jump the queue) and end (may give up waiting).
+   */
+  private storedWithin(id: string, seq: string, seconds: string): string {
+    return `exists (select 1 from ${this.lines} last
+                     where last.transcript_id = ${id} and last.seq = ${seq}
+                       and last.stored_at > now() - make_interval(secs => ${seconds}))`;
   }
 
   private async lockSession(tx: Queryable, id: string): Promise<LiveSessionRow | null> {

@@ -328,7 +328,15 @@ describe('LiveSession', () => {
     // Every final is on disk before the bus has any of them.
     const journal = path.join(dir, tid, 'finals.jsonl');
     while (refused < 5) await once(refusals, 'refused');
-    const lines = (await readFile(journal, 'utf8')).trim().split('\n');
+    // The bus still refuses while the journal fills (its writes may trail the first refusals
+    // on a busy machine): all ten get there, none reaches the bus.
+    const journaledLines = async () => (await readFile(journal, 'utf8').catch(() => '')).trim().split('\n');
+    const deadline = Date.now() + 10_000;
+    while ((await journaledLines()).length < 10 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(refuse).toBe(true);
+    const lines = await journaledLines();
     expect(lines).toHaveLength(10);
     expect(JSON.parse(lines[0]!)).toMatchObject({
       subject: liveSubject.final(tid),

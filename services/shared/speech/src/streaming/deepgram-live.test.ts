@@ -1,3 +1,4 @@
+import { speechErrors, speechReconnects, speechStreamsOpen } from '@chronicler/kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDeepgramLivePeer, type DeepgramLivePeer } from '../../../../../tests/peers/deepgram-live.ts';
 import { createStreamingProvider, SpeechConfigSchema, type SpeechConfig } from '../index.ts';
@@ -28,6 +29,11 @@ function provider(p: DeepgramLivePeer, extra: Partial<DeepgramLiveOptions> = {})
     ...extra,
     tuning: { reconnectBaseDelayMs: 50, ...extra.tuning },
   });
+}
+
+/** The deepgram sample of a speech metric (process-wide: tests compare before and after). */
+async function metric(m: typeof speechErrors | typeof speechStreamsOpen): Promise<number> {
+  return (await m.get()).values.find((v) => v.labels.provider === 'deepgram')?.value ?? 0;
 }
 
 function writeAll(stream: SpeechStream, pcm: Buffer): number {
@@ -144,9 +150,15 @@ describe('Deepgram live adapter against the Deepgram live peer', () => {
   it('reconnects after a dropped socket mid-utterance: the utterance comes out once, no audio is lost', async () => {
     const p = await peer();
     p.script(['The door is locked.', 'I pick the lock with my thieves tools.']);
+    const before = {
+      open: await metric(speechStreamsOpen),
+      errors: await metric(speechErrors),
+      reconnects: await metric(speechReconnects),
+    };
     const events = new Recorder();
     const stream = await provider(p).open({}, events);
     streams.push(stream);
+    expect(await metric(speechStreamsOpen)).toBe(before.open + 1);
 
     let written = writeAll(stream, Buffer.concat([silence(0.6), tone(0.8), silence(0.6)]));
     await events.waitFor('the first final', (r) => r.finals.length === 1);
@@ -166,6 +178,12 @@ describe('Deepgram live adapter against the Deepgram live peer', () => {
     ]);
     expect(events.reconnects).toHaveLength(1);
     expect(events.reconnects[0]!.reason).toMatch(/1006/);
+    // Metrics: one lost connection, one reconnect, still one stream open until it finishes.
+    expect(await metric(speechErrors)).toBe(before.errors + 1);
+    expect(await metric(speechReconnects)).toBe(before.reconnects + 1);
+    expect(await metric(speechStreamsOpen)).toBe(before.open + 1);
+    await stream.finish();
+    expect(await metric(speechStreamsOpen)).toBe(before.open);
     // The second socket got everything after the first final's window (the peer's final came
     // 400 ms into the silence: 1.8 s), the part sent before the drop included.
     expect(p.streams).toHaveLength(2);
@@ -198,6 +216,8 @@ describe('Deepgram live adapter against the Deepgram live peer', () => {
   it('rejects open() with a non-retryable error when Deepgram refuses the key', async () => {
     const p = await peer();
     const events = new Recorder();
+    const openBefore = await metric(speechStreamsOpen);
+    const errorsBefore = await metric(speechErrors);
     const err = await deepgramLiveProvider({ apiKey: 'wrong', baseUrl: p.url, model: 'nova-3' })
       .open({}, events)
       .then(
@@ -209,6 +229,9 @@ describe('Deepgram live adapter against the Deepgram live peer', () => {
     expect(p.refusals).toEqual([401]);
     expect(p.streams).toEqual([]);
     expect(events.closes).toEqual([]);
+    // Nothing was opened, but the refusal is a provider error.
+    expect(await metric(speechStreamsOpen)).toBe(openBefore);
+    expect(await metric(speechErrors)).toBe(errorsBefore + 1);
   });
 
   it('ends the stream with a message for the user when Deepgram stays unreachable', async () => {

@@ -1,3 +1,4 @@
+import { speechErrors, speechReconnects, speechStreamsOpen } from '@chronicler/kit';
 import {
   StreamingError,
   type SpeechStream,
@@ -121,6 +122,10 @@ class ResilientStream implements SpeechStream {
     sampleRate: number,
     private readonly onFirstOutcome: (error: StreamingError | null) => void,
   ) {
+    // Errors and reconnects start at zero for a provider in use, so "none" reads as 0, not as no data.
+    speechErrors.inc({ provider }, 0);
+    speechReconnects.inc({ provider }, 0);
+    speechStreamsOpen.inc({ provider });
     this.#bytesPerSecond = sampleRate * 2;
     this.#maxBufferedBytes = Math.ceil(tuning.replaySeconds * this.#bytesPerSecond);
     if (tuning.keepAliveMs !== null) {
@@ -218,9 +223,11 @@ class ResilientStream implements SpeechStream {
       } catch (err) {
         const error = asStreamingError(err, this.displayName);
         if (this.#isClosed()) return;
+        speechErrors.inc({ provider: this.provider });
         if (first && !error.retryable) {
           this.#state = 'closed';
           this.#stopTimers();
+          speechStreamsOpen.dec({ provider: this.provider });
           this.onFirstOutcome(error);
           return;
         }
@@ -244,6 +251,7 @@ class ResilientStream implements SpeechStream {
       this.#open(conn, epoch);
       const lost = await lostSignal;
       if (this.#isClosed() || lost === null) return;
+      speechErrors.inc({ provider: this.provider });
       this.#conn = null;
       // A connection that worked for a while (or produced words) starts a fresh count of attempts.
       if (this.#gotResult || performance.now() - this.#connectedAt > 5_000) this.#failures = 0;
@@ -312,6 +320,7 @@ class ResilientStream implements SpeechStream {
       );
       return false;
     }
+    speechReconnects.inc({ provider: this.provider });
     this.events.onReconnect?.({ attempt: this.#failures, reason: error.message });
     this.#state = 'waiting';
     const delay = Math.min(
@@ -374,6 +383,7 @@ class ResilientStream implements SpeechStream {
   #end(error: StreamingError | undefined): void {
     if (this.#state === 'closed') return;
     this.#state = 'closed';
+    speechStreamsOpen.dec({ provider: this.provider });
     this.#stopTimers();
     const conn = this.#conn;
     this.#conn = null;
