@@ -102,6 +102,17 @@ function validateAll(objects: K8sObject[]): void {
       expect(spec.endpoints?.[0], where).toMatchObject({ port: 'ops', path: '/metrics' });
       continue;
     }
+    if (o.apiVersion === 'monitoring.coreos.com/v1' && o.kind === 'PrometheusRule') {
+      // The rules themselves are checked by promtool (tests/integration/prometheus.test.ts).
+      const spec = o.spec as { groups?: { name?: string; rules?: { alert?: string; expr?: string }[] }[] };
+      expect(spec.groups?.length, where).toBeGreaterThan(0);
+      for (const g of spec.groups ?? []) {
+        expect(g.name, where).toBeTypeOf('string');
+        for (const r of g.rules ?? [])
+          expect(r, where).toMatchObject({ alert: expect.any(String), expr: expect.any(String) });
+      }
+      continue;
+    }
     const Model = modelOf(o.apiVersion, o.kind);
     expect(Model, `no schema for ${o.apiVersion} ${o.kind}`).toBeDefined();
     try {
@@ -225,7 +236,19 @@ describe.runIf(testMode === 'embedded')('Kubernetes delivery: chart, kustomize, 
       (o) => o.kind === 'ConfigMap' && o.metadata.name.endsWith('-dashboards'),
     )!;
     expect(dashboards.metadata.labels?.grafana_dashboard).toBe('1');
-    expect(Object.keys(dashboards.data ?? {})).toContain('overview.json');
+    expect(Object.keys(dashboards.data ?? {}).sort()).toEqual([
+      'ai-cost.json',
+      'bus.json',
+      'live.json',
+      'overview.json',
+    ]);
+    // The alert rules, word for word from the one rule file, for the Prometheus that selects them.
+    const rule = objects.find((o) => o.kind === 'PrometheusRule')!;
+    expect(rule.metadata.labels?.release).toBe('kube-prometheus-stack');
+    const ruleFile = parseYaml(
+      readFileSync(path.join(chart, 'alerts/chronicler.rules.yaml'), 'utf8'),
+    ) as object;
+    expect(rule.spec).toEqual(ruleFile);
   });
 
   it('gives each voice-bot pod the Discord shards its ordinal picks', () => {

@@ -44,8 +44,8 @@ describe(`network edge: logs, idempotent creates, ops port (${testMode} mode)`, 
     system = await startSystem({
       env: {
         ...deepgram.env(),
-        // info: fastify's "incoming request" line, which carries the URL, is what leaked tokens.
-        LOG_LEVEL: 'info',
+        // debug: the gateway's one line per request, which carries the URL, is where tokens leaked.
+        LOG_LEVEL: 'debug',
         AUTH_LOCAL_ENABLED: 'true',
         HOST: '',
         OPS_HOST: '',

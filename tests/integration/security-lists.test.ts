@@ -190,6 +190,31 @@ describe(`lists and payloads of any size (${testMode} mode)`, () => {
       expect(items.map((t) => t.id)).toEqual(expected);
     });
 
+    it('ends with a full page that has no next link when the count is a multiple of the limit', async () => {
+      const { pages, items } = await allPages<TranscriptListItem>('/transcripts?limit=50', gus.token);
+      expect(pages.map((p) => p.count)).toEqual([50, 50, 50, 50, 50]);
+      expect(pages.map((p) => p.link !== null)).toEqual([true, true, true, true, false]);
+      expect(items.map((t) => t.id)).toEqual(expected);
+    });
+
+    it('compresses a page for a client that accepts gzip, and sends it as is otherwise', async () => {
+      const headers = { authorization: `Bearer ${gus.token}` };
+      const gzip = await fetch(`${system.url}/api/transcripts`, {
+        headers: { ...headers, 'accept-encoding': 'gzip' },
+      });
+      expect(gzip.headers.get('content-encoding')).toBe('gzip');
+      expect(gzip.headers.get('vary')).toMatch(/accept-encoding/i);
+      // fetch decodes it: the same list.
+      expect(((await gzip.json()) as TranscriptListItem[]).map((t) => t.id)).toEqual(
+        expected.slice(0, LIST_PAGE_DEFAULT),
+      );
+      const plain = await fetch(`${system.url}/api/transcripts`, {
+        headers: { ...headers, 'accept-encoding': 'identity' },
+      });
+      expect(plain.headers.get('content-encoding')).toBeNull();
+      expect(((await plain.json()) as TranscriptListItem[]).length).toBe(LIST_PAGE_DEFAULT);
+    });
+
     it('refuses a limit over the maximum, a limit that is not a positive integer, and a forged cursor, with {detail}', async () => {
       for (const q of [`limit=${LIST_PAGE_MAX + 1}`, 'limit=0', 'limit=-3', 'limit=ten', 'limit=1.5']) {
         const res = await request('GET', `/transcripts?${q}`, gus.token);

@@ -1,4 +1,8 @@
-import { runStandalone } from '@chronicler/kit';
-import service from './service.ts';
+// Tracing starts before anything else loads: its HTTP and pg instrumentation can only
+// patch modules required after it, so the rest is imported once it has started.
+import { startTelemetry } from '@chronicler/kit/telemetry';
 
+await startTelemetry('group');
+const { runStandalone } = await import('@chronicler/kit');
+const { default: service } = await import('./service.ts');
 await runStandalone(service);
