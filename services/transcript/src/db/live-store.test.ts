@@ -11,8 +11,11 @@ const migrationsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)),
 let bed: ServiceTestbed;
 let store: LiveStore;
 
+// In cluster mode on PostgreSQL: only a server runs two statements at once (the lock race below).
+const url = process.env.CHRONICLER_TEST_MODE === 'cluster' ? process.env.DATABASE_URL : undefined;
+
 beforeAll(async () => {
-  bed = await openServiceTestbed({ schema: 'transcript', migrationsDir });
+  bed = await openServiceTestbed({ schema: 'transcript', migrationsDir, ...(url ? { url } : {}) });
   store = new LiveStore(bed.db, bed.schema);
 });
 afterAll(async () => {
@@ -40,10 +43,10 @@ const final = (id: string, n: number): LiveUtterance => ({
   final_index: n,
 });
 
-/** Makes the session's lines look stored `seconds` ago. */
+/** Makes the session's last line look stored `seconds` ago. */
 async function age(id: string, seconds: number): Promise<void> {
   await bed.db.query(
-    `update "${bed.schema}".transcript_lines set stored_at = now() - make_interval(secs => $2) where transcript_id = $1`,
+    `update "${bed.schema}".live_sessions set last_line_at = now() - make_interval(secs => $2) where transcript_id = $1`,
     [id, seconds],
   );
 }
@@ -78,5 +81,38 @@ describe('live finals keep the order they were spoken', () => {
     expect((await store.end(end, true)).kind).toBe('waiting');
     await age(id, STALL_SECONDS + 1);
     expect((await store.end(end, true)).kind).toBe('ended');
+  });
+
+  it('does not take a draining backlog for a stall when it waited for the line just stored', async () => {
+    // Finals 2 and 3 were late (the session looks stalled); 4 is out of patience. While 2 is
+    // being stored, 4 queues for the session's row lock. Once it has the lock, a line was
+    // stored just now: the backlog is draining, and 4 must wait for 3. A CI run once stored a
+    // final ahead of two earlier ones: the waiting statement's snapshot of the lines predated
+    // the line it waited for, so the session looked stalled.
+    const id = await session();
+    await store.append(final(id, 1));
+    await age(id, STALL_SECONDS + 1);
+    let forced: Promise<Awaited<ReturnType<LiveStore['append']>>> | undefined;
+    await bed.db.transaction(async (tx) => {
+      await tx.query(`select 1 from "${bed.schema}".live_sessions where transcript_id = $1 for update`, [id]);
+      forced = store.append(final(id, 4), true);
+      // Long enough for the append to take its snapshot and queue for the lock.
+      await new Promise((r) => setTimeout(r, 300));
+      await tx.query(
+        `insert into "${bed.schema}".transcript_lines
+                (transcript_id, seq, utterance_id, speaker_tag, text, start_seconds, end_seconds)
+         values ($1, 2, 'u-2', '1'::jsonb, 'Line 2', 2, 2.5)`,
+        [id],
+      );
+      await tx.query(
+        `update "${bed.schema}".live_sessions set final_count = 2, last_line_at = now() where transcript_id = $1`,
+        [id],
+      );
+    });
+    expect(await forced).toEqual({ kind: 'out-of-order', stored: 2 });
+    const third = await store.append(final(id, 3));
+    expect(third.kind === 'stored' && third.line.seq).toBe(3);
+    const fourth = await store.append(final(id, 4));
+    expect(fourth.kind === 'stored' && fourth.line).toMatchObject({ seq: 4, text: 'Line 4' });
   });
 });

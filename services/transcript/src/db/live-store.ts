@@ -128,7 +128,11 @@ export class LiveStore {
   async append(u: LiveUtterance, force = false): Promise<AppendResult> {
     // One statement, one round trip: a final is the hot path of every live session (the
     // benchmark found seven sequential round trips queueing up under load). The session row
-    // is locked first, so finals of one session take their seq one after another.
+    // is locked first, so finals of one session take their seq one after another. A statement
+    // that waited for that lock reads the row as the store before it left it (final_count,
+    // last_line_at), but its snapshot of the lines is older: nothing here may depend on lines
+    // stored by the statement it waited for (a duplicate among them fails the unique key and
+    // comes back as 'duplicate' on its next delivery).
     const text = u.text.trim();
     const start = u.start_seconds;
     const display = lineText({
@@ -158,11 +162,13 @@ export class LiveStore {
          select $1, s.final_count + 1, $2, $3::jsonb, $4, $5, $6, $7, $8 from s
           where not exists (select 1 from existing)
             and ($9::int is null or $9::int <= s.final_count + 1
-                 or ($10::boolean and not ${this.storedWithin('$1', 's.final_count', '$13')}))
+                 or ($10::boolean and not ${this.storedWithin('s.last_line_at', '$13')}))
          returning *
        ), counted as (
          -- Data-modifying parts run once whether or not the final select reads them.
-         update ${this.sessions} ls set final_count = ins.seq, interim_count = greatest(ls.interim_count, $11)
+         update ${this.sessions} ls
+            set final_count = ins.seq, interim_count = greatest(ls.interim_count, $11),
+                last_line_at = ins.stored_at
            from ins where ls.transcript_id = ins.transcript_id
          returning 1
        ), touched as (
@@ -218,7 +224,7 @@ export class LiveStore {
       const session = await this.lockSession(tx, msg.transcript_id);
       if (!session) return { kind: 'not-started' };
       if (session.endedAt) return { kind: 'already-ended', session };
-      if (session.finalCount < msg.final_count && (!force || (await this.storedLately(tx, session)))) {
+      if (session.finalCount < msg.final_count && (!force || (await this.storedLately(tx, session.transcriptId)))) {
         return { kind: 'waiting', stored: session.finalCount, expected: msg.final_count };
       }
       const lines = await this.linesAfter(
@@ -302,22 +308,21 @@ export class LiveStore {
   }
 
   /** Whether the session's last line was stored within STALL_SECONDS (its finals still arrive). */
-  private async storedLately(q: Queryable, session: LiveSessionRow): Promise<boolean> {
+  private async storedLately(q: Queryable, id: string): Promise<boolean> {
     const [r] = await q.query<{ fresh: boolean }>(
-      `select ${this.storedWithin('$1', '$2::int', '$3')} as fresh`,
-      [session.transcriptId, session.finalCount, STALL_SECONDS],
+      `select ${this.storedWithin('last_line_at', '$2')} as fresh from ${this.sessions} where transcript_id = $1`,
+      [id, STALL_SECONDS],
     );
     return r?.fresh === true;
   }
 
   /**
-   * SQL that is true when line `seq` of transcript `id` was stored less than `seconds` ago:
-   * the stall rule, shared by append (a final may jump the queue) and end (may give up waiting).
+   * SQL that is true when `lastLineAt` (a session's last_line_at, read from its locked row)
+   * is less than `seconds` ago: the stall rule, shared by append (a final may jump the queue)
+   * and end (may give up waiting).
    */
-  private storedWithin(id: string, seq: string, seconds: string): string {
-    return `exists (select 1 from ${this.lines} last
-                     where last.transcript_id = ${id} and last.seq = ${seq}
-                       and last.stored_at > now() - make_interval(secs => ${seconds}))`;
+  private storedWithin(lastLineAt: string, seconds: string): string {
+    return `(${lastLineAt} > now() - make_interval(secs => ${seconds}))`;
   }
 
   private async lockSession(tx: Queryable, id: string): Promise<LiveSessionRow | null> {
