@@ -333,12 +333,25 @@ describe.runIf(hasEspeak)(`the Discord voice bot against the Discord peer (${tes
     );
     const sink = discord.voiceSink(guild.id);
     await playTurns(sink, [turns[0]!]);
-    // Frames that fail to decrypt: the speaker talks, nothing decodes.
+    // Frames that fail to decrypt: the speaker talks, nothing decodes. One long run of speech
+    // (a turn is under two seconds, and a busy machine sends a late turn's packets in a burst),
+    // played until the bot has rejoined: the watchdog needs 1.5 s of it without a break.
+    const mumble = { ...turns[1]!, packets: Array.from({ length: 4 }, () => turns[1]!.packets).flat() };
     discord.corruptAudio = true;
-    const stuck = playTurns(sink, [turns[1]!, turns[1]!], { pauseSeconds: 0 });
-    await discord.untilVoiceConnections(guild.id, connections + 1, 20_000);
-    await stuck;
-    discord.corruptAudio = false;
+    try {
+      const rejoined = discord.untilVoiceConnections(guild.id, connections + 1, 30_000);
+      const heard = new AbortController();
+      rejoined.then(
+        () => heard.abort(),
+        () => heard.abort(),
+      );
+      while (!heard.signal.aborted) {
+        await playTurns(sink, [mumble], { signal: heard.signal }).catch(() => {});
+      }
+      await rejoined;
+    } finally {
+      discord.corruptAudio = false;
+    }
     await playTurns(sink, [turns[2]!]);
     const stopped = await discord.command(guild.id, '3001', '2001', 'stop');
     expect(stopped.content).toContain(tid);
