@@ -224,7 +224,10 @@ export class LiveStore {
       const session = await this.lockSession(tx, msg.transcript_id);
       if (!session) return { kind: 'not-started' };
       if (session.endedAt) return { kind: 'already-ended', session };
-      if (session.finalCount < msg.final_count && (!force || (await this.storedLately(tx, session.transcriptId)))) {
+      if (
+        session.finalCount < msg.final_count &&
+        (!force || (await this.storedLately(tx, session.transcriptId)))
+      ) {
         return { kind: 'waiting', stored: session.finalCount, expected: msg.final_count };
       }
       const lines = await this.linesAfter(
