@@ -54,6 +54,7 @@ import {
   type ResolvedConsumer,
 } from './common.ts';
 import { NatsBlobStore } from './nats-blobs.ts';
+import { ReplyMux, RequestFailed } from './nats-replies.ts';
 import { BusNamespace } from './subject.ts';
 import type {
   BlobStore,
@@ -182,6 +183,7 @@ export class NatsBus implements Bus, NatsInternals {
   readonly instruments: BusInstruments;
   readonly replicas: number;
   private jsmPromise: Promise<JetStreamManager> | null = null;
+  private readonly replies: ReplyMux;
   private connected = true;
   private closing: Promise<void> | null = null;
   private closed = false;
@@ -232,6 +234,7 @@ export class NatsBus implements Bus, NatsInternals {
     this.replicas = replicas;
     this.js = nc.jetstream({ timeout: JS_TIMEOUT_MS });
     this.blobs = new NatsBlobStore(this, () => this.assertOpen());
+    this.replies = new ReplyMux(nc);
     this.watchStatus().catch((err: unknown) => this.log.error({ err }, 'NATS status watcher stopped'));
     void nc.closed().then((err) => {
       this.connected = false;
@@ -311,11 +314,14 @@ export class NatsBus implements Bus, NatsInternals {
       const full = this.ns.subject(subject);
       const timeout = opts.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
       const data = toBytes(encodePayload(payload, subject));
-      return this.nc.request(full, data, { timeout, headers: toNatsHeaders(headers) }).then(
+      return this.replies.request(full, data, timeout, toNatsHeaders(headers)).then(
         (reply) => unwrapReply<Res>(fromBytes(reply.data), subject),
         (err: unknown) => {
-          if (natsCode(err) === ErrorCode.NoResponders) throw noResponders(subject);
-          if (natsCode(err) === ErrorCode.Timeout) throw requestTimedOut(subject, timeout);
+          if (err instanceof RequestFailed) {
+            if (err.reason === 'no-responders') throw noResponders(subject);
+            if (err.reason === 'timeout') throw requestTimedOut(subject, timeout);
+            throw busClosed();
+          }
           throw transportError(err, subject);
         },
       );
