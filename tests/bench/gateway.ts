@@ -14,7 +14,7 @@
 // stored against one with 10,000 (the list must cost O(page)).
 // BENCH_SECONDS (10) per measurement, BENCH_ROUNDS (5), BENCH_CONNECTIONS (50).
 import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -22,7 +22,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import pg from 'pg';
 import { localSignIn } from '../support/auth.ts';
-import { freePort, repoRoot, startSystem, waitFor, type TestSystem } from '../support/system.ts';
+import { freePort, repoRoot, startSystem, stopChild, waitFor, type TestSystem } from '../support/system.ts';
 import { median, printTable } from './report.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -99,18 +99,6 @@ async function startBaseline(name: string, env: NodeJS.ProcessEnv): Promise<Targ
     id: ready.ids[0]!,
     stop: () => stopChild(child),
   };
-}
-
-function stopChild(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    child.once('exit', () => {
-      clearTimeout(t);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
 }
 
 /** Signs a user in and creates SESSIONS sessions through the API; the bearer headers and ids. */

@@ -24,7 +24,7 @@ import path from 'node:path';
 import { validate as lintDockerfile } from 'dockerfile-utils';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, freePort, repoRoot, testMode, waitFor } from '../support/system.ts';
+import { createTestDatabase, freePort, repoRoot, stopChild, testMode, waitFor } from '../support/system.ts';
 
 const chart = path.join(repoRoot, 'charts/chronicler');
 const ciValues = readdirSync(path.join(chart, 'ci'))
@@ -419,20 +419,7 @@ describe.runIf(testMode === 'cluster')('Kubernetes delivery: the image contents 
   let db: { url: string; drop(): Promise<void> } | undefined;
 
   afterAll(async () => {
-    await Promise.all(
-      children.map(
-        (c) =>
-          new Promise<void>((resolve) => {
-            if (c.exitCode !== null || c.signalCode !== null) return resolve();
-            const t = setTimeout(() => c.kill('SIGKILL'), 10_000);
-            c.once('exit', () => {
-              clearTimeout(t);
-              resolve();
-            });
-            c.kill('SIGTERM');
-          }),
-      ),
-    );
+    await Promise.all(children.map(stopChild));
     await db?.drop();
     if (outside) rmSync(outside, { recursive: true, force: true });
   });

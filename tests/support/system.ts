@@ -218,20 +218,7 @@ export async function startSystem(opts: StartOptions = {}): Promise<TestSystem> 
       return child;
     },
     async stop() {
-      await Promise.all(
-        [...children.values()].map(
-          (c) =>
-            new Promise<void>((resolve) => {
-              if (c.exitCode !== null || c.signalCode !== null) return resolve();
-              const t = setTimeout(() => c.kill('SIGKILL'), 10_000);
-              c.once('exit', () => {
-                clearTimeout(t);
-                resolve();
-              });
-              c.kill('SIGTERM');
-            }),
-        ),
-      );
+      await Promise.all([...children.values()].map(stopChild));
       for (const c of cleanups.reverse()) await c();
     },
   };
@@ -275,4 +262,17 @@ export async function waitFor(
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
+}
+
+/** Stops a child process: SIGTERM (a graceful shutdown), SIGKILL if it is still there after 10 s. */
+export function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(t);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
 }
