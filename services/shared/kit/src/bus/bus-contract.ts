@@ -1020,6 +1020,7 @@ export function describeBusContract(label: string, makeBus: MakeBus): void {
         });
         const events = new Collector<unknown>();
         client.subscribe('evt.close.done', (p) => events.push(p));
+        await roundTrip(server);
         await roundTrip(client);
         const reply = client.request('svc.close.op', {});
         await started.promise;

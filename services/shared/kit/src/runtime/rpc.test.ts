@@ -1,11 +1,11 @@
-import { busEvent, rpc } from '@chronicler/contracts';
+import { busEvent, rpc, type Rpc } from '@chronicler/contracts';
 import { Type } from '@sinclair/typebox';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { connect } from 'nats';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { Collector, serviceErrorOf, uniquePrefix } from '../bus/bus-contract.ts';
+import { Collector, roundTrip, serviceErrorOf, uniquePrefix } from '../bus/bus-contract.ts';
 import { MemoryBus } from '../bus/memory.ts';
 import { NatsBus } from '../bus/nats.ts';
 import type { Bus, DeadLetter } from '../bus/types.ts';
@@ -57,6 +57,16 @@ function recordPuts(bus: Bus): string[] {
 
 type MakeBus = (prefix: string) => Promise<Bus>;
 
+/**
+ * serve(), then a round trip on the serving bus: on NATS the server has then registered the
+ * subscription, which a request from another connection could otherwise overtake.
+ */
+async function served<R extends Rpc>(bus: Bus, endpoint: R, handler: Parameters<typeof serve<R>>[2]) {
+  const sub = serve(bus, endpoint, handler);
+  await roundTrip(bus);
+  return sub;
+}
+
 function describeRpc(label: string, makeBus: MakeBus, natsStream?: (prefix: string) => Promise<number>) {
   describe(`call/serve over ${label}`, () => {
     const open: Bus[] = [];
@@ -76,7 +86,7 @@ function describeRpc(label: string, makeBus: MakeBus, natsStream?: (prefix: stri
       const serverPuts = recordPuts(server);
       const clientPuts = recordPuts(client);
       let seen = '';
-      serve(server, echoRpc, (req) => {
+      await served(server, echoRpc, (req) => {
         seen = req.text;
         return { text: `${req.text}!`, length: req.text.length };
       });
@@ -96,7 +106,7 @@ function describeRpc(label: string, makeBus: MakeBus, natsStream?: (prefix: stri
       const prefix = uniquePrefix();
       const server = await newBus(prefix);
       const client = await newBus(prefix);
-      serve(server, echoRpc, (req) => ({ text: req.text, length: req.text.length }));
+      await served(server, echoRpc, (req) => ({ text: req.text, length: req.text.length }));
       let serialised = 0;
       const request = {
         owner_id: 'u1',
@@ -122,7 +132,7 @@ function describeRpc(label: string, makeBus: MakeBus, natsStream?: (prefix: stri
       const server = await newBus(prefix);
       const client = await newBus(prefix);
       const puts = [...[server, client].map(recordPuts)];
-      serve(server, echoRpc, (req) => ({ text: req.text, length: req.text.length }));
+      await served(server, echoRpc, (req) => ({ text: req.text, length: req.text.length }));
       const text = 'a'.repeat(PAYLOAD_INLINE_BYTES - 100);
       expect((await call(client, echoRpc, { owner_id: 'u1', text })).text).toBe(text);
       expect(puts.flat()).toEqual([]);
@@ -134,7 +144,7 @@ function describeRpc(label: string, makeBus: MakeBus, natsStream?: (prefix: stri
       const client = await newBus(prefix);
       const puts = recordPuts(client);
       let calls = 0;
-      serve(server, echoRpc, () => {
+      await served(server, echoRpc, () => {
         calls++;
         return { text: '', length: 0 };
       });
@@ -163,7 +173,7 @@ function describeRpc(label: string, makeBus: MakeBus, natsStream?: (prefix: stri
         const prefix = uniquePrefix();
         const server = await newBus(prefix);
         const client = await newBus(prefix);
-        serve(server, echoRpc, (req) => ({ text: req.text, length: 0 }));
+        await served(server, echoRpc, (req) => ({ text: req.text, length: 0 }));
         await call(client, echoRpc, { owner_id: 'u1', text: bigText() }, { timeoutMs: 30_000 });
         expect(await natsStream(prefix)).toBe(PAYLOAD_BLOB_MAX_AGE_MS * 1_000_000);
       });
