@@ -1,6 +1,7 @@
 import { connect, headers, type NatsConnection } from 'nats';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Outbox } from './nats-outbox.ts';
 import { ReplyMux, RequestFailed } from './nats-replies.ts';
 
 const NATS_URL = process.env.NATS_URL;
@@ -37,6 +38,28 @@ describe.runIf(process.env.CHRONICLER_TEST_MODE === 'cluster' && NATS_URL)(
         Array.from({ length: 50 }, (_, i) => String(i)),
       );
       expect(mux.pending).toBe(0);
+    });
+
+    it('with an outbox: the requests of one turn leave together, each answered, and one that cannot be sent fails at once', async () => {
+      const outbox = new Outbox();
+      const batched = new ReplyMux(nc, outbox);
+      nc.subscribe(subject('batched'), { callback: (_err, m) => m.respond(m.data) });
+      await nc.flush();
+      const replies = Array.from({ length: 10 }, (_, i) =>
+        batched.request(subject('batched'), new TextEncoder().encode(String(i)), 2_000),
+      );
+      expect(outbox.size).toBe(10);
+      expect((await Promise.all(replies)).map((m) => new TextDecoder().decode(m.data))).toEqual(
+        Array.from({ length: 10 }, (_, i) => String(i)),
+      );
+      // Over the server's max_payload: nats.js refuses it when the outbox hands it over.
+      const started = Date.now();
+      const tooLarge = new Uint8Array(nc.info!.max_payload + 1);
+      const err = await batched.request(subject('batched'), tooLarge, 5_000).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(Error);
+      expect(err).not.toBeInstanceOf(RequestFailed);
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(batched.pending).toBe(0);
     });
 
     it('says no-responders at once when nobody subscribes', async () => {

@@ -1,4 +1,5 @@
 import { createInbox, type Msg, type MsgHdrs, type NatsConnection } from 'nats';
+import type { Outbox } from './nats-outbox.ts';
 
 /** Why a request got no reply: no subscriber on its subject, or none in time, or the bus closed. */
 export type RequestFailure = 'no-responders' | 'timeout' | 'closed';
@@ -11,7 +12,7 @@ export class RequestFailed extends Error {
 
 interface Waiter {
   resolve: (msg: Msg) => void;
-  reject: (err: RequestFailed) => void;
+  reject: (err: unknown) => void;
   timer: NodeJS.Timeout;
 }
 
@@ -30,7 +31,11 @@ export class ReplyMux {
   readonly #waiting = new Map<string, Waiter>();
   #next = 0;
 
-  constructor(private readonly nc: NatsConnection) {
+  /** `outbox`: the connection's batch of requests and replies (see Outbox); none sends at once. */
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly outbox?: Outbox,
+  ) {
     this.#prefix = `${createInbox()}.`;
     nc.subscribe(`${this.#prefix}*`, {
       callback: (err, msg) => {
@@ -48,13 +53,17 @@ export class ReplyMux {
         reject(new RequestFailed('timeout'));
       }, timeoutMs);
       this.#waiting.set(token, { resolve, reject, timer });
-      try {
-        this.nc.publish(subject, data, { reply: this.#prefix + token, ...(headers ? { headers } : {}) });
-      } catch (err) {
-        clearTimeout(timer);
-        this.#waiting.delete(token);
-        throw err;
-      }
+      const send = (): void => {
+        try {
+          this.nc.publish(subject, data, { reply: this.#prefix + token, ...(headers ? { headers } : {}) });
+        } catch (err) {
+          clearTimeout(timer);
+          this.#waiting.delete(token);
+          reject(err);
+        }
+      };
+      if (this.outbox) this.outbox.send(send);
+      else send();
     });
   }
 

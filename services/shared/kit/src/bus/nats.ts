@@ -54,6 +54,7 @@ import {
   type ResolvedConsumer,
 } from './common.ts';
 import { NatsBlobStore } from './nats-blobs.ts';
+import { Outbox } from './nats-outbox.ts';
 import { ReplyMux, RequestFailed } from './nats-replies.ts';
 import { BusNamespace } from './subject.ts';
 import type {
@@ -184,6 +185,8 @@ export class NatsBus implements Bus, NatsInternals {
   readonly replicas: number;
   private jsmPromise: Promise<JetStreamManager> | null = null;
   private readonly replies: ReplyMux;
+  /** Requests and replies, sent together once per event-loop turn (see Outbox). */
+  private readonly outbox = new Outbox();
   private connected = true;
   private closing: Promise<void> | null = null;
   private closed = false;
@@ -234,7 +237,7 @@ export class NatsBus implements Bus, NatsInternals {
     this.replicas = replicas;
     this.js = nc.jetstream({ timeout: JS_TIMEOUT_MS });
     this.blobs = new NatsBlobStore(this, () => this.assertOpen());
-    this.replies = new ReplyMux(nc);
+    this.replies = new ReplyMux(nc, this.outbox);
     this.watchStatus().catch((err: unknown) => this.log.error({ err }, 'NATS status watcher stopped'));
     void nc.closed().then((err) => {
       this.connected = false;
@@ -386,9 +389,13 @@ export class NatsBus implements Bus, NatsInternals {
     return handle;
   }
 
-  /** Sends a reply; published messages (no reply subject) need none. Never throws. */
+  /** Sends a reply with this turn's batch; published messages (no reply subject) need none. Never throws. */
   private respond(m: Msg, subject: string, reply: string): void {
     if (!m.reply) return;
+    this.outbox.send(() => this.respondNow(m, subject, reply));
+  }
+
+  private respondNow(m: Msg, subject: string, reply: string): void {
     try {
       m.respond(toBytes(reply));
     } catch (err) {
@@ -598,6 +605,8 @@ export class NatsBus implements Bus, NatsInternals {
       await Promise.all([...this.consumers].map((c) => c.stop()));
       await Promise.all([...this.subs].map((s) => s.unsubscribe()));
       this.closed = true;
+      // The replies of the last handlers, and requests still to go, before the drain refuses them.
+      this.outbox.flush();
       if (this.nc.isClosed()) return;
       // drain flushes what is still buffered; bounded, since it needs the server to answer
       const timer = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), DRAIN_TIMEOUT_MS).unref());
