@@ -44,6 +44,11 @@ export const GatewayConfigSchema = Type.Object({
   /** Sign-in attempts per window per client address. */
   RATE_LIMIT_SIGN_IN_MAX: Type.Integer({ default: 30, minimum: 1 }),
   /**
+   * With Redis: how often each gateway shares its counts of the address and user limits (ms).
+   * 0: every request asks Redis. Sign-in limits always ask Redis.
+   */
+  RATE_LIMIT_SYNC_MS: Type.Integer({ default: 250, minimum: 0, maximum: 10_000 }),
+  /**
    * The machine key of /api/live-ingest in a cluster (at least 32 characters, the same on
    * every gateway). Embedded mode makes one in DATA_DIR/live-ingest.key. Unset in a cluster:
    * only admins may use the entry.

@@ -1,4 +1,4 @@
-import type { RateLimitHit } from '@chronicler/kit';
+import { SyncedRateLimiter, type RateLimitAllResult, type RateLimitHit } from '@chronicler/kit';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 
@@ -32,6 +32,11 @@ const isApi = (url: string): boolean => url === '/api' || url.startsWith('/api/'
  * until it has been identified and are checked together (the common case: one round trip).
  * Any other request is held to the address limits in onRequest, before the auth plugin
  * asks the auth service about its token, and to the user limit afterwards.
+ *
+ * With Redis and RATE_LIMIT_SYNC_MS > 0 the address and user limits are counted by a
+ * SyncedRateLimiter: each gateway decides from its own counts plus the others' as of the last
+ * sync and shares its counts every RATE_LIMIT_SYNC_MS, so a request costs no Redis round trip.
+ * Sign-in limits guard passwords and stay exact: they ask Redis on every attempt.
  */
 export default fp(
   async (app) => {
@@ -48,9 +53,41 @@ export default fp(
       return hits;
     };
 
+    const synced =
+      app.ctx.coord.kind === 'redis' && cfg.RATE_LIMIT_SYNC_MS > 0
+        ? new SyncedRateLimiter(app.ctx.coord.windowCounters, {
+            syncMs: cfg.RATE_LIMIT_SYNC_MS,
+            logger: app.ctx.logger,
+          })
+        : null;
+    if (synced) app.addHook('onClose', () => synced.close());
+    const isSignIn = (h: RateLimitHit): boolean => h.key.startsWith('rl:sign-in:');
+
+    /** Every hit counted or none: sign-in limits by the exact limiter, the rest by the synced one when there is one. */
+    async function hitAll(hits: RateLimitHit[]): Promise<RateLimitAllResult> {
+      if (!synced) return limiter.hitAll(hits);
+      const local = hits.filter((h) => !isSignIn(h));
+      const exact = hits.filter(isSignIn);
+      if (local.length === 0) return limiter.hitAll(exact);
+      const r = await synced.hitAll(local);
+      if (!r.allowed || exact.length === 0) return r;
+      let e: RateLimitAllResult;
+      try {
+        e = await limiter.hitAll(exact);
+      } catch (err) {
+        synced.release(local);
+        throw err;
+      }
+      if (!e.allowed) {
+        synced.release(local);
+        return e;
+      }
+      return { ...e, remaining: Math.min(e.remaining, r.remaining) };
+    }
+
     /** Counts the hits; false (with the 429 sent) when one of them refused. */
     async function limit(req: FastifyRequest, reply: FastifyReply, hits: RateLimitHit[]): Promise<boolean> {
-      const r = await limiter.hitAll(hits);
+      const r = await hitAll(hits);
       if (r.allowed) return true;
       req.log.warn({ key: r.refusedKey }, 'rate limited');
       await reply
@@ -83,9 +120,9 @@ export default fp(
     // its address, after the fact.
     app.addHook('onResponse', async (req) => {
       if (!isApi(req.url) || req.rateLimitCounted) return;
-      await limiter
-        .hitAll(addressLimits(req))
-        .catch((err: unknown) => req.log.warn({ err }, 'rate limit not counted'));
+      await hitAll(addressLimits(req)).catch((err: unknown) =>
+        req.log.warn({ err }, 'rate limit not counted'),
+      );
     });
   },
   { name: 'rate-limit', dependencies: ['errors'] },

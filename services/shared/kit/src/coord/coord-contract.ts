@@ -417,6 +417,49 @@ export function describeCoordinationContract(
       });
     });
 
+    describe('window counters', () => {
+      it('adds to each key and answers each total in order, reading with a delta of 0', async () => {
+        const { windowCounters } = await open();
+        expect(
+          await windowCounters.add([
+            { key: 'ip:1', windowMs: 60_000, delta: 3 },
+            { key: 'user:1', windowMs: 60_000, delta: 1 },
+          ]),
+        ).toEqual([3, 1]);
+        expect(
+          await windowCounters.add([
+            { key: 'user:1', windowMs: 60_000, delta: 2 },
+            { key: 'ip:1', windowMs: 60_000, delta: 0 },
+            { key: 'never-used', windowMs: 60_000, delta: 0 },
+          ]),
+        ).toEqual([3, 3, 0]);
+        expect(await windowCounters.add([])).toEqual([]);
+      });
+
+      it('forgets hits once their bucket leaves the window', async () => {
+        const { windowCounters } = await open();
+        // Buckets of 40 ms: the hits leave the window 360-400 ms after they were counted.
+        expect(await windowCounters.add([{ key: 'k', windowMs: 400, delta: 5 }])).toEqual([5]);
+        await sleep(200);
+        expect(await windowCounters.add([{ key: 'k', windowMs: 400, delta: 1 }])).toEqual([6]);
+        await sleep(260);
+        expect(await windowCounters.add([{ key: 'k', windowMs: 400, delta: 0 }])).toEqual([1]);
+        await sleep(450);
+        expect(await windowCounters.add([{ key: 'k', windowMs: 400, delta: 0 }])).toEqual([0]);
+      });
+
+      it('rejects a delta that is not a whole number of hits, or a window that is not positive', async () => {
+        const { windowCounters } = await open();
+        await expect(windowCounters.add([{ key: 'k', windowMs: 1_000, delta: -1 }])).rejects.toThrow(
+          RangeError,
+        );
+        await expect(windowCounters.add([{ key: 'k', windowMs: 1_000, delta: 0.5 }])).rejects.toThrow(
+          RangeError,
+        );
+        await expect(windowCounters.add([{ key: 'k', windowMs: 0, delta: 1 }])).rejects.toThrow(RangeError);
+      });
+    });
+
     it('keeps instances with different prefixes apart', async () => {
       const a = await open();
       const b = await open();

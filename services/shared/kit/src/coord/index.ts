@@ -14,7 +14,10 @@ export type {
   RateLimiter,
   SemaphoreLease,
   SemaphoreManager,
+  WindowCount,
+  WindowCounters,
 } from './types.ts';
+export { SyncedRateLimiter, type SyncedRateLimiterOptions } from './synced-rate-limiter.ts';
 export { MemoryCoordination, type MemoryCoordinationOptions } from './memory.ts';
 export { RedisCoordination, type RedisCoordinationOptions } from './redis.ts';
 

@@ -10,8 +10,16 @@ import type {
   RateLimiter,
   SemaphoreLease,
   SemaphoreManager,
+  WindowCounters,
 } from './types.ts';
-import { checkedHits, positiveInteger, positiveMs, toJson } from './validate.ts';
+import {
+  checkedCounts,
+  checkedHits,
+  positiveInteger,
+  positiveMs,
+  toJson,
+  WINDOW_BUCKETS,
+} from './validate.ts';
 
 export interface MemoryCoordinationOptions {
   /** How often expired entries are dropped. Default 30 s. */
@@ -27,6 +35,12 @@ interface HitLog {
   /** Times of the allowed hits still in the window, oldest first; never longer than the limit. */
   hits: number[];
   windowMs: number;
+}
+
+interface WindowCounter {
+  bucketMs: number;
+  /** Bucket index (time / bucketMs) -> hits. */
+  buckets: Map<number, number>;
 }
 
 interface CacheEntry {
@@ -48,10 +62,12 @@ export class MemoryCoordination implements Coordination {
   readonly rateLimiter: RateLimiter;
   readonly cache: Cache;
   readonly semaphores: SemaphoreManager;
+  readonly windowCounters: WindowCounters;
 
   readonly #locks = new Map<string, LockEntry>();
   readonly #rates = new Map<string, HitLog>();
   readonly #cache = new Map<string, CacheEntry>();
+  readonly #counters = new Map<string, WindowCounter>();
   /** Per key: lease id -> expiry. */
   readonly #semaphores = new Map<string, Map<string, number>>();
   readonly #sweeper: NodeJS.Timeout;
@@ -82,6 +98,28 @@ export class MemoryCoordination implements Coordination {
         return this.#liveLeases(key)?.size ?? 0;
       },
     };
+    this.windowCounters = { add: async (entries) => this.#countAdd(entries) };
+  }
+
+  #countAdd(entries: Parameters<WindowCounters['add']>[0]): number[] {
+    this.#assertOpen();
+    const now = performance.now();
+    return checkedCounts(entries).map(({ key, bucketMs, delta }) => {
+      let counter = this.#counters.get(key);
+      if (!counter || counter.bucketMs !== bucketMs) {
+        counter = { bucketMs, buckets: new Map() };
+        this.#counters.set(key, counter);
+      }
+      const current = Math.floor(now / bucketMs);
+      if (delta > 0) counter.buckets.set(current, (counter.buckets.get(current) ?? 0) + delta);
+      let total = 0;
+      for (const [index, hits] of counter.buckets) {
+        if (index > current - WINDOW_BUCKETS) total += hits;
+        else counter.buckets.delete(index);
+      }
+      if (counter.buckets.size === 0) this.#counters.delete(key);
+      return total;
+    });
   }
 
   async ping(): Promise<boolean> {
@@ -100,6 +138,7 @@ export class MemoryCoordination implements Coordination {
     this.#rates.clear();
     this.#cache.clear();
     this.#semaphores.clear();
+    this.#counters.clear();
   }
 
   /** The leases of `key` with the expired ones dropped; undefined when none is left. */
@@ -230,6 +269,10 @@ export class MemoryCoordination implements Coordination {
     for (const [key, log] of this.#rates) {
       const newest = log.hits[log.hits.length - 1];
       if (newest === undefined || newest <= now - log.windowMs) this.#rates.delete(key);
+    }
+    for (const [key, counter] of this.#counters) {
+      const newest = Math.max(...counter.buckets.keys());
+      if (newest <= Math.floor(now / counter.bucketMs) - WINDOW_BUCKETS) this.#counters.delete(key);
     }
   }
 

@@ -12,8 +12,16 @@ import type {
   RateLimiter,
   SemaphoreLease,
   SemaphoreManager,
+  WindowCounters,
 } from './types.ts';
-import { checkedHits, positiveInteger, positiveMs, toJson } from './validate.ts';
+import {
+  checkedCounts,
+  checkedHits,
+  positiveInteger,
+  positiveMs,
+  toJson,
+  WINDOW_BUCKETS,
+} from './validate.ts';
 
 export interface RedisCoordinationOptions {
   /** A Redis URL (the client is created and owned: close() quits it) or a client the caller owns. */
@@ -103,6 +111,36 @@ end
 return {1, remaining, 0, 0}`;
 
 /**
+ * WindowCounters: per key a hash of bucket index (server time / bucket length) -> hits. Adds
+ * each delta to the current bucket, drops buckets older than the window, returns each key's
+ * total. The key expires a window after its last write. ARGV: per key, bucket ms and delta.
+ */
+const COUNT_ADD = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local totals = {}
+for i, key in ipairs(KEYS) do
+  local bucket = tonumber(ARGV[2 * i - 1])
+  local delta = tonumber(ARGV[2 * i])
+  local current = math.floor(now / bucket)
+  if delta > 0 then
+    redis.call('HINCRBY', key, current, delta)
+    redis.call('PEXPIRE', key, bucket * ${WINDOW_BUCKETS})
+  end
+  local fields = redis.call('HGETALL', key)
+  local total = 0
+  for j = 1, #fields, 2 do
+    if tonumber(fields[j]) > current - ${WINDOW_BUCKETS} then
+      total = total + tonumber(fields[j + 1])
+    else
+      redis.call('HDEL', key, fields[j])
+    end
+  end
+  totals[i] = total
+end
+return totals`;
+
+/**
  * Counting semaphore over a sorted set of lease ids scored by their expiry on the server's
  * clock (TIME), so replicas with skewed clocks agree. Expired leases are dropped, the count
  * checked and the lease added in one atomic step, so concurrent acquirers never overshoot.
@@ -170,6 +208,7 @@ const semAcquire = new LuaScript(SEM_ACQUIRE);
 const semExtend = new LuaScript(SEM_EXTEND);
 const semRelease = new LuaScript(SEM_RELEASE);
 const semCount = new LuaScript(SEM_COUNT);
+const countAdd = new LuaScript(COUNT_ADD);
 
 /**
  * Locks, rate limits and cache shared by every replica, on Redis. ioredis reconnects by
@@ -182,6 +221,7 @@ export class RedisCoordination implements Coordination {
   readonly rateLimiter: RateLimiter;
   readonly cache: Cache;
   readonly semaphores: SemaphoreManager;
+  readonly windowCounters: WindowCounters;
 
   readonly #redis: Redis;
   readonly #ownsClient: boolean;
@@ -280,6 +320,19 @@ export class RedisCoordination implements Coordination {
       },
       async count(key) {
         return Number(await semCount.run(redis, semKey(key)));
+      },
+    };
+
+    this.windowCounters = {
+      add: async (entries) => {
+        const counts = checkedCounts(entries);
+        if (counts.length === 0) return [];
+        const totals = (await countAdd.runKeys(
+          redis,
+          counts.map((c) => `${this.#prefix}:count:${c.key}`),
+          counts.flatMap((c) => [c.bucketMs, c.delta]),
+        )) as number[];
+        return totals.map(Number);
       },
     };
   }

@@ -8,6 +8,7 @@ export interface Coordination {
   readonly rateLimiter: RateLimiter;
   readonly cache: Cache;
   readonly semaphores: SemaphoreManager;
+  readonly windowCounters: WindowCounters;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -83,4 +84,23 @@ export interface SemaphoreLease {
   extend(leaseMs: number): Promise<boolean>;
   /** Frees the slot; false when it had already expired or was released. */
   release(): Promise<boolean>;
+}
+
+/** One key's share of a WindowCounters.add call. */
+export interface WindowCount {
+  key: string;
+  /** The window the total covers: the current bucket and the nine before it (buckets of windowMs / 10). */
+  windowMs: number;
+  /** Added to the current bucket first (0 to only read). */
+  delta: number;
+}
+
+/**
+ * Counters over a sliding window of ten buckets, shared by every replica: the store behind
+ * SyncedRateLimiter, which counts hits locally and hands them over in batches. Approximate by
+ * design: the window slides a bucket (a tenth of it) at a time.
+ */
+export interface WindowCounters {
+  /** Adds each delta, then returns each key's total over its window, in order. One round trip for all. */
+  add(entries: readonly WindowCount[]): Promise<number[]>;
 }

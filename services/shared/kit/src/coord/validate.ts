@@ -39,3 +39,22 @@ export function checkedHits(
     windowMs: positiveMs('windowMs', h.windowMs),
   }));
 }
+
+/** Buckets in a WindowCounters window: the current one and nine before it. */
+export const WINDOW_BUCKETS = 10;
+
+/** The checked entries of a WindowCounters.add call, each with its bucket length in whole ms. */
+export function checkedCounts(
+  entries: readonly { key: string; windowMs: number; delta: number }[],
+): { key: string; bucketMs: number; delta: number }[] {
+  return entries.map((e) => {
+    if (!Number.isInteger(e.delta) || e.delta < 0) {
+      throw new RangeError(`delta must be a whole number of hits, got ${e.delta}`);
+    }
+    return {
+      key: e.key,
+      bucketMs: Math.ceil(positiveMs('windowMs', e.windowMs) / WINDOW_BUCKETS),
+      delta: e.delta,
+    };
+  });
+}
