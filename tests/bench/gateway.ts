@@ -10,8 +10,9 @@
 // - embedded baseline: one fastify process running the same handlers on PGlite.
 // Rounds are interleaved (each round measures every system and request once) so that the
 // drift of a busy machine hits all alike; the report shows medians over rounds and the
-// ratios the budgets are stated in. Then, in cluster mode, a page of 50 with 10 sessions
-// stored against one with 10,000 (the list must cost O(page)).
+// ratios the budgets are stated in. Then, in cluster mode, a page of 50 with 50 sessions
+// stored against the same page with 10,000 stored (the list must cost O(page), not O(stored)),
+// and with 10 stored, where the page holds only those 10.
 // BENCH_SECONDS (10) per measurement, BENCH_ROUNDS (5), BENCH_CONNECTIONS (50).
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
@@ -46,7 +47,26 @@ export interface Target {
   headers: Record<string, string>;
   /** The session read and renamed. */
   id: string;
+  /**
+   * After a write measurement: puts the store back as it was for the next one. On PostgreSQL,
+   * thousands of renames of one row leave dead versions that the next list (of whichever
+   * system, both share the database) would scan until autovacuum came by.
+   */
+  afterWrite?(): Promise<void>;
   stop(): Promise<void>;
+}
+
+/** VACUUM of the sessions table that the cluster and its baseline share. */
+function vacuum(url: string): () => Promise<void> {
+  return async () => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query('vacuum (analyze) transcript.transcripts');
+    } finally {
+      await client.end();
+    }
+  };
 }
 
 export interface Sample {
@@ -194,11 +214,17 @@ async function runRounds(targets: Target[]): Promise<Results> {
     targets.map((t) => [t.name, new Map(OPS.map((o) => [o, []]))]),
   );
   // Warm-up: a short run of each, so that no round pays for JIT and connection pools.
-  for (const t of targets) for (const op of OPS) await measure({ ...requestOf(t, op), duration: 1 });
+  for (const t of targets) {
+    for (const op of OPS) {
+      await measure({ ...requestOf(t, op), duration: 1 });
+      if (op === 'write') await t.afterWrite?.();
+    }
+  }
   for (let round = 1; round <= ROUNDS; round++) {
     for (const t of targets) {
       for (const op of OPS) {
         const s = await measure(requestOf(t, op));
+        if (op === 'write') await t.afterWrite?.();
         samples.get(t.name)!.get(op)!.push(s);
         process.stdout.write(
           `round ${round}/${ROUNDS} ${t.name.padEnd(18)} ${op.padEnd(5)} ${s.rps.toFixed(0).padStart(6)} req/s` +
@@ -291,12 +317,16 @@ async function pageComparison(system: TestSystem): Promise<void> {
   });
   printTable('GET /api/transcripts?limit=50 through the cluster (medians over rounds)', rows);
   const [small, full, big] = rows as [(typeof rows)[number], (typeof rows)[number], (typeof rows)[number]];
-  const cost = small['req/s'] / big['req/s'];
+  // The budget compares the same page (50 sessions) over 50 and BIG_LIST stored: what the
+  // stored count adds. With 10 stored the page holds 10 sessions, so that ratio also counts the
+  // 40 more items a full page sends; it is printed, not judged.
+  const cost = full['req/s'] / big['req/s'];
   console.log(
-    `page of 50, ${BIG_LIST.toLocaleString('en-US')} / 10 sessions stored: cost per request ${cost.toFixed(2)}x ` +
-      `(budget <= ${BUDGET_PAGE}: ${mark(cost <= BUDGET_PAGE)}), p50 ${(big['p50 ms'] / small['p50 ms']).toFixed(2)}x; ` +
-      `/ 50 stored (the same 50 items): ${(full['req/s'] / big['req/s']).toFixed(2)}x, ` +
-      `p50 ${(big['p50 ms'] / full['p50 ms']).toFixed(2)}x`,
+    `page of 50, ${BIG_LIST.toLocaleString('en-US')} / 50 sessions stored (the same 50 items): cost per request ` +
+      `${cost.toFixed(2)}x (budget <= ${BUDGET_PAGE}: ${mark(cost <= BUDGET_PAGE)}), ` +
+      `p50 ${(big['p50 ms'] / full['p50 ms']).toFixed(2)}x; ` +
+      `/ 10 stored (a page of 10 items): ${(small['req/s'] / big['req/s']).toFixed(2)}x, ` +
+      `p50 ${(big['p50 ms'] / small['p50 ms']).toFixed(2)}x`,
   );
 }
 
@@ -315,13 +345,15 @@ export async function benchGateway(): Promise<void> {
     if (cluster) {
       const c = await startCluster();
       clusterSystem = c.system;
-      targets.push(c.target);
-      targets.push(
-        await startBaseline('cluster-baseline', {
+      const afterWrite = vacuum(c.system.env.DATABASE_URL!);
+      targets.push({ ...c.target, afterWrite });
+      targets.push({
+        ...(await startBaseline('cluster-baseline', {
           DATABASE_URL: c.system.env.DATABASE_URL,
           BASELINE_OWNER: c.owner,
-        }),
-      );
+        })),
+        afterWrite,
+      });
     }
     targets.push(await startEmbeddedProcess());
     const pgliteDir = mkdtempSync(path.join(os.tmpdir(), 'chronicler-bench-gw-pglite-'));
