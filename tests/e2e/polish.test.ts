@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeepgramPeer, type DeepgramPeer } from '../peers/deepgram.ts';
+import { wav } from '../support/audio.ts';
 import { localSignIn } from '../support/auth.ts';
 import { launchBrowser, newPage, signInLocally } from '../support/browser.ts';
 import { crd3Transcript } from '../support/crd3.ts';
@@ -414,6 +415,35 @@ describe('polish: what a user sees on every screen', () => {
       headers: { Authorization: `Bearer ${token}` },
     });
     expect(gone.status).toBe(404);
+    expect(errors).toEqual([]);
+  });
+
+  it('offers to retry a failed transcription whose recording is kept, and then shows its lines', async () => {
+    deepgram.failures.push({ status: 401, message: 'Invalid credentials.' });
+    const form = new FormData();
+    form.set('name', 'Recording of the Feywild');
+    form.set('session_date', '2026-03-02T00:00:00.000Z');
+    form.set('audio', new Blob([wav(3000)], { type: 'audio/wav' }), 'feywild.wav');
+    const upload = await fetch(`${system.url}/api/transcripts/manual-audio`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}` },
+      body: form,
+    });
+    expect(upload.status).toBe(200);
+    const { id } = (await upload.json()) as Created;
+
+    await page.setViewportSize({ width: 375, height: 800 });
+    await page.goto(`/sessions/${id}`);
+    const alert = main().getByRole('alert');
+    await alert.getByText('Deepgram answered 401: Invalid credentials.', { exact: true }).waitFor();
+    await alert.getByText(/The recording is still stored/).waitFor();
+    await shot('5-failed-transcription-retry');
+    await alert.getByRole('button', { name: 'Retry transcription' }).click();
+    await page.getByText('Transcription queued again').waitFor();
+    // The Deepgram peer's transcript: speaker lines with their times.
+    await main().getByText('Welcome back to the table, everyone.').first().waitFor({ timeout: 20_000 });
+    expect(await main().getByRole('alert').count()).toBe(0);
+    await shot('5-retried-transcription');
     expect(errors).toEqual([]);
   });
 });

@@ -68,6 +68,14 @@ async function get<T>(c: Client, p: string): Promise<{ status: number; body: T }
   return { status: res.status, body: (await res.json()) as T };
 }
 
+async function post<T>(c: Client, p: string): Promise<{ status: number; body: T }> {
+  const res = await fetch(`${c.url}/api${p}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${c.user.token}` },
+  });
+  return { status: res.status, body: (await res.json()) as T };
+}
+
 /** Polls the session (as the viewer does) until its transcription is finished. */
 async function finished(c: Client, id: string, timeoutMs = 20_000): Promise<Transcript> {
   let last: Transcript | undefined;
@@ -247,6 +255,31 @@ describe(`audio sessions (${testMode} mode)`, () => {
         transcription_error: 'Transcription failed: Deepgram answered 401: Invalid credentials.',
         content: '',
         audio_seconds: 0,
+      });
+    });
+
+    it('tries a failed transcription again from the recording it kept, for its owner only, once', async () => {
+      deepgram.failures.push({ status: 401, message: 'Invalid credentials.' });
+      const audio = wav(2500);
+      const res = await upload(alice, { bytes: audio });
+      const id = String(res.body.id);
+      expect(await finished(alice, id)).toMatchObject({
+        transcription_status: 'failed',
+        transcription_retryable: true,
+      });
+      expect((await post(bob, `/transcripts/${id}/retry-transcription`)).status).toBe(404);
+
+      const again = await post<Record<string, unknown>>(alice, `/transcripts/${id}/retry-transcription`);
+      expect(again.status).toBe(200);
+      expect(again.body).toMatchObject({ id, transcription_status: 'queued', transcription_error: '' });
+      const done = await finished(alice, id);
+      expect(done).toMatchObject({ transcription_status: 'completed', transcription_retryable: false });
+      expect(done.content).toBe(expectedContent(audio.length));
+
+      const twice = await post<{ detail: string }>(alice, `/transcripts/${id}/retry-transcription`);
+      expect(twice).toEqual({
+        status: 409,
+        body: { detail: 'Only a failed transcription can be tried again.' },
       });
     });
 

@@ -5,7 +5,10 @@ import {
   claimSummaryRpc,
   createAudioTranscriptRpc,
   createManualTranscriptRpc,
+  AUDIO_BLOB_BUCKET,
+  AUDIO_RETENTION_MS,
   deleteTranscriptRpc,
+  retryAudioTranscriptionRpc,
   getLlmSummaryRpc,
   getNotesRpc,
   getTranscriptRpc,
@@ -47,6 +50,7 @@ import { assignGroup } from './handlers/assign-group.ts';
 import { createAudio } from './handlers/create-audio.ts';
 import { createManual } from './handlers/create-manual.ts';
 import { deleteTranscript } from './handlers/delete-transcript.ts';
+import { retryAudio } from './handlers/retry-audio.ts';
 import { getTranscript } from './handlers/get-transcript.ts';
 import { onGroupDeleted } from './handlers/group-deleted.ts';
 import { groupNames } from './handlers/group-names.ts';
@@ -70,6 +74,8 @@ export default defineService({
     const live = new LiveStore(ctx.db, ctx.schema);
     const speech = createSpeechProvider(ctx.config);
     await ctx.bus.ensureStream(audioJobsStream);
+    // A failed transcription keeps its recording for another try, within this retention.
+    await ctx.bus.blobs.expireAfter(AUDIO_BLOB_BUCKET, AUDIO_RETENTION_MS);
     await ctx.bus.ensureStream(usageEventsStream);
     await ctx.bus.ensureStream(transcriptEventsStream);
     await ctx.bus.ensureStream(liveStream);
@@ -84,7 +90,8 @@ export default defineService({
       serve(ctx.bus, updateTranscriptRpc, updateTranscript(store)),
       serve(ctx.bus, renameTranscriptRpc, renameTranscript(store)),
       serve(ctx.bus, assignTranscriptGroupRpc, assignGroup(store, ctx.bus)),
-      serve(ctx.bus, deleteTranscriptRpc, deleteTranscript(store)),
+      serve(ctx.bus, deleteTranscriptRpc, deleteTranscript(store, ctx.bus, ctx.logger)),
+      serve(ctx.bus, retryAudioTranscriptionRpc, retryAudio(store, ctx.bus, speech)),
       serve(ctx.bus, getNotesRpc, getNotes(store)),
       serve(ctx.bus, putNotesRpc, putNotes(store)),
       serve(ctx.bus, audioConfigRpc, () => ({ speech_provider: speech?.name ?? null })),

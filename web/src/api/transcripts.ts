@@ -18,6 +18,14 @@ export function getTranscript(id: string): Promise<TranscriptDetail> {
   });
 }
 
+/** POST /transcripts/{id}/retry-transcription: a failed transcription queued again; errors are rethrown. */
+export function retryTranscription(id: string): Promise<TranscriptSummaryItem> {
+  return apiRequest<TranscriptSummaryItem>(path(id, '/retry-transcription'), {
+    method: 'POST',
+    errorMessage: 'Failed to retry the transcription',
+  });
+}
+
 /** GET /transcripts/active: sessions being recorded now; failures give an empty list. */
 export function listActiveSessions(): Promise<ActiveSessionItem[]> {
   return listRequest<ActiveSessionItem>('/transcripts/active', {
@@ -98,9 +106,13 @@ export function syncSessionInCaches(queryClient: QueryClient, session: Transcrip
     // A session the cached list does not know yet: the server knows where it belongs in the order.
     void queryClient.invalidateQueries({ queryKey: queryKeys.transcripts, exact: true });
   } else if (list && current && differs(current, session)) {
-    const merged: TranscriptSummaryItem & { content?: string } = { ...current, ...session };
+    const merged: TranscriptSummaryItem & { content?: string; transcription_retryable?: boolean } = {
+      ...current,
+      ...session,
+    };
     // A list item never carries content; a detail passed in here must not bloat the list.
     delete merged.content;
+    delete merged.transcription_retryable;
     queryClient.setQueryData<TranscriptSummaryItem[]>(
       queryKeys.transcripts,
       list.map((item) => (item.id === session.id ? merged : item)),

@@ -55,6 +55,27 @@ export const createAudioTranscriptRpc = rpc(
 );
 
 /**
+ * How long an uploaded recording is kept (the upload bucket's retention): a failed
+ * transcription can be tried again within it without uploading the file again.
+ */
+export const AUDIO_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** Said (409) when a failed transcription cannot be tried again because the recording is gone. */
+export const AUDIO_RECORDING_GONE =
+  'The recording is no longer stored, so it cannot be transcribed again. Delete this session and upload the recording again.';
+
+/**
+ * svc.transcript.retry-audio: a failed audio session whose recording is still stored is
+ * queued again (its transcription_retryable was true).
+ */
+export const retryAudioTranscriptionRpc = rpc(
+  'transcript',
+  'retry-audio',
+  Type.Object({ owner_id: Type.String({ minLength: 1 }), id: Type.String() }),
+  TranscriptListItemSchema,
+);
+
+/**
  * The durable transcription jobs. One message per audio session (msgId = transcript id, so a
  * retried create queues once); the transcript service's worker consumes them.
  */

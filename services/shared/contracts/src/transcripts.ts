@@ -117,6 +117,11 @@ export const groupMembersRpc = rpc(
 export const TranscriptSchema = Type.Object({
   ...SessionFields,
   content: Type.String(),
+  /**
+   * A failed audio session whose recording is still stored: POST
+   * /transcripts/{id}/retry-transcription queues it again.
+   */
+  transcription_retryable: Type.Boolean(),
 });
 export type Transcript = Static<typeof TranscriptSchema>;
 

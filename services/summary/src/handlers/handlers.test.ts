@@ -148,6 +148,7 @@ function session(owner: string, fields: Partial<Transcript>): Transcript {
     transcription_error: '',
     audio_seconds: 0,
     summary_status: 'none',
+    transcription_retryable: false,
     ...fields,
   };
   transcripts.set(`${owner}/${t.id}`, t);

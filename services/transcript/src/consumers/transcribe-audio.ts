@@ -49,8 +49,10 @@ class Stopping extends Error {
  * The audio worker: transcribes each queued recording with the configured provider. The
  * session moves queued -> processing -> completed in one final write (content, preview,
  * seconds), or -> failed with the reason and no content when the provider refuses for good
- * or the last delivery fails. The recording's blob is deleted either way. A redelivered job
- * of a finished session does nothing; a deleted session's job only drops its blob.
+ * or the last delivery fails. The recording's blob is deleted once transcribed; a failed
+ * session keeps it, so the user can try again (svc.transcript.retry-audio) until the session
+ * is deleted or the upload bucket's retention ends. A redelivered job of a finished session
+ * does nothing; a deleted session's job only drops its blob.
  */
 export async function startAudioWorker(opts: {
   bus: Bus;
@@ -88,17 +90,18 @@ export async function startAudioWorker(opts: {
       await dropBlob(job);
       return;
     }
-    if (state.status === 'completed' || state.status === 'failed') {
+    if (state.status === 'completed') {
       await dropBlob(job);
       return;
     }
+    // Failed: the recording stays for another try.
+    if (state.status === 'failed') return;
     if (!provider) {
       await store.failAudio(
         job.owner_id,
         job.transcript_id,
         'Transcription failed: no speech-to-text provider is configured on this server.',
       );
-      await dropBlob(job);
       return;
     }
     await store.markAudioProcessing(job.owner_id, job.transcript_id);
@@ -107,8 +110,11 @@ export async function startAudioWorker(opts: {
       const result = await provider.transcribe({
         openAudio: async () => {
           const audio = await bus.blobs.get(AUDIO_BLOB_BUCKET, job.blob);
-          // The upload is gone (deleted by an earlier, finished attempt): nothing to retry with.
-          if (!audio) throw new SpeechError('the uploaded recording is no longer available', false);
+          // The upload is gone (deleted by an earlier, finished attempt, or past its retention).
+          if (!audio) {
+            await store.forgetAudio(job.owner_id, job.transcript_id);
+            throw new SpeechError('the uploaded recording is no longer available', false);
+          }
           return audio;
         },
         size: job.size,
@@ -144,9 +150,8 @@ export async function startAudioWorker(opts: {
         throw err;
       }
       const reason = speech?.message ?? 'an unexpected error occurred';
-      log.warn({ err }, 'audio transcription failed for good');
+      log.warn({ err }, 'audio transcription failed for good; the recording is kept for another try');
       await store.failAudio(job.owner_id, job.transcript_id, `Transcription failed: ${reason}`);
-      await dropBlob(job);
     } finally {
       clearInterval(heartbeat);
     }

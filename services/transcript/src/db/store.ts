@@ -72,6 +72,15 @@ export interface NewAudioTranscript {
   summary: string;
   groupId: string | null;
   provider: string;
+  /** The stored recording: its blob name, size in bytes and format. */
+  audio: { blob: string; size: number; format: string };
+}
+
+/** The stored recording of an audio session. */
+export interface StoredAudio {
+  blob: string;
+  size: number;
+  format: string;
 }
 
 /** Where an audio session's transcription stands, for the worker. */
@@ -157,12 +166,14 @@ export class TranscriptStore {
   async get(ownerId: string, id: string): Promise<Transcript | null> {
     if (!isUuid(id)) return null;
     const [r] = await this.db.query<Record<string, unknown>>(
-      `select ${ITEM_COLUMNS}, content from ${this.table} where id = $1 and owner_id = $2`,
+      `select ${ITEM_COLUMNS}, content,
+              (transcription_status = 'failed' and audio_blob <> '') as retryable
+         from ${this.table} where id = $1 and owner_id = $2`,
       [id, ownerId],
     );
     if (!r) return null;
     const { preview: _preview, ...item } = toItem(r);
-    return { ...item, content: String(r.content) };
+    return { ...item, content: String(r.content), transcription_retryable: r.retryable === true };
   }
 
   async getItem(ownerId: string, id: string): Promise<TranscriptListItem | null> {
@@ -235,15 +246,21 @@ export class TranscriptStore {
     return r ? toItem(r) : null;
   }
 
-  /** Deletes the session unless it is active (notes go with it). */
-  async deleteEnded(ownerId: string, id: string): Promise<'deleted' | 'active' | 'missing'> {
-    if (!isUuid(id)) return 'missing';
-    const rows = await this.db.query<{ id: string }>(
-      `delete from ${this.table} where id = $1 and owner_id = $2 and status <> 'active' returning id`,
+  /**
+   * Deletes the session unless it is active (notes go with it); when deleted, the name of the
+   * recording it still kept ('' when none), for the caller to delete.
+   */
+  async deleteEnded(
+    ownerId: string,
+    id: string,
+  ): Promise<{ outcome: 'deleted'; audioBlob: string } | { outcome: 'active' | 'missing' }> {
+    if (!isUuid(id)) return { outcome: 'missing' };
+    const rows = await this.db.query<{ audio_blob: string }>(
+      `delete from ${this.table} where id = $1 and owner_id = $2 and status <> 'active' returning audio_blob`,
       [id, ownerId],
     );
-    if (rows.length > 0) return 'deleted';
-    return (await this.getItem(ownerId, id)) ? 'active' : 'missing';
+    if (rows.length > 0) return { outcome: 'deleted', audioBlob: rows[0]!.audio_blob };
+    return { outcome: (await this.getItem(ownerId, id)) ? 'active' : 'missing' };
   }
 
   /** Ungroups the owner's sessions of a deleted group; running it twice changes nothing more. */
@@ -283,10 +300,20 @@ export class TranscriptStore {
     const [r] = await this.db.query<Record<string, unknown>>(
       `insert into ${this.table}
               (owner_id, group_id, name, session_timestamp, summary, source, status,
-               transcription_status, transcription_provider)
-       values ($1, $2, $3, $4, $5, 'audio', 'ended', 'queued', $6)
+               transcription_status, transcription_provider, audio_blob, audio_size, audio_format)
+       values ($1, $2, $3, $4, $5, 'audio', 'ended', 'queued', $6, $7, $8, $9)
        returning ${ITEM_COLUMNS}`,
-      [ownerId, t.groupId, t.name, t.sessionTimestamp, t.summary, t.provider],
+      [
+        ownerId,
+        t.groupId,
+        t.name,
+        t.sessionTimestamp,
+        t.summary,
+        t.provider,
+        t.audio.blob,
+        t.audio.size,
+        t.audio.format,
+      ],
     );
     return toItem(r!);
   }
@@ -342,12 +369,58 @@ export class TranscriptStore {
     const rows = await this.db.query<{ id: string }>(
       `update ${this.table}
           set content = $3, preview = $4, audio_seconds = $5, transcription_provider = $6,
-              transcription_status = 'completed', transcription_error = '', last_activity = now()
+              transcription_status = 'completed', transcription_error = '', last_activity = now(),
+              audio_blob = ''
         where id = $1 and owner_id = $2 and transcription_status in ('queued', 'processing')
        returning id`,
       [id, ownerId, r.content, r.preview, r.audioSeconds, r.provider],
     );
     return rows.length > 0;
+  }
+
+  /**
+   * failed -> queued again, for a recording still stored; its blob, size and format, or null
+   * when the session is not a failed audio session with a stored recording.
+   */
+  async requeueAudio(ownerId: string, id: string): Promise<StoredAudio | null> {
+    if (!isUuid(id)) return null;
+    const [r] = await this.db.query<{
+      audio_blob: string;
+      audio_size: string | number;
+      audio_format: string;
+    }>(
+      `update ${this.table}
+          set transcription_status = 'queued', transcription_error = '', transcription_job_id = ''
+        where id = $1 and owner_id = $2 and source = 'audio' and transcription_status = 'failed'
+          and audio_blob <> ''
+       returning audio_blob, audio_size, audio_format`,
+      [id, ownerId],
+    );
+    return r ? { blob: r.audio_blob, size: Number(r.audio_size), format: r.audio_format } : null;
+  }
+
+  /** The recording is gone (deleted, expired): the session can no longer be tried again. */
+  async forgetAudio(ownerId: string, id: string): Promise<void> {
+    if (!isUuid(id)) return;
+    await this.db.query(`update ${this.table} set audio_blob = '' where id = $1 and owner_id = $2`, [
+      id,
+      ownerId,
+    ]);
+  }
+
+  /** The stored recording of an audio session, or null. */
+  async storedAudio(ownerId: string, id: string): Promise<StoredAudio | null> {
+    if (!isUuid(id)) return null;
+    const [r] = await this.db.query<{
+      audio_blob: string;
+      audio_size: string | number;
+      audio_format: string;
+    }>(
+      `select audio_blob, audio_size, audio_format from ${this.table}
+        where id = $1 and owner_id = $2 and source = 'audio' and audio_blob <> ''`,
+      [id, ownerId],
+    );
+    return r ? { blob: r.audio_blob, size: Number(r.audio_size), format: r.audio_format } : null;
   }
 
   /** 'failed' with the reason; the content stays empty. */

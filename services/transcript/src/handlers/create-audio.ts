@@ -43,6 +43,7 @@ export const createAudio =
       summary,
       groupId,
       provider: provider.name,
+      audio: { blob: req.blob, size: req.size, format: req.format },
     });
     const job: AudioJob = {
       transcript_id: item.id,

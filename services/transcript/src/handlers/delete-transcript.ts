@@ -1,12 +1,24 @@
+import { AUDIO_BLOB_BUCKET } from '@chronicler/contracts';
+import type { Bus, Logger } from '@chronicler/kit';
 import type { TranscriptStore } from '../db/store.ts';
 import { bad, transcriptNotFound } from '../validation.ts';
 
-/** svc.transcript.delete: an active (recording) session cannot be deleted. */
+/**
+ * svc.transcript.delete: an active (recording) session cannot be deleted. The recording a
+ * failed audio session kept for another try goes with it.
+ */
 export const deleteTranscript =
-  (store: TranscriptStore) =>
+  (store: TranscriptStore, bus: Bus, logger?: Logger) =>
   async (req: { owner_id: string; id: string }): Promise<{ ok: true }> => {
-    const outcome = await store.deleteEnded(req.owner_id, req.id);
-    if (outcome === 'missing') throw transcriptNotFound();
-    if (outcome === 'active') throw bad('Cannot delete an active session. Stop the recording first.');
+    const r = await store.deleteEnded(req.owner_id, req.id);
+    if (r.outcome === 'missing') throw transcriptNotFound();
+    if (r.outcome === 'active') throw bad('Cannot delete an active session. Stop the recording first.');
+    if (r.outcome === 'deleted' && r.audioBlob) {
+      await bus.blobs.delete(AUDIO_BLOB_BUCKET, r.audioBlob).catch((err: unknown) => {
+        // The upload bucket's retention removes it later.
+        logger?.warn({ err, transcriptId: req.id }, 'could not delete the recording of a deleted session');
+        return false;
+      });
+    }
     return { ok: true };
   };

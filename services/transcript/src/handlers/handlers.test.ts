@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import {
+  AUDIO_BLOB_BUCKET,
+  AUDIO_RECORDING_GONE,
+  audioJobsStream,
   groupExistsRpc,
   SESSION_NAME_MAX,
   TRANSCRIPT_EVENTS_STREAM,
@@ -12,7 +16,10 @@ import { createLogger, serve, ServiceError } from '@chronicler/kit';
 import { openServiceTestbed, type ServiceTestbed } from '@chronicler/kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TranscriptStore } from '../db/store.ts';
+import type { SpeechProvider } from '@chronicler/speech';
 import { createManual } from './create-manual.ts';
+import { deleteTranscript } from './delete-transcript.ts';
+import { retryAudio } from './retry-audio.ts';
 import { onGroupDeleted } from './group-deleted.ts';
 import { listPage } from './list-page.ts';
 import { renameTranscript } from './rename-transcript.ts';
@@ -273,5 +280,69 @@ describe('evt.group.deleted', () => {
     await consume({ owner_id: owner, group_id: groupId });
     expect((await store.getItem(owner, mine.id))?.group_id).toBe('');
     expect((await store.getItem(stranger, theirs.id))?.group_id).toBe(groupId);
+  });
+});
+
+describe('svc.transcript.retry-audio and the recording a failed session keeps', () => {
+  const provider = { name: 'deepgram' } as SpeechProvider;
+  beforeAll(async () => {
+    await bed.bus.ensureStream(audioJobsStream);
+  });
+
+  /** A failed audio session; its recording stored when `stored`. */
+  async function failedAudio(owner: string, stored: boolean): Promise<{ id: string; blob: string }> {
+    const blob = randomUUID();
+    if (stored)
+      await bed.bus.blobs.put(AUDIO_BLOB_BUCKET, blob, Readable.from([Buffer.from('RIFF....WAVE')]));
+    const item = await store.createAudio(owner, {
+      name: 'Recorded session',
+      sessionTimestamp: '2024-05-01T18:00:00.000Z',
+      summary: '',
+      groupId: null,
+      provider: 'deepgram',
+      audio: { blob, size: 12, format: 'wav' },
+    });
+    await store.failAudio(owner, item.id, 'Transcription failed: Deepgram could not be reached');
+    return { id: item.id, blob };
+  }
+
+  it('queues a failed session again from its stored recording, once', async () => {
+    const owner = randomUUID();
+    const { id } = await failedAudio(owner, true);
+    expect((await store.get(owner, id))!.transcription_retryable).toBe(true);
+    const retry = retryAudio(store, bed.bus, provider);
+    expect(await retry({ owner_id: owner, id })).toMatchObject({
+      id,
+      transcription_status: 'queued',
+      transcription_error: '',
+    });
+    expect((await store.get(owner, id))!.transcription_retryable).toBe(false);
+    expect(await refusal(retry({ owner_id: owner, id }))).toEqual({
+      code: 'conflict',
+      message: 'Only a failed transcription can be tried again.',
+    });
+    expect((await refusal(retry({ owner_id: randomUUID(), id }))).code).toBe('not_found');
+  });
+
+  it('says so when the recording is gone, and stops offering the retry', async () => {
+    const owner = randomUUID();
+    const { id } = await failedAudio(owner, false);
+    expect(await refusal(retryAudio(store, bed.bus, provider)({ owner_id: owner, id }))).toEqual({
+      code: 'conflict',
+      message: AUDIO_RECORDING_GONE,
+    });
+    expect(await store.get(owner, id)).toMatchObject({
+      transcription_status: 'failed',
+      transcription_retryable: false,
+    });
+  });
+
+  it('deletes the kept recording with the session', async () => {
+    const owner = randomUUID();
+    const { id, blob } = await failedAudio(owner, true);
+    expect(await bed.bus.blobs.info(AUDIO_BLOB_BUCKET, blob)).not.toBeNull();
+    await deleteTranscript(store, bed.bus)({ owner_id: owner, id });
+    expect(await bed.bus.blobs.info(AUDIO_BLOB_BUCKET, blob)).toBeNull();
+    expect(await store.get(owner, id)).toBeNull();
   });
 });

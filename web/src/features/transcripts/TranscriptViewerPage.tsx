@@ -2,11 +2,12 @@ import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tansta
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import toast from 'react-hot-toast';
 import { Link, useNavigate, useParams } from 'react-router-dom';
-import { isApiError } from '../../api/http.ts';
+import { errorDetail, isApiError } from '../../api/http.ts';
 import {
   deleteTranscript,
   dropSessionFromCaches,
   getTranscript,
+  retryTranscription,
   syncSessionInCaches,
 } from '../../api/transcripts.ts';
 import type { TranscriptDetail } from '../../api/types.ts';
@@ -103,6 +104,34 @@ function ConnectionState({ status }: { status: LiveStatus }) {
   );
 }
 
+/** 'Retry transcription': queues the failed transcription again from the recording the server kept. */
+function RetryTranscriptionButton({ session }: { session: TranscriptDetail }) {
+  const queryClient = useQueryClient();
+  const retry = useMutation({
+    mutationFn: () => retryTranscription(session.id),
+    onSuccess: (item) => {
+      toast.success('Transcription queued again');
+      syncSessionInCaches(queryClient, item);
+      void queryClient.invalidateQueries({ queryKey: queryKeys.transcript(session.id), exact: true });
+    },
+    onError: (cause) => {
+      console.error('Failed to retry the transcription', cause);
+      toast.error(errorDetail(cause, 'Failed to retry the transcription'));
+      void queryClient.invalidateQueries({ queryKey: queryKeys.transcript(session.id), exact: true });
+    },
+  });
+  return (
+    <button
+      type="button"
+      className="button button-primary"
+      disabled={retry.isPending}
+      onClick={() => retry.mutate()}
+    >
+      {retry.isPending ? 'Queueing...' : 'Retry transcription'}
+    </button>
+  );
+}
+
 function TranscriptSection({
   session,
   live,
@@ -155,11 +184,19 @@ function TranscriptSection({
       <div className="notice notice-error" role="alert">
         <p className="viewer-failed-title">Transcription failed</p>
         <p className="viewer-failed-detail">{reason}</p>
-        <p className="viewer-failed-detail">
-          This session has no transcript, so there is nothing to summarise or chat about. Delete it, then add
-          the session again with the recording or with its transcript text.
-        </p>
+        {session.transcription_retryable ? (
+          <p className="viewer-failed-detail">
+            This session has no transcript yet, so there is nothing to summarise or chat about. The recording
+            is still stored: try the transcription again, or delete the session.
+          </p>
+        ) : (
+          <p className="viewer-failed-detail">
+            This session has no transcript, so there is nothing to summarise or chat about. Delete it, then
+            add the session again with the recording or with its transcript text.
+          </p>
+        )}
         <div className="button-row viewer-failed-actions">
+          {session.transcription_retryable && <RetryTranscriptionButton session={session} />}
           <button type="button" className="button button-danger" onClick={onDelete}>
             Delete session
           </button>

@@ -6,7 +6,9 @@ import {
   audioInvalidTypeMessage,
   audioTooLargeMessage,
   createAudioTranscriptRpc,
+  IdParamsSchema,
   nameTooLongMessage,
+  retryAudioTranscriptionRpc,
   SESSION_NAME_MAX,
   TranscriptListItemSchema,
 } from '@chronicler/contracts';
@@ -217,5 +219,17 @@ export default async function audioRoutes(app: FastifyInstance): Promise<void> {
         throw err;
       }
     },
+  );
+
+  // A failed transcription tried again from the recording the session kept (see
+  // Transcript.transcription_retryable); 409 when it is not failed or the recording is gone.
+  app.post(
+    '/transcripts/:id/retry-transcription',
+    { schema: { params: IdParamsSchema, response: { 200: TranscriptListItemSchema } } },
+    (req) =>
+      call(bus, retryAudioTranscriptionRpc, {
+        owner_id: req.user!.id,
+        id: (req.params as { id: string }).id,
+      }),
   );
 }
