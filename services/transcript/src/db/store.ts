@@ -83,6 +83,19 @@ export interface StoredAudio {
   format: string;
 }
 
+/** The columns of a stored recording (bigint comes back as text from node-postgres). */
+interface StoredAudioRow {
+  audio_blob: string;
+  audio_size: string | number;
+  audio_format: string;
+}
+
+const toStoredAudio = (r: StoredAudioRow): StoredAudio => ({
+  blob: r.audio_blob,
+  size: Number(r.audio_size),
+  format: r.audio_format,
+});
+
 /** Where an audio session's transcription stands, for the worker. */
 export interface AudioJobState {
   status: TranscriptListItem['transcription_status'];
@@ -384,11 +397,7 @@ export class TranscriptStore {
    */
   async requeueAudio(ownerId: string, id: string): Promise<StoredAudio | null> {
     if (!isUuid(id)) return null;
-    const [r] = await this.db.query<{
-      audio_blob: string;
-      audio_size: string | number;
-      audio_format: string;
-    }>(
+    const [r] = await this.db.query<StoredAudioRow>(
       `update ${this.table}
           set transcription_status = 'queued', transcription_error = '', transcription_job_id = ''
         where id = $1 and owner_id = $2 and source = 'audio' and transcription_status = 'failed'
@@ -396,7 +405,7 @@ export class TranscriptStore {
        returning audio_blob, audio_size, audio_format`,
       [id, ownerId],
     );
-    return r ? { blob: r.audio_blob, size: Number(r.audio_size), format: r.audio_format } : null;
+    return r ? toStoredAudio(r) : null;
   }
 
   /** The recording is gone (deleted, expired): the session can no longer be tried again. */
@@ -411,16 +420,12 @@ export class TranscriptStore {
   /** The stored recording of an audio session, or null. */
   async storedAudio(ownerId: string, id: string): Promise<StoredAudio | null> {
     if (!isUuid(id)) return null;
-    const [r] = await this.db.query<{
-      audio_blob: string;
-      audio_size: string | number;
-      audio_format: string;
-    }>(
+    const [r] = await this.db.query<StoredAudioRow>(
       `select audio_blob, audio_size, audio_format from ${this.table}
         where id = $1 and owner_id = $2 and source = 'audio' and audio_blob <> ''`,
       [id, ownerId],
     );
-    return r ? { blob: r.audio_blob, size: Number(r.audio_size), format: r.audio_format } : null;
+    return r ? toStoredAudio(r) : null;
   }
 
   /** 'failed' with the reason; the content stays empty. */
