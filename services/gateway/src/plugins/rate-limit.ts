@@ -24,12 +24,12 @@ const isApi = (url: string): boolean => url === '/api' || url.startsWith('/api/'
  * Sliding-window limits on /api through the platform's rate limiter (Redis in the cluster,
  * so replicas share the counts; memory in the embedded mode): per client address, a
  * stricter one for sign-in endpoints, and per signed-in user. All the limits a request is
- * held to are checked and counted in one atomic call (one Redis round trip; a refused
- * request counts against none of them). Over a limit: 429 with Retry-After.
+ * held to are checked and counted together: a refused request counts against none of them.
+ * Over a limit: 429 with Retry-After.
  *
  * The address limit must hold before any work that a flood could make expensive. A request
  * whose token the auth plugin has cached costs the auth plugin nothing, so its limits wait
- * until it has been identified and are checked together (the common case: one round trip).
+ * until it has been identified and are checked together (the common case: one check).
  * Any other request is held to the address limits in onRequest, before the auth plugin
  * asks the auth service about its token, and to the user limit afterwards.
  *
