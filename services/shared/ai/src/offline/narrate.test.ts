@@ -37,6 +37,15 @@ describe('narrate', () => {
     expect(toParty('You guys find your way to the inn, where it hits you.')).toBe(
       'They find their way to the inn, where it hits them.',
     );
+    // "You folks" is the party as well, not a name and a verb ("Nott folkses").
+    expect(toParty('You folks head to the inn.')).toBe('They head to the inn.');
+    expect(
+      narrate('The moonlight gives you folks without darkvision some detail.', {
+        ...ctx,
+        narrator: true,
+        addressee: 'Caleb',
+      }),
+    ).toBe('The moonlight gives them without darkvision some detail.');
     expect(toParty("You're in the room; those of you who look see a face you haven't seen.")).toBe(
       "They're in the room; those of them who look see a face they haven't seen.",
     );

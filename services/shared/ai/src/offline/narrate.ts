@@ -135,7 +135,7 @@ export function thirdSingular(verb: string): string {
 const CONTRACTED: Record<string, string> = { m: 'is', ve: 'has', ll: 'will', d: 'would', re: 'is' };
 // After an object "you" ("it hits you in the face") come these; after a subject, a verb.
 const OBJECT_NEXT =
-  /^(?:a|an|the|to|in|on|at|with|for|from|into|onto|of|and|or|but|this|that|some|any|his|her|its|up|down|out|off|back|over|away|as|like|by|about|through|again|now|here|there)?$/i;
+  /^(?:a|an|the|to|in|on|at|with|for|from|into|onto|of|and|or|but|this|that|some|any|his|her|its|up|down|out|off|back|over|away|as|like|by|about|through|again|now|here|there|without|within|across|behind|beside|inside|outside|around|under|toward|towards|near|past|against)?$/i;
 // Before an object: "those of you", "it's up to you".
 const PREPOSITION =
   /^(?:of|to|at|with|for|from|by|about|like|than|toward|towards|around|behind|near|before|after|against|upon|onto|into|past|beside)$/i;
@@ -182,7 +182,7 @@ export function toThirdPerson(text: string, subject: string, pronoun: 'I' | 'you
       continue;
     }
     // "you all", "you guys" are the party too.
-    if (pronoun === 'you' && /^(?:all|guys|two|three|both)$/i.test(words[i + 1] ?? ''))
+    if (pronoun === 'you' && /^(?:all|guys|folks|two|three|both)$/i.test(words[i + 1] ?? ''))
       words.splice(i + 1, 1);
     words[i] = `${m[1]}${name}`;
     let j = i + 1;
@@ -262,7 +262,7 @@ export function narrate(text: string, ctx: NarrationContext): string {
           : t.slice(0, addressed.index) + t.slice(addressed.index + addressed[0].length);
       t = t.charAt(0).toUpperCase() + t.slice(1);
     }
-    const all = /\byou (?:all|guys|two|three|both)\b|\ball of you\b/i.test(t);
+    const all = /\byou (?:all|guys|folks|two|three|both)\b|\ball of you\b/i.test(t);
     const addressee = who ?? (all ? null : ctx.addressee);
     t = addressee ? toThirdPerson(t, addressee, 'you') : toParty(t);
   }
@@ -283,7 +283,7 @@ export function toParty(text: string): string {
       words[i] = `${m[1]}${capital ? 'They' : 'they'}'${m[3]}${m[4]}`;
       continue;
     }
-    if (/^(?:all|guys|two|three|both)$/i.test(words[i + 1] ?? '')) words.splice(i + 1, 1);
+    if (/^(?:all|guys|folks|two|three|both)$/i.test(words[i + 1] ?? '')) words.splice(i + 1, 1);
     const previous = i === 0 ? '' : words[i - 1]!;
     const subject =
       (i === 0 && (!m[4] || m[4] === ',')) ||
