@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compress, narrate, thirdSingular, toParty, toThirdPerson } from './narrate.ts';
+import { compress, narrate, plainPresent, thirdSingular, toParty, toThirdPerson } from './narrate.ts';
 
 const ctx = { character: null, narrator: false, characters: ['Vex', 'Caleb'] };
 
@@ -27,6 +27,10 @@ describe('narrate', () => {
       "Vex is going to cast fireball, and they don't stop.",
     );
     expect(narrate('Okay, I go to the door.', { ...ctx, character: 'Vex' })).toBe('Vex goes to the door.');
+    // At the table "I cast" is done now, not in the past.
+    expect(narrate('I cast Hunter’s Mark on the bear.', { ...ctx, character: 'Vex' })).toBe(
+      'Vex casts Hunter’s Mark on the bear.',
+    );
     // A line without a first person keeps the character's name in front.
     expect(narrate('The ranger with the bear.', { ...ctx, character: 'Vex' })).toBe(
       'Vex: The ranger with the bear.',
@@ -114,5 +118,21 @@ describe("narrate, the party in a player's words", () => {
       'If they get out tonight, they should find a boat.',
     );
     expect(narrate("Let's steal a boat.", ctx)).toBe('Fjord proposes they steal a boat.');
+  });
+
+  it('tells intent as what happens, the way a recap reads', () => {
+    expect(plainPresent('Vex is going to cast Hunter’s Mark.')).toBe('Vex casts Hunter’s Mark.');
+    expect(plainPresent("They're going to run, and it's going to take hours.")).toBe(
+      'They run, and it takes hours.',
+    );
+    expect(plainPresent("He's just going to be fine.")).toBe('He is just fine.');
+    expect(plainPresent('Grog is going to try and hit it.')).toBe('Grog tries to hit it.');
+    // Not a subject that narration has not told yet, nor "there is going to be".
+    expect(plainPresent("I'm going to run. There's going to be a fight.")).toBe(
+      "I'm going to run. There's going to be a fight.",
+    );
+    expect(narrate("Okay, I'm going to attack the goblin.", { ...ctx, character: 'Vex' })).toBe(
+      'Vex attacks the goblin.',
+    );
   });
 });

@@ -84,11 +84,13 @@ const IRREGULAR: Record<string, string> = {
   "haven't": "hasn't",
   "aren't": "isn't",
 };
-// Common past tenses without -ed: they stay as they are.
+// Common past tenses without -ed: they stay as they are. Verbs whose past is their base form
+// (cast, hit, cut, put, set, let, read) are not here: at the table "I cast" is what a player
+// does now, so "Vex casts".
 const PAST = new Set(
   `was were went saw took got had did said made found came knew thought told gave felt left kept
-  brought bought sent put set let ran hit cut cast threw drew drank ate fell fought caught held heard
-  lost met paid read rode rose sat slept spoke stood stole struck swam swung taught tore understood
+  brought bought sent ran threw drew drank ate fell fought caught held heard
+  lost met paid rode rose sat slept spoke stood stole struck swam swung taught tore understood
   woke won wore wrote began became broke chose forgot forgave grew hid hung led lit meant shot shook
   sang sank slid spent spun stuck stung swore`.split(/\s+/),
 );
@@ -129,6 +131,14 @@ export function thirdSingular(verb: string): string {
     return verb;
   if (/(?:s|sh|ch|x|z|o)$/.test(lower)) return `${verb}es`;
   if (/[^aeiou]y$/.test(lower)) return `${verb.slice(0, -1)}ies`;
+  return `${verb}s`;
+}
+
+/** A base form in the third person singular: as thirdSingular, without the past tenses ("cast" → "casts"). */
+function presentSingular(verb: string): string {
+  if (IRREGULAR[verb]) return IRREGULAR[verb];
+  if (/(?:s|sh|ch|x|z|o)$/.test(verb)) return `${verb}es`;
+  if (/[^aeiou]y$/.test(verb)) return `${verb.slice(0, -1)}ies`;
   return `${verb}s`;
 }
 
@@ -242,7 +252,7 @@ export function narrate(text: string, ctx: NarrationContext): string {
   if (ctx.character) {
     // A player's "we" is the party; "Let's ..." is what their character proposes.
     const told = toThirdPerson(weToParty(t, ctx.character), ctx.character, 'I');
-    if (told !== t) return told;
+    if (told !== t) return plainPresent(told);
     return `${ctx.character}: ${t}`;
   }
   if (ctx.narrator && !t.endsWith('?')) {
@@ -266,7 +276,28 @@ export function narrate(text: string, ctx: NarrationContext): string {
     const addressee = who ?? (all ? null : ctx.addressee);
     t = addressee ? toThirdPerson(t, addressee, 'you') : toParty(t);
   }
-  return t;
+  return plainPresent(t);
+}
+
+// "Vex is going to cast", "they're going to run": what a recap tells as done ("Vex casts").
+const GOING_TO =
+  /\b([\p{Lu}][\p{L}'’-]*|they|he|she|it)(?: (is|are)|['’](s|re)) (?:(just|also|then|quickly|slowly|probably) )?going to ([a-z]+)\b/gu;
+
+/**
+ * Intent told as what happens, the way a written account reads: "Vex is going to cast Hunter's
+ * Mark" → "Vex casts Hunter's Mark", "they're going to run" → "they run". Only a named or
+ * third-person subject: "I'm going to" and "you're going to" are the narration's to tell first.
+ */
+export function plainPresent(text: string): string {
+  return text
+    .replace(GOING_TO, (whole, subject: string, be?: string, short?: string, adverb?: string, verb = '') => {
+      if (/^(?:I|You|We|This|That|There|What|Who)$/.test(subject)) return whole;
+      const plural = /^they$/i.test(subject) || be === 'are' || short === 're';
+      if (verb === 'be') return `${subject} ${plural ? 'are' : 'is'}${adverb ? ` ${adverb}` : ''}`;
+      const told = plural ? verb : presentSingular(verb);
+      return `${subject} ${adverb ? `${adverb} ` : ''}${told}`;
+    })
+    .replace(/\b(tries|try) and (?=[a-z])/g, '$1 to ');
 }
 
 /**
