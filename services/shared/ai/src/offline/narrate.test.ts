@@ -20,6 +20,8 @@ describe('narrate', () => {
     expect(thirdSingular('try')).toBe('tries');
     expect(thirdSingular('went')).toBe('went');
     expect(thirdSingular('can')).toBe('can');
+    // A word that names a property of every object is still just a word.
+    expect(thirdSingular('constructor')).toBe('constructors');
     expect(toThirdPerson('I attack the goblin with my sword.', 'Vex', 'I')).toBe(
       'Vex attacks the goblin with their sword.',
     );

@@ -120,7 +120,7 @@ function isAdverb(word: string): boolean {
 /** A present-tense verb in the third person singular ("attack" → "attacks"). */
 export function thirdSingular(verb: string): string {
   const lower = verb.toLowerCase();
-  if (IRREGULAR[lower]) return IRREGULAR[lower];
+  if (Object.hasOwn(IRREGULAR, lower)) return IRREGULAR[lower]!;
   if (
     MODALS.has(lower) ||
     PAST.has(lower) ||
@@ -136,7 +136,7 @@ export function thirdSingular(verb: string): string {
 
 /** A base form in the third person singular: as thirdSingular, without the past tenses ("cast" → "casts"). */
 function presentSingular(verb: string): string {
-  if (IRREGULAR[verb]) return IRREGULAR[verb];
+  if (Object.hasOwn(IRREGULAR, verb)) return IRREGULAR[verb]!;
   if (/(?:s|sh|ch|x|z|o)$/.test(verb)) return `${verb}es`;
   if (/[^aeiou]y$/.test(verb)) return `${verb.slice(0, -1)}ies`;
   return `${verb}s`;
