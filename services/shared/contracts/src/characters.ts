@@ -112,6 +112,13 @@ export function inferCharacterMap(transcript: string): InferredCharacterLink[] {
     votes.set(key, v);
   };
   const speakerNames = new Set([...words.keys()].map((s) => s.toLowerCase()));
+  // A name is written capitalised: "Here, take it" and "See, I told you" are not names, as
+  // "here" and "see" show more often in lower case.
+  const cased = new Map<string, number>();
+  for (const l of lines) {
+    for (const m of l.text.matchAll(/[\p{L}][\p{L}'’-]{2,}/gu)) cased.set(m[0], (cased.get(m[0]) ?? 0) + 1);
+  }
+  const written = (name: string) => (cased.get(name.toLowerCase()) ?? 0) < (cased.get(name) ?? 0);
   for (const [i, l] of lines.entries()) {
     if (!l.speaker || l.speaker.includes(' and ')) continue;
     if (l.speaker !== narrator) {
@@ -119,11 +126,17 @@ export function inferCharacterMap(transcript: string): InferredCharacterLink[] {
         const name = m[1]!.split(/\s+/)[0]!.replace(/[,.!?]+$/, '');
         if (nameOk(name) && !speakerNames.has(name.toLowerCase())) vote(l.speaker, name, 'intro');
       }
-      continue;
     }
-    // The game master turns to someone by name; whoever answers next plays them.
+    // The game master (or a player, in character) turns to someone by name; whoever answers
+    // next plays them.
     const next = lines[i + 1];
-    if (!next?.speaker || next.speaker === narrator || next.speaker.includes(' and ')) continue;
+    if (
+      !next?.speaker ||
+      next.speaker === narrator ||
+      next.speaker === l.speaker ||
+      next.speaker.includes(' and ')
+    )
+      continue;
     const sentences = l.text.split(/(?<=[.!?])\s+/);
     const last = sentences.at(-1) ?? '';
     const name =
@@ -132,7 +145,7 @@ export function inferCharacterMap(transcript: string): InferredCharacterLink[] {
   }
   const scored = [...votes.values()]
     .map((v) => ({ ...v, score: v.intro * 5 + v.addressed }))
-    .filter((v) => v.intro > 0 || v.addressed >= 2)
+    .filter((v) => v.intro > 0 || (v.addressed >= 2 && written(v.character)))
     .sort((a, b) => b.score - a.score);
   // How often a name is addressed to anyone: a name answered by many players is no one's.
   const byName = new Map<string, number>();

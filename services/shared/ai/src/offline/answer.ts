@@ -218,6 +218,13 @@ const PLACE_WORDS =
 const PLACE_CONTEXT =
   /\b(?:in|at|to|from|into|toward|towards|through|near|across|reach|reached|reaches|enter|entered|enters|leave|left|leaves)\s+(?:the\s+)?$/i;
 // Lines that leave something open: questions and obligations, promises, the missing.
+const ITEM_WORDS =
+  /\b(?:bag|sword|blade|ring|amulet|staff|cloak|boots|potion|scroll|gem|orb|wand|dagger|axe|bow|shield|armou?r|necklace|tome|flask|pendant|gauntlets?|helm|circlet|bracers)\b/i;
+// What is said of a person and not of a place: "talks to Ophelia", "Ophelia nods".
+const PERSON_BEFORE =
+  /\b(?:talks? to|speaks? (?:to|with)|(?:introduce|introduces) \w+ to|turns? to|waves? to|nods? to|bows? to|calls? (?:to|out to)|(?:hands?|gives?|passes?|shows?|brings?|offers?|sells?) (?:it|them|this|that|one) to|asks?|tells?|thanks?|hugs?|meets?|met|greets?|introduces?|Mr\.|Mrs\.|Ms\.|Lady|Lord|Sir|Captain)\s+(?:the\s+)?$/i;
+const PERSON_AFTER =
+  /^(?:['’]s\s+(?:face|eyes|hands?|voice|head|attention|arms?|shoulders?|daughter|son|father|mother|wife|husband|brother|sister)|\s+(?:says|said|asks|asked|nods|nodded|smiles|smiled|turns|replies|responds|shakes|laughs|grins|steps|stands|sits|walks|glances|leans|shrugs|sighs|whispers|tells|looks (?:at|over|up|down)|hands|gives|presents|frowns|winks|chuckles|knows|thinks|wants|doesn't|didn't|throws|waves|points|stares|watches|reaches|pulls|grabs|yells|shouts|screams|gasps))\b/i;
 export const THREAD_CUES =
   /\?|\b(?:must|need to|needs to|promised?|promises|swore|vow(?:ed|s)?|owe[sd]?|missing|search(?:ing)? for|looking for|rescue|hunt(?:ing)? (?:for|down)|track(?:ing)? down|plan(?:s|ning)? to|will return|yet to|unknown|mysterious|secret|rumou?rs?|warn(?:ed|ing)?|disappeared|kidnapped|stolen|cursed?)\b/i;
 
@@ -233,23 +240,42 @@ export function namedCast(sentences: Sentence[], minCount = 2): { characters: st
     speakers,
   ).filter((n) => n.count >= minCount);
   const placeHits = new Map<string, number>();
+  const personHits = new Map<string, number>();
   for (const s of sentences) {
     for (const { term } of names.slice(0, 60)) {
       const at = s.text.indexOf(term);
-      if (at >= 0 && PLACE_CONTEXT.test(s.text.slice(Math.max(0, at - 12), at))) {
+      if (at < 0) continue;
+      const before = s.text.slice(Math.max(0, at - 16), at);
+      const after = s.text.slice(at + term.length, at + term.length + 16);
+      if (PLACE_CONTEXT.test(before) && !PERSON_BEFORE.test(before)) {
         placeHits.set(term, (placeHits.get(term) ?? 0) + 1);
+      }
+      // Someone who speaks, nods or is spoken to is a person, whatever "to" came before.
+      if (PERSON_BEFORE.test(before) || PERSON_AFTER.test(after) || (at === 0 && after.startsWith(','))) {
+        personHits.set(term, (personHits.get(term) ?? 0) + 1);
       }
     }
   }
   const places: string[] = [];
   const characters: string[] = [];
   for (const { term, count } of names) {
+    // The Bag of Holding, the Summer's Dance blade: things, neither people nor places.
+    if (ITEM_WORDS.test(term)) continue;
+    const hits = placeHits.get(term) ?? 0;
     const isPlace =
-      PLACE_WORDS.test(term) || (placeHits.get(term) ?? 0) >= Math.max(Math.min(2, minCount), count / 5);
+      PLACE_WORDS.test(term) ||
+      (hits >= Math.max(Math.min(2, minCount), count / 5) && hits > (personHits.get(term) ?? 0));
     if (isPlace) places.push(term);
     else characters.push(term);
   }
-  return { characters, places };
+  // "Mollymauk" is "Molly", "Beauregard" is "Beau": a place that a character's name begins is them.
+  const sameAs = (a: string, b: string) =>
+    !a.includes(' ') &&
+    !b.includes(' ') &&
+    Math.min(a.length, b.length) >= 4 &&
+    (a.startsWith(b) || b.startsWith(a));
+  const people = places.filter((p) => !PLACE_WORDS.test(p) && characters.some((c) => sameAs(c, p)));
+  return { characters: [...characters, ...people], places: places.filter((p) => !people.includes(p)) };
 }
 
 /**

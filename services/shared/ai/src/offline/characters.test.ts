@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { characterMapFor, inferCharacterMap } from './characters.ts';
-import { findAnswer, questionType } from './answer.ts';
+import { findAnswer, namedCast, questionType } from './answer.ts';
+import { transcriptSentences } from './text.ts';
 
 const table = [
   '[00:00:01] MATT: Welcome, everyone.',
@@ -24,6 +25,40 @@ describe('who is who', () => {
       ]),
     );
     expect(links.some(([speaker]) => speaker === 'MATT')).toBe(false);
+  });
+
+  it('links a player a fellow player addresses in character, and takes no common word for a name', () => {
+    const party = [
+      '[00:00:01] MATT: The carriage stops outside the inn.',
+      '[00:00:04] SAM: Caleb, can you read this for me?',
+      '[00:00:07] LIAM: Of course. It says to meet at the docks.',
+      '[00:00:10] LAURA: What does it say, Caleb?',
+      '[00:00:13] LIAM: The docks, at midnight.',
+      '[00:00:16] MATT: Here, the innkeeper says, take the key.',
+      '[00:00:19] TRAVIS: Thanks.',
+      '[00:00:22] MATT: Here, he adds, and hands you a second key. You see here a list of names.',
+      '[00:00:25] TRAVIS: I take it. We should go here first.',
+    ].join('\n');
+    const links = inferCharacterMap(party).map((l) => [l.speaker, l.character]);
+    expect(links).toContainEqual(['LIAM', 'Caleb']);
+    expect(links.some(([, character]) => character === 'Here')).toBe(false);
+  });
+
+  it('types the names of a story: who speaks or is spoken to is a person, whatever "to" came before', () => {
+    const story = transcriptSentences(
+      [
+        '[00:00:01] MATT: You hand the letter to Ophelia and Ophelia nods.',
+        '[00:00:04] MATT: You travel to Zadash. In Zadash the streets are busy.',
+        '[00:00:07] MATT: You turn to Ophelia, who smiles. The road to Zadash is long.',
+        '[00:00:10] MATT: You reach into the Bag of Holding, and in the Bag of Holding you find the map.',
+        "[00:00:13] MATT: Mollymauk's coat hangs there; you go back to Mollymauk, and then to Molly's grave, where Molly says goodbye.",
+        '[00:00:16] MATT: Molly smiles at you. Back to Mollymauk for a moment.',
+      ].join('\n'),
+    );
+    const { characters, places } = namedCast(story, 2);
+    expect(characters).toEqual(expect.arrayContaining(['Ophelia', 'Molly', 'Mollymauk']));
+    expect(places).toEqual(['Zadash']);
+    expect([...characters, ...places].some((n) => n.startsWith('Bag'))).toBe(false);
   });
 
   it("keeps the user's links and fills in the rest; a character's short name finds its player", () => {

@@ -115,7 +115,10 @@ const NOT_NAMES = new Set(
   who why how this that these those there here it it's he she they we you my his her their our your
   let's let if as at in on of to for from with by is are was were be do does did can could would
   should will just also maybe like not one two three four five six seven eight nine ten first last
-  next after before good great wait look hey thank thanks sorry please mister miss god gods yes`.split(/\s+/),
+  next after before good great wait look hey thank thanks sorry please mister miss god gods yes
+  everyone everybody someone somebody anyone anybody nobody cool nice awesome sweet perfect fine gosh geez jeez damn whoa wow ooh aw ah uh um hmm huh`.split(
+    /\s+/,
+  ),
 );
 const NAME_WORD = /^[\p{Lu}][\p{L}'’-]*$/u;
 
@@ -154,6 +157,11 @@ export function namedTerms(
         runStart = end + 1;
       };
       for (const [i, raw] of words.entries()) {
+        // "Bag of Holding", "Tal'Dorei of the West": "of" between capitalised words joins them.
+        if (raw === 'of' && run.length > 0 && /^[\p{Lu}]/u.test(words[i + 1] ?? '')) {
+          run.push(raw);
+          continue;
+        }
         const word = raw.replace(/^[^\p{L}]+|[^\p{L}]+$/gu, '').replace(/['’]s$/, '');
         const endsClause = /[,;:.!?"”)]$/.test(raw);
         const isName = NAME_WORD.test(word) && word !== word.toUpperCase() && !/^["“(]?[a-z]/.test(raw);
