@@ -29,6 +29,11 @@ describe('narrate', () => {
       "Vex is going to cast fireball, and they don't stop.",
     );
     expect(narrate('Okay, I go to the door.', { ...ctx, character: 'Vex' })).toBe('Vex goes to the door.');
+    // "I" is a subject wherever it stands; "oh my gosh" belongs to nobody.
+    expect(narrate('I think I know why he needs to go back.', { ...ctx, character: 'Pike' })).toBe(
+      'Pike thinks they know why he needs to go back.',
+    );
+    expect(narrate('Oh my gosh, I love this.', { ...ctx, character: 'Jester' })).toBe('Jester loves this.');
     // At the table "I cast" is done now, not in the past.
     expect(narrate('I cast Hunter’s Mark on the bear.', { ...ctx, character: 'Vex' })).toBe(
       'Vex casts Hunter’s Mark on the bear.',

@@ -9,7 +9,7 @@
 
 // Words and phrases that carry no story at the start of a sentence.
 const LEADING_FILLER =
-  /^(?:(?:okay|ok|so|well|yeah|yes|yep|oh|ooh|ah|um|uh|hmm|alright|all right|and|but|now|right|anyway|anyways|actually|basically|i mean|you know|like|look|listen|wait|hey|guys|man|dude|sure|cool|great|nice|fine|good|oh man|oh god|oh my god|oh boy|wow|whoa|huh)\b[,.!…-]*\s+)+/i;
+  /^(?:(?:okay|ok|so|well|yeah|yes|yep|oh|ooh|ah|um|uh|hmm|alright|all right|and|but|now|right|anyway|anyways|actually|basically|i mean|you know|like|look|listen|wait|hey|guys|man|dude|sure|cool|great|nice|fine|good|oh man|oh god|oh my god|oh my gosh|my god|my gosh|oh gosh|oh boy|wow|whoa|huh)\b[,.!…-]*\s+)+/i;
 // Fillers inside a sentence, set off by commas.
 const INNER_FILLER = /,\s*(?:like|you know|i mean|um|uh|basically|actually|sort of|kind of|right)\s*,/gi;
 // Stage notes of the table ("(laughter)", "[crosstalk]"); a sound effect inside a sentence stays.
@@ -164,7 +164,9 @@ export function toThirdPerson(text: string, subject: string, pronoun: 'I' | 'you
     const m = pattern.exec(words[i]!);
     if (!m) continue;
     const previous = i === 0 ? '' : words[i - 1]!;
+    // "I" is only ever a subject ("I think I know"); "you" may be an object.
     const subjectPosition =
+      pronoun === 'I' ||
       i === 0 ||
       /[,;:.!?"“—–-]$/.test(previous) ||
       CONJUNCTION.test(previous) ||
@@ -214,12 +216,15 @@ function possessives(text: string, subject: string, pronoun: 'I' | 'you'): strin
   const possessive = /s$/.test(subject) ? `${subject}'` : `${subject}'s`;
   const capital = possessive.charAt(0).toUpperCase() + possessive.slice(1);
   if (pronoun === 'I') {
-    return text
-      .replace(/\bmyself\b/g, 'themself')
-      .replace(/\bmy\b/g, 'their')
-      .replace(/\bMy\b/g, capital)
-      .replace(/\bmine\b/g, 'theirs')
-      .replace(/(?<=\s)me\b/g, 'them');
+    return (
+      text
+        .replace(/\bmyself\b/g, 'themself')
+        // "Oh my gosh" is an exclamation, not something of theirs.
+        .replace(/\bmy\b(?! (?:god|gosh|goodness|lord)\b)/g, 'their')
+        .replace(/\bMy\b(?! (?:god|gosh|goodness|lord)\b)/g, capital)
+        .replace(/\bmine\b/g, 'theirs')
+        .replace(/(?<=\s)me\b/g, 'them')
+    );
   }
   return text
     .replace(/\byourselves\b/g, 'themselves')

@@ -355,6 +355,10 @@ function links(sentences: Sentence[]): string {
 const LOOT =
   /\b(?:\d[\d,]*\s*(?:gold|silver|copper|platinum|gp|pieces?)|gold|platinum|coins?|reward(?:s|ed)?|treasure|loot|potions?|scrolls?|amulet|ring|gems?|jewel(?:s|ry)?|magic(?:al)? (?:item|weapon|armor)|pays? you|paid|hands? (?:you|over)|gives? you|receive[sd]?|purse|payment|bounty)\b/i;
 
+/** A sentence cut off on a word that needs more after it. */
+const FRAGMENT_END =
+  /\b(?:who|which|that|the|a|an|of|to|and|or|but|with|for|from|in|on|at|into|their|his|her)[.…]$/i;
+
 /** The offline session summary: a notice, then prose for a window or sections for a session. */
 export function summarizeSessionText(name: string, transcript: string, opts: SummaryOptions = {}): string {
   // A summary is stored under the 10,000-character limit: fewer sentences until it fits.
@@ -414,12 +418,22 @@ function sessionSummary(name: string, transcript: string, opts: SummaryOptions):
   for (const p of shownPlaces) out.push(describe(p));
 
   out.push('', '### Loot and rewards');
+  // What was found or paid, told whole: not a question about it, nor a line broken off
+  // ("On the bodies of everyone who--").
+  const told = (s: Sentence) => {
+    const p = prose(s, picked);
+    return p.split(/\s+/).length >= 6 && !FRAGMENT_END.test(p);
+  };
   const loot = story
-    .filter((s) => LOOT.test(s.text) && tableTalk(s.text) < 0.3 && s.text.split(/\s+/).length >= 6)
-    .map((s) => ({
-      s,
-      value: (/\d/.test(s.text) ? 2 : 1) + (s.speaker === picked.sentences[0]?.speaker ? 0 : 0),
-    }))
+    .filter(
+      (s) =>
+        LOOT.test(s.text) &&
+        !s.text.trim().endsWith('?') &&
+        tableTalk(s.text) < 0.3 &&
+        s.text.split(/\s+/).length >= 6 &&
+        told(s),
+    )
+    .map((s) => ({ s, value: /\d/.test(s.text) ? 2 : 1 }))
     .sort((a, b) => b.value - a.value || a.s.line - b.s.line)
     .slice(0, 5)
     .map((x) => x.s)
@@ -436,7 +450,9 @@ function sessionSummary(name: string, transcript: string, opts: SummaryOptions):
 }
 
 function titleCase(tag: string): string {
-  return tag === tag.toUpperCase() ? tag.charAt(0) + tag.slice(1).toLowerCase() : tag;
+  return tag === tag.toUpperCase()
+    ? tag.toLowerCase().replace(/(^|[\s-])(\p{L})/gu, (_, a, b: string) => a + b.toUpperCase())
+    : tag;
 }
 
 /**
