@@ -219,7 +219,7 @@ const PLACE_CONTEXT =
   /\b(?:in|at|to|from|into|toward|towards|through|near|across|reach|reached|reaches|enter|entered|enters|leave|left|leaves)\s+(?:the\s+)?$/i;
 // Lines that leave something open: questions and obligations, promises, the missing.
 const ITEM_WORDS =
-  /\b(?:bag|sword|blade|ring|amulet|staff|cloak|boots|potion|scroll|gem|orb|wand|dagger|axe|bow|shield|armou?r|necklace|tome|flask|pendant|gauntlets?|helm|circlet|bracers)\b/i;
+  /\b(?:curse|mockery|bolt|blast|missile|smite|fireball|stoneskin|invisibility|haste|strike|ward|word|sight|mark|step|fall|wounds|spray|orb|sphere|bag|sword|blade|ring|amulet|staff|cloak|boots|potion|scroll|gem|orb|wand|dagger|axe|bow|shield|armou?r|necklace|tome|flask|pendant|gauntlets?|helm|circlet|bracers)\b/i;
 // What is said of a person and not of a place: "talks to Ophelia", "Ophelia nods".
 const PERSON_BEFORE =
   /\b(?:talks? to|speaks? (?:to|with)|(?:introduce|introduces) \w+ to|turns? to|waves? to|nods? to|bows? to|calls? (?:to|out to)|(?:hands?|gives?|passes?|shows?|brings?|offers?|sells?) (?:it|them|this|that|one) to|asks?|tells?|thanks?|hugs?|meets?|met|greets?|introduces?|Mr\.|Mrs\.|Ms\.|Lady|Lord|Sir|Captain)\s+(?:the\s+)?$/i;
@@ -259,7 +259,8 @@ export function namedCast(sentences: Sentence[], minCount = 2): { characters: st
   const places: string[] = [];
   const characters: string[] = [];
   for (const { term, count } of names) {
-    // The Bag of Holding, the Summer's Dance blade: things, neither people nor places.
+    // The Bag of Holding, the Summer's Dance blade, Vicious Mockery: things and spells, neither
+    // people nor places.
     if (ITEM_WORDS.test(term)) continue;
     const hits = placeHits.get(term) ?? 0;
     const isPlace =

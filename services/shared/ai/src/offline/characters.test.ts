@@ -53,12 +53,18 @@ describe('who is who', () => {
         '[00:00:10] MATT: You reach into the Bag of Holding, and in the Bag of Holding you find the map.',
         "[00:00:13] MATT: Mollymauk's coat hangs there; you go back to Mollymauk, and then to Molly's grave, where Molly says goodbye.",
         '[00:00:16] MATT: Molly smiles at you. Back to Mollymauk for a moment.',
+        '[00:00:19] LAURA: Oh, Shit, and then Shit again, Fucking hell, you and your Fucking bear.',
+        '[00:00:22] SAM: I cast Vicious Mockery, and then Vicious Mockery again.',
       ].join('\n'),
     );
     const { characters, places } = namedCast(story, 2);
     expect(characters).toEqual(expect.arrayContaining(['Ophelia', 'Molly', 'Mollymauk']));
     expect(places).toEqual(['Zadash']);
     expect([...characters, ...places].some((n) => n.startsWith('Bag'))).toBe(false);
+    // Swearing is not somebody.
+    expect(characters).not.toContain('Shit');
+    expect(characters).not.toContain('Fucking');
+    expect(characters).not.toContain('Vicious Mockery');
   });
 
   it("keeps the user's links and fills in the rest; a character's short name finds its player", () => {

@@ -34,6 +34,10 @@ describe('narrate', () => {
       'Pike thinks they know why he needs to go back.',
     );
     expect(narrate('Oh my gosh, I love this.', { ...ctx, character: 'Jester' })).toBe('Jester loves this.');
+    // After a modal the verb keeps its form.
+    expect(narrate('Can I talk to good old Nostoc?', { ...ctx, character: 'Vex' })).toBe(
+      'Can Vex talk to good old Nostoc?',
+    );
     // At the table "I cast" is done now, not in the past.
     expect(narrate('I cast Hunter’s Mark on the bear.', { ...ctx, character: 'Vex' })).toBe(
       'Vex casts Hunter’s Mark on the bear.',
@@ -50,6 +54,9 @@ describe('narrate', () => {
     );
     // "You folks" is the party as well, not a name and a verb ("Nott folkses").
     expect(toParty('You folks head to the inn.')).toBe('They head to the inn.');
+    expect(toParty('The rooms will run you per evening 25 gold.')).toBe(
+      'The rooms will run them per evening 25 gold.',
+    );
     expect(
       narrate('The moonlight gives you folks without darkvision some detail.', {
         ...ctx,

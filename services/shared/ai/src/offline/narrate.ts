@@ -145,7 +145,7 @@ function presentSingular(verb: string): string {
 const CONTRACTED: Record<string, string> = { m: 'is', ve: 'has', ll: 'will', d: 'would', re: 'is' };
 // After an object "you" ("it hits you in the face") come these; after a subject, a verb.
 const OBJECT_NEXT =
-  /^(?:a|an|the|to|in|on|at|with|for|from|into|onto|of|and|or|but|this|that|some|any|his|her|its|up|down|out|off|back|over|away|as|like|by|about|through|again|now|here|there|without|within|across|behind|beside|inside|outside|around|under|toward|towards|near|past|against)?$/i;
+  /^(?:a|an|the|to|in|on|at|with|for|from|into|onto|of|and|or|but|this|that|some|any|his|her|its|up|down|out|off|back|over|away|as|like|by|about|through|again|now|here|there|without|within|across|behind|beside|inside|outside|around|under|toward|towards|near|past|against|per|each)?$/i;
 // Before an object: "those of you", "it's up to you".
 const PREPOSITION =
   /^(?:of|to|at|with|for|from|by|about|like|than|toward|towards|around|behind|near|before|after|against|upon|onto|into|past|beside)$/i;
@@ -201,6 +201,8 @@ export function toThirdPerson(text: string, subject: string, pronoun: 'I' | 'you
     while (j < words.length - 1 && isAdverb(words[j]!)) j += 1;
     const v = /^([a-z]+(?:n['’]t)?)([,.;:!?]*)$/.exec(words[j] ?? '');
     if (!v || NOT_VERBS.has(v[1]!)) continue;
+    // After "can", "should", "did" the verb stays as it is ("Can Vex talk to him?").
+    if (/^(?:can|could|will|would|shall|should|may|might|must|do|does|did|let)$/i.test(previous)) continue;
     const verb =
       pronoun === 'you' && v[1] === 'were'
         ? 'was'

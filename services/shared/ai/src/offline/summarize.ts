@@ -397,8 +397,14 @@ function sessionSummary(name: string, transcript: string, opts: SummaryOptions):
   const story = picked.story;
   const playerCharacters = map.links.map((l) => l.character);
   const speakers = new Set(story.flatMap((s) => (s.speaker ? [s.speaker.toLowerCase()] : [])));
+  // "Beauregard" is Beau of the party, "Vex" is Vex'ahlia.
   const isParty = (term: string) =>
-    playerCharacters.some((c) => mentions(c, term.split(' ')[0]!) || mentions(term, c.split(/['’\s]/)[0]!));
+    playerCharacters.some(
+      (c) =>
+        mentions(c, term.split(' ')[0]!) ||
+        mentions(term, c.split(/['’\s]/)[0]!) ||
+        (c.length >= 4 && !term.includes(' ') && term.startsWith(c)),
+    );
   const { characters, places } = namedCast(story, 3);
   const people = characters.filter((c) => !isParty(c) && !speakers.has(c.toLowerCase())).slice(0, 8);
   const firstMention = (term: string) => story.find((s) => mentions(s.text, term));

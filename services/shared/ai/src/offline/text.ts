@@ -116,7 +116,8 @@ const NOT_NAMES = new Set(
   let's let if as at in on of to for from with by is are was were be do does did can could would
   should will just also maybe like not one two three four five six seven eight nine ten first last
   next after before good great wait look hey thank thanks sorry please mister miss god gods yes
-  everyone everybody someone somebody anyone anybody nobody cool nice awesome sweet perfect fine gosh geez jeez damn whoa wow ooh aw ah uh um hmm huh`.split(
+  shit fuck fucking fucked damn damnit dammit hell crap holy jesus christ ugh ew yikes yay hooray
+  hello hi bye goodbye everyone everybody someone somebody anyone anybody nobody cool nice awesome sweet perfect fine gosh geez jeez damn whoa wow ooh aw ah uh um hmm huh`.split(
     /\s+/,
   ),
 );
