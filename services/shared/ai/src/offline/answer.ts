@@ -217,14 +217,14 @@ const PLACE_WORDS =
   /\b(?:city|town|village|inn|tavern|keep|castle|tower|temple|shrine|forest|woods|mountain|mountains|peak|river|lake|sea|isle|island|cave|caves|mine|mines|road|gate|district|market|hall|palace|citadel|ruins|quarry|underdark|swamp|desert|bay|port|harbor|harbour|vale|valley|house|manor|academy|library|tunnels?|depths|pits?)\b/i;
 const PLACE_CONTEXT =
   /\b(?:in|at|to|from|into|toward|towards|through|near|across|reach|reached|reaches|enter|entered|enters|leave|left|leaves)\s+(?:the\s+)?$/i;
-// Lines that leave something open: questions and obligations, promises, the missing.
 const ITEM_WORDS =
-  /\b(?:curse|mockery|bolt|blast|missile|smite|fireball|stoneskin|invisibility|haste|strike|ward|word|sight|mark|step|fall|wounds|spray|orb|sphere|bag|sword|blade|ring|amulet|staff|cloak|boots|potion|scroll|gem|orb|wand|dagger|axe|bow|shield|armou?r|necklace|tome|flask|pendant|gauntlets?|helm|circlet|bracers)\b/i;
+  /\b(?:curse|mockery|bolt|blast|missile|smite|fireball|stoneskin|invisibility|haste|strike|ward|word|sight|step|fall|wounds|spray|sphere|bag|sword|blade|ring|amulet|staff|cloak|boots|potion|scroll|gem|orb|wand|dagger|axe|bow|shield|armou?r|necklace|tome|flask|pendant|gauntlets?|helm|circlet|bracers)\b/i;
 // What is said of a person and not of a place: "talks to Ophelia", "Ophelia nods".
 const PERSON_BEFORE =
   /\b(?:talks? to|speaks? (?:to|with)|(?:introduce|introduces) \w+ to|turns? to|waves? to|nods? to|bows? to|calls? (?:to|out to)|(?:hands?|gives?|passes?|shows?|brings?|offers?|sells?) (?:it|them|this|that|one) to|asks?|tells?|thanks?|hugs?|meets?|met|greets?|introduces?|Mr\.|Mrs\.|Ms\.|Lady|Lord|Sir|Captain)\s+(?:the\s+)?$/i;
 const PERSON_AFTER =
   /^(?:['’]s\s+(?:face|eyes|hands?|voice|head|attention|arms?|shoulders?|daughter|son|father|mother|wife|husband|brother|sister)|\s+(?:says|said|asks|asked|nods|nodded|smiles|smiled|turns|replies|responds|shakes|laughs|grins|steps|stands|sits|walks|glances|leans|shrugs|sighs|whispers|tells|looks (?:at|over|up|down)|hands|gives|presents|frowns|winks|chuckles|knows|thinks|wants|doesn't|didn't|throws|waves|points|stares|watches|reaches|pulls|grabs|yells|shouts|screams|gasps))\b/i;
+// Lines that leave something open: questions and obligations, promises, the missing.
 export const THREAD_CUES =
   /\?|\b(?:must|need to|needs to|promised?|promises|swore|vow(?:ed|s)?|owe[sd]?|missing|search(?:ing)? for|looking for|rescue|hunt(?:ing)? (?:for|down)|track(?:ing)? down|plan(?:s|ning)? to|will return|yet to|unknown|mysterious|secret|rumou?rs?|warn(?:ed|ing)?|disappeared|kidnapped|stolen|cursed?)\b/i;
 
