@@ -14,6 +14,7 @@ import {
   clip,
   mentions,
   namedTerms,
+  sameName,
   splitSentences,
   tableTalk,
   transcriptSentences,
@@ -270,12 +271,7 @@ export function namedCast(sentences: Sentence[], minCount = 2): { characters: st
     else characters.push(term);
   }
   // "Mollymauk" is "Molly", "Beauregard" is "Beau": a place that a character's name begins is them.
-  const sameAs = (a: string, b: string) =>
-    !a.includes(' ') &&
-    !b.includes(' ') &&
-    Math.min(a.length, b.length) >= 4 &&
-    (a.startsWith(b) || b.startsWith(a));
-  const people = places.filter((p) => !PLACE_WORDS.test(p) && characters.some((c) => sameAs(c, p)));
+  const people = places.filter((p) => !PLACE_WORDS.test(p) && characters.some((c) => sameName(c, p)));
   return { characters: [...characters, ...people], places: places.filter((p) => !people.includes(p)) };
 }
 

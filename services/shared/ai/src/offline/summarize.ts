@@ -21,6 +21,7 @@ import {
   cosine,
   inverseDocFreq,
   mentions,
+  sameName,
   splitSentences,
   tableTalk,
   tfidf,
@@ -400,10 +401,7 @@ function sessionSummary(name: string, transcript: string, opts: SummaryOptions):
   // "Beauregard" is Beau of the party, "Vex" is Vex'ahlia.
   const isParty = (term: string) =>
     playerCharacters.some(
-      (c) =>
-        mentions(c, term.split(' ')[0]!) ||
-        mentions(term, c.split(/['’\s]/)[0]!) ||
-        (c.length >= 4 && !term.includes(' ') && term.startsWith(c)),
+      (c) => mentions(c, term.split(' ')[0]!) || mentions(term, c.split(/['’\s]/)[0]!) || sameName(c, term),
     );
   const { characters, places } = namedCast(story, 3);
   const people = characters.filter((c) => !isParty(c) && !speakers.has(c.toLowerCase())).slice(0, 8);

@@ -184,6 +184,16 @@ export function namedTerms(
     .sort((a, b) => b.count - a.count || a.term.localeCompare(b.term));
 }
 
+/** One name written short or long: "Molly" and "Mollymauk", "Beau" and "Beauregard" (single words of 4+ letters). */
+export function sameName(a: string, b: string): boolean {
+  return (
+    !a.includes(' ') &&
+    !b.includes(' ') &&
+    Math.min(a.length, b.length) >= 4 &&
+    (a.startsWith(b) || b.startsWith(a))
+  );
+}
+
 /** Whether a text mentions a term as a whole word or phrase (case-insensitive). */
 export function mentions(text: string, term: string): boolean {
   const escaped = term.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
