@@ -73,6 +73,25 @@ describe('who is who', () => {
     expect(map.characterOf('TRAVIS')).toBe('Grog');
     expect(map.named("What did Grog's axe do?")).toEqual([{ speaker: 'TRAVIS', character: 'Grog' }]);
   });
+
+  it('learns the pronouns the table uses for a character, and guesses none from thin evidence', () => {
+    const told = [
+      table,
+      '[00:01:00] MATT: Grog swings his axe. Vex draws her bow, and Grog ducks as he hears it.',
+      "[00:01:10] SAM: Vex'ahlia, she's the best shot. Grog, did he just burp?",
+      '[00:01:20] MATT: Grog shrugs. Vex nocks her arrow.',
+    ].join('\n');
+    const inferred = inferCharacterMap(told);
+    expect(inferred.find((l) => l.character === 'Grog')?.pronouns).toBe('he');
+    expect(inferred.find((l) => l.character === "Vex'ahlia")?.pronouns).toBe('she');
+    // Once is not enough to tell.
+    expect(inferCharacterMap(table).every((l) => l.pronouns === undefined)).toBe(true);
+    // A name followed by another character's pronoun counts for neither.
+    const map = characterMapFor(told, [{ speaker: 'LAURA', character: 'Vex' }]);
+    expect(map.pronounsOf('Vex')).toBe('she');
+    expect(map.pronounsOf('Grog')).toBe('he');
+    expect(map.pronounsOf('Pike')).toBe('they');
+  });
 });
 
 describe('answers', () => {

@@ -14,6 +14,24 @@ describe('narrate', () => {
     );
   });
 
+  it("uses a character's pronouns when the table's are known, and 'they' when not", () => {
+    expect(toThirdPerson("I draw my bow and I'm aiming at the troll myself.", 'Vex', 'I', 'she')).toBe(
+      "Vex draws her bow and she's aiming at the troll herself.",
+    );
+    expect(toThirdPerson('I shove him and then I run, mine is the last turn.', 'Grog', 'I', 'he')).toBe(
+      'Grog shoves him and then he runs, his is the last turn.',
+    );
+    expect(toThirdPerson('I draw my bow and I fire.', 'Vex', 'I')).toBe('Vex draws their bow and they fire.');
+    // The game master's "you" addressed to a character who is known as "he".
+    const pronounsOf = (c: string) => (c === 'Caleb' ? 'he' : 'they') as 'he' | 'they';
+    expect(narrate('Caleb, you reach into your pouch and it bites you.', { ...ctx, narrator: true, pronounsOf })).toBe(
+      'Caleb reaches into his pouch and it bites him.',
+    );
+    expect(narrate('I am tired and I want my bed.', { ...ctx, character: 'Vex', pronounsOf })).toBe(
+      'Vex is tired and they want their bed.',
+    );
+  });
+
   it("tells a player's first person of their character, conjugating the verb", () => {
     expect(thirdSingular('attack')).toBe('attacks');
     expect(thirdSingular('reach')).toBe('reaches');

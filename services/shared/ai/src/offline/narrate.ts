@@ -155,7 +155,12 @@ const CONJUNCTION = /^(?:and|but|then|so|if|when|as|that|because|until|while|or|
  * A first- or second-person sentence about `subject` told in the third person. `pronoun` is
  * "I" (a player speaking as their character) or "you" (the game master narrating to them).
  */
-export function toThirdPerson(text: string, subject: string, pronoun: 'I' | 'you'): string {
+export function toThirdPerson(
+  text: string,
+  subject: string,
+  pronoun: 'I' | 'you',
+  pronouns: Pronouns = 'they',
+): string {
   const words = text.split(' ');
   const pattern =
     pronoun === 'I' ? /^(["“(]?)I(?:['’](m|ve|ll|d))?$/ : /^(["“(]?)[Yy]ou(?:['’](re|ve|ll|d))?$/;
@@ -176,25 +181,35 @@ export function toThirdPerson(text: string, subject: string, pronoun: 'I' | 'you
         !OBJECT_NEXT.test(words[i + 1] ?? ''));
     if (!subjectPosition) continue;
     const start = i === 0 || /[.!?]$/.test(previous);
+    const first = !named;
+    const singular = first || pronouns !== 'they';
+    let name: string;
     if (named) {
-      // Named once, the subject is "they" after that ("Vex draws and they fire").
-      const they = start ? 'They' : 'they';
-      if (m[2]) words[i] = `${m[1]}${they}'${m[2] === 'm' ? 're' : m[2]}`;
-      else {
-        words[i] = `${m[1]}${they}`;
-        const next = words[i + 1] ?? '';
-        if (/^(?:am|was)\b/.test(next)) words[i + 1] = next.replace(/^am/, 'are').replace(/^was/, 'were');
+      // Named once, the subject is a pronoun after that ("Vex draws and she fires", "they fire").
+      name = start ? pronouns.charAt(0).toUpperCase() + pronouns.slice(1) : pronouns;
+      if (!singular) {
+        if (m[2]) words[i] = `${m[1]}${name}'${m[2] === 'm' ? 're' : m[2]}`;
+        else {
+          words[i] = `${m[1]}${name}`;
+          const next = words[i + 1] ?? '';
+          if (/^(?:am|was)\b/.test(next)) words[i + 1] = next.replace(/^am/, 'are').replace(/^was/, 'were');
+        }
+        continue;
       }
-      continue;
-    }
-    named = true;
-    const name = start ? subject.charAt(0).toUpperCase() + subject.slice(1) : subject;
-    if (m[2]) {
-      words[i] = `${m[1]}${name} ${CONTRACTED[m[2]]}`;
-      continue;
+      if (m[2]) {
+        words[i] = `${m[1]}${name}'${m[2] === 'm' || m[2] === 've' || m[2] === 're' ? 's' : m[2]}`;
+        continue;
+      }
+    } else {
+      named = true;
+      name = start ? subject.charAt(0).toUpperCase() + subject.slice(1) : subject;
+      if (m[2]) {
+        words[i] = `${m[1]}${name} ${CONTRACTED[m[2]]}`;
+        continue;
+      }
     }
     // "you all", "you guys" are the party too.
-    if (pronoun === 'you' && /^(?:all|guys|folks|two|three|both)$/i.test(words[i + 1] ?? ''))
+    if (first && pronoun === 'you' && /^(?:all|guys|folks|two|three|both)$/i.test(words[i + 1] ?? ''))
       words.splice(i + 1, 1);
     words[i] = `${m[1]}${name}`;
     let j = i + 1;
@@ -211,30 +226,41 @@ export function toThirdPerson(text: string, subject: string, pronoun: 'I' | 'you
           : thirdSingular(v[1]!);
     words[j] = verb + v[2]!;
   }
-  return possessives(words.join(' '), subject, pronoun);
+  return possessives(words.join(' '), subject, pronoun, pronouns);
 }
 
-function possessives(text: string, subject: string, pronoun: 'I' | 'you'): string {
+/** How a character is referred to: "he", "she" or "they" (the default when it isn't known). */
+export type Pronouns = 'he' | 'she' | 'they';
+
+// Object, possessive, independent possessive and reflexive forms of each.
+const FORMS: Record<Pronouns, { object: string; possessive: string; own: string; self: string }> = {
+  he: { object: 'him', possessive: 'his', own: 'his', self: 'himself' },
+  she: { object: 'her', possessive: 'her', own: 'hers', self: 'herself' },
+  they: { object: 'them', possessive: 'their', own: 'theirs', self: 'themself' },
+};
+
+function possessives(text: string, subject: string, pronoun: 'I' | 'you', pronouns: Pronouns): string {
   const possessive = /s$/.test(subject) ? `${subject}'` : `${subject}'s`;
   const capital = possessive.charAt(0).toUpperCase() + possessive.slice(1);
+  const f = FORMS[pronouns];
   if (pronoun === 'I') {
     return (
       text
-        .replace(/\bmyself\b/g, 'themself')
+        .replace(/\bmyself\b/g, f.self)
         // "Oh my gosh" is an exclamation, not something of theirs.
-        .replace(/\bmy\b(?! (?:god|gosh|goodness|lord)\b)/g, 'their')
+        .replace(/\bmy\b(?! (?:god|gosh|goodness|lord)\b)/g, f.possessive)
         .replace(/\bMy\b(?! (?:god|gosh|goodness|lord)\b)/g, capital)
-        .replace(/\bmine\b/g, 'theirs')
-        .replace(/(?<=\s)me\b/g, 'them')
+        .replace(/\bmine\b/g, f.own)
+        .replace(/(?<=\s)me\b/g, f.object)
     );
   }
   return text
     .replace(/\byourselves\b/g, 'themselves')
-    .replace(/\byourself\b/g, 'themself')
-    .replace(/\byour\b/g, 'their')
+    .replace(/\byourself\b/g, f.self)
+    .replace(/\byour\b/g, f.possessive)
     .replace(/\bYour\b/g, capital)
-    .replace(/\byours\b/g, 'theirs')
-    .replace(/(?<=\s)you\b/g, 'them');
+    .replace(/\byours\b/g, f.own)
+    .replace(/(?<=\s)you\b/g, f.object);
 }
 
 /** Who a sentence is about when told as narrative: its speaker's character, or the party. */
@@ -247,6 +273,8 @@ export interface NarrationContext {
   characters: string[];
   /** The character whose player spoke just before the game master's line: who "you" is. */
   addressee?: string | null;
+  /** How the story refers to a character ("they" when not known). */
+  pronounsOf?: (character: string) => Pronouns;
 }
 
 /**
@@ -258,7 +286,7 @@ export function narrate(text: string, ctx: NarrationContext): string {
   let t = compress(text);
   if (ctx.character) {
     // A player's "we" is the party; "Let's ..." is what their character proposes.
-    const told = toThirdPerson(weToParty(t, ctx.character), ctx.character, 'I');
+    const told = toThirdPerson(weToParty(t, ctx.character), ctx.character, 'I', ctx.pronounsOf?.(ctx.character));
     if (told !== t) return plainPresent(told);
     return `${ctx.character}: ${t}`;
   }
@@ -281,7 +309,7 @@ export function narrate(text: string, ctx: NarrationContext): string {
     }
     const all = /\byou (?:all|guys|folks|two|three|both)\b|\ball of you\b/i.test(t);
     const addressee = who ?? (all ? null : ctx.addressee);
-    t = addressee ? toThirdPerson(t, addressee, 'you') : toParty(t);
+    t = addressee ? toThirdPerson(t, addressee, 'you', ctx.pronounsOf?.(addressee)) : toParty(t);
   }
   return plainPresent(t);
 }

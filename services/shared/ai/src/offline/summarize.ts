@@ -14,7 +14,7 @@
 import type { SessionDigest } from '../engine.ts';
 import { tokenize } from '../retrieval.ts';
 import { namedCast, openThreads, THREAD_CUES } from './answer.ts';
-import { characterMapFor, type CharacterLink, type CharacterMap } from './characters.ts';
+import { characterMapFor, type CharacterLink, type CharacterMap, type MapLink } from './characters.ts';
 import { compress, narrate, type NarrationContext } from './narrate.ts';
 import {
   clip,
@@ -39,7 +39,7 @@ export interface SummaryOptions {
   /** At most this many story sentences (default: from the transcript's length, 2 to 40). */
   maxSentences?: number;
   /** The campaign's speaker-to-character map; inferred from the transcript when absent. */
-  characters?: CharacterLink[];
+  characters?: MapLink[];
 }
 
 /** Quoted sentences are cut to this length so one monologue can't fill a summary. */
@@ -241,6 +241,7 @@ export function pickSummary(transcript: string, opts: SummaryOptions = {}): Pick
     narrator: narrator !== null && s.speaker === narrator,
     characters: map.links.map((l) => l.character),
     addressee: map.characterOf(speakerOfLine.get(s.line - 1) ?? null),
+    pronounsOf: (c) => map.pronounsOf(c),
   });
   const tokens = story.map((s) => tokenize(s.text));
   const idf = inverseDocFreq(tokens);
