@@ -272,7 +272,9 @@ export function namedCast(sentences: Sentence[], minCount = 2): { characters: st
   }
   // "Mollymauk" is "Molly", "Beauregard" is "Beau": a place that a character's name begins is them.
   const people = places.filter((p) => !PLACE_WORDS.test(p) && characters.some((c) => sameName(c, p)));
-  return { characters: [...characters, ...people], places: places.filter((p) => !people.includes(p)) };
+  // One person under the name written most: "Beau" and "Beauregard" are listed once.
+  const cast = [...characters, ...people].filter((c, i, all) => !all.slice(0, i).some((o) => sameName(o, c)));
+  return { characters: cast, places: places.filter((p) => !people.includes(p)) };
 }
 
 /**

@@ -58,7 +58,9 @@ describe('who is who', () => {
       ].join('\n'),
     );
     const { characters, places } = namedCast(story, 2);
-    expect(characters).toEqual(expect.arrayContaining(['Ophelia', 'Molly', 'Mollymauk']));
+    // Molly and Mollymauk are one person, listed once under the name written most.
+    expect(characters).toEqual(expect.arrayContaining(['Ophelia', 'Molly']));
+    expect(characters).not.toContain('Mollymauk');
     expect(places).toEqual(['Zadash']);
     expect([...characters, ...places].some((n) => n.startsWith('Bag'))).toBe(false);
     // Swearing is not somebody.
