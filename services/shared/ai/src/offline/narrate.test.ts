@@ -32,6 +32,20 @@ describe('narrate', () => {
     );
   });
 
+  it("leaves what a character says in quotes as said, and tells 'three of you' of the party", () => {
+    const gm = { ...ctx, narrator: true, characters: ['Caleb', 'Fjord'], addressee: 'Caleb', pronounsOf: () => 'he' as const };
+    expect(narrate('You look at him and he says, "You should leave." You nod.', gm)).toBe(
+      'Caleb looks at him and he says, "You should leave." He nods.',
+    );
+    expect(narrate('The three of you dart outside and make your way down the alley.', gm)).toBe(
+      'The three of them dart outside and make their way down the alley.',
+    );
+    // After a participle, "you" is its object; so is "you" before "away."
+    expect(narrate('Seeing you there, the toad lunges and knocks you away.', { ...gm, addressee: null })).toBe(
+      'Seeing them there, the toad lunges and knocks them away.',
+    );
+  });
+
   it("tells a player's first person of their character, conjugating the verb", () => {
     expect(thirdSingular('attack')).toBe('attacks');
     expect(thirdSingular('reach')).toBe('reaches');
@@ -52,6 +66,9 @@ describe('narrate', () => {
       'Pike thinks they know why he needs to go back.',
     );
     expect(narrate('Oh my gosh, I love this.', { ...ctx, character: 'Jester' })).toBe('Jester loves this.');
+    // A player telling of their own character in the third person is told as it is.
+    expect(narrate('Caleb is too poor for that.', { ...ctx, character: 'Caleb' })).toBe('Caleb is too poor for that.');
+    expect(narrate('Calebs are everywhere.', { ...ctx, character: 'Caleb' })).toBe('Caleb: Calebs are everywhere.');
     // After a modal the verb keeps its form.
     expect(narrate('Can I talk to good old Nostoc?', { ...ctx, character: 'Vex' })).toBe(
       'Can Vex talk to good old Nostoc?',

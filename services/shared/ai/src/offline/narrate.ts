@@ -151,6 +151,11 @@ const PREPOSITION =
   /^(?:of|to|at|with|for|from|by|about|like|than|toward|towards|around|behind|near|before|after|against|upon|onto|into|past|beside)$/i;
 const CONJUNCTION = /^(?:and|but|then|so|if|when|as|that|because|until|while|or|once|before|after)$/i;
 
+/** A word without the punctuation after it ("away." → "away"). */
+function bare(word: string | undefined): string {
+  return (word ?? '').replace(/[,.;:!?"”’)…]+$/, '');
+}
+
 /**
  * A first- or second-person sentence about `subject` told in the third person. `pronoun` is
  * "I" (a player speaking as their character) or "you" (the game master narrating to them).
@@ -178,7 +183,9 @@ export function toThirdPerson(
       (pronoun === 'you' &&
         !/[,;:.!?]$/.test(words[i]!) &&
         !PREPOSITION.test(previous) &&
-        !OBJECT_NEXT.test(words[i + 1] ?? ''));
+        // "Seeing you there", "bring you back": after a participle "you" is its object.
+        !/^[a-z]{2,}ing$/i.test(previous) &&
+        !OBJECT_NEXT.test(bare(words[i + 1])));
     if (!subjectPosition) continue;
     const start = i === 0 || /[.!?]$/.test(previous);
     const first = !named;
@@ -288,6 +295,10 @@ export function narrate(text: string, ctx: NarrationContext): string {
     // A player's "we" is the party; "Let's ..." is what their character proposes.
     const told = toThirdPerson(weToParty(t, ctx.character), ctx.character, 'I', ctx.pronounsOf?.(ctx.character));
     if (told !== t) return plainPresent(told);
+    // "Caleb is too poor": a player telling of their own character needs no name in front.
+    const first = ctx.character.split(/['’\s-]/)[0]!;
+    if (t.toLowerCase().startsWith(first.toLowerCase()) && !/\p{L}/u.test(t.charAt(first.length)))
+      return plainPresent(t);
     return `${ctx.character}: ${t}`;
   }
   if (ctx.narrator && !t.endsWith('?')) {
@@ -307,9 +318,23 @@ export function narrate(text: string, ctx: NarrationContext): string {
           : t.slice(0, addressed.index) + t.slice(addressed.index + addressed[0].length);
       t = t.charAt(0).toUpperCase() + t.slice(1);
     }
-    const all = /\byou (?:all|guys|folks|two|three|both)\b|\ball of you\b/i.test(t);
+    const all =
+      /\byou (?:all|guys|folks|two|three|both)\b|\b(?:all|both|two|three|four|five|each|some|most|none|either|neither|several) of you\b/i.test(
+        t,
+      );
     const addressee = who ?? (all ? null : ctx.addressee);
+    // What a character of the story says inside quotes is theirs: "you" there is not the party.
+    // (A quote that ends a sentence leaves a full stop on its stand-in, so what follows starts one.)
+    const quotes: string[] = [];
+    t = t.replace(
+      /["“][^"”]*(?:["”]|$)/g,
+      (q) => `\u2063${quotes.push(q) - 1}\u2063${/[.!?…]["”]?$/.test(q) ? '.' : ''}`,
+    );
     t = addressee ? toThirdPerson(t, addressee, 'you', ctx.pronounsOf?.(addressee)) : toParty(t);
+    t = t.replace(/\u2063(\d+)\u2063(\.?)/g, (_, k: string, stop: string) => {
+      const q = quotes[Number(k)]!;
+      return /[.!?…]["”]?$/.test(q) ? q : q + stop;
+    });
   }
   return plainPresent(t);
 }
@@ -356,7 +381,7 @@ export function toParty(text: string): string {
       (!m[4] &&
         (/[,;:.!?"“—–-]$/.test(previous) ||
           CONJUNCTION.test(previous) ||
-          (!PREPOSITION.test(previous) && !OBJECT_NEXT.test(words[i + 1] ?? ''))));
+          (!PREPOSITION.test(previous) && !/^[a-z]{2,}ing$/i.test(previous) && !OBJECT_NEXT.test(bare(words[i + 1])))));
     words[i] = `${m[1]}${subject ? (capital ? 'They' : 'they') : 'them'}${m[4]}`;
   }
   return words

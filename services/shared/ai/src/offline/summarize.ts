@@ -355,7 +355,7 @@ function links(sentences: Sentence[]): string {
 }
 
 const LOOT =
-  /\b(?:\d[\d,]*\s*(?:gold|silver|copper|platinum|gp|pieces?)|gold|platinum|coins?|reward(?:s|ed)?|treasure|loot|potions?|scrolls?|amulet|ring|gems?|jewel(?:s|ry)?|magic(?:al)? (?:item|weapon|armor)|pays? you|paid|hands? (?:you|over)|gives? you|receive[sd]?|purse|payment|bounty)\b/i;
+  /\b(?:\d[\d,]*\s*(?:gold|silver|copper|platinum|gp|pieces?)|gold|platinum|coins?|reward(?:s|ed)?|treasure|loot|potions?|scrolls?|amulet|ring|gems?|jewel(?:s|ry)?|magic(?:al)? (?:item|weapon|armor)|pays? you|paid|receive[sd]?|hands? over|(?:gives?|hands?) (?:you|them|him|her) (?:a|an|the|this|these|two|three|some|\d+)\b(?! (?:little|idea|sense|moment|look|chance|second|feeling|glance|nod|smile|hint|clue|warning|hard time)\b)|purse|payment|bounty)\b/i;
 
 /** A sentence cut off on a word that needs more after it. */
 const FRAGMENT_END =
