@@ -230,6 +230,14 @@ export const THREAD_CUES =
   /\?|\b(?:must|need to|needs to|promised?|promises|swore|vow(?:ed|s)?|owe[sd]?|missing|search(?:ing)? for|looking for|rescue|hunt(?:ing)? (?:for|down)|track(?:ing)? down|plan(?:s|ning)? to|will return|yet to|unknown|mysterious|secret|rumou?rs?|warn(?:ed|ing)?|disappeared|kidnapped|stolen|cursed?)\b/i;
 
 /**
+ * A question about the rules or the table, not the story: a player asking what they may do
+ * ("Can I use a ritual spell?", "Do I have enough speed to reach her?"), about the game's
+ * mechanics, or about the show ("is it Thursday yet?").
+ */
+const RULES_QUESTION =
+  /^(?:(?:first|so|okay|ok|and|but|wait|also|then|now|well),?\s+)*(?:can|could|do|did|may|might|should|would|will|am|shall) (?:I|we)\b|\b(?:speed|feet|range|ritual|action|reaction|concentration|spell slot|level|turn|check|saving throw|save|advantage|inspiration|movement|damage|roll|modifier|bonus|hit points?|hp|ac|darkvision|initiative|weekend|next week|thursday|episode|stream)\b/i;
+
+/**
  * Named terms split into likely places and likely characters. In a long transcript a name
  * must occur `minCount` times (default 2) to count; in short summaries once is enough.
  */
@@ -283,7 +291,16 @@ export function namedCast(sentences: Sentence[], minCount = 2): { characters: st
  */
 export function openThreads(sentences: Sentence[], limit: number, names: string[] = []): Sentence[] {
   const candidates = sentences.filter(
-    (s) => THREAD_CUES.test(s.text) && tokenize(s.text).length >= 4 && tableTalk(s.text) <= 0.3,
+    (s) =>
+      THREAD_CUES.test(s.text) &&
+      tokenize(s.text).length >= 4 &&
+      tableTalk(s.text) <= 0.3 &&
+      // A question is a thread when it is asked in the story: of or about someone or somewhere
+      // it names, not about the rules, the dice or the show.
+      !(
+        /\?["”’']?$/.test(s.text.trim()) &&
+        (RULES_QUESTION.test(s.text) || /\d/.test(s.text) || (names.length > 0 && !names.some((n) => mentions(s.text, n))))
+      ),
   );
   const named = candidates.filter((s) => names.some((n) => mentions(s.text, n)));
   const out: Sentence[] = [];

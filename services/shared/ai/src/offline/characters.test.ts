@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { characterMapFor, inferCharacterMap } from './characters.ts';
-import { findAnswer, namedCast, questionType } from './answer.ts';
+import { findAnswer, namedCast, openThreads, questionType } from './answer.ts';
 import { transcriptSentences } from './text.ts';
 
 const table = [
@@ -93,6 +93,23 @@ describe('who is who', () => {
     expect(map.pronounsOf('Vex')).toBe('she');
     expect(map.pronounsOf('Grog')).toBe('he');
     expect(map.pronounsOf('Pike')).toBe('they');
+  });
+});
+
+describe('open threads', () => {
+  it('keeps what the story leaves open, not questions about the rules, the dice or the show', () => {
+    const lines = transcriptSentences(
+      [
+        '[01:00:00] LIAM: First, can I use a ritual spell for this one?',
+        '[01:00:05] SAM: Do I have enough speed to get next to Vex there?',
+        '[01:00:10] LAURA: Keyleth, 31, on top of the six, four and six?',
+        '[01:00:15] SAM: Ophelia, do you know the secret code to the vault?',
+        '[01:00:20] MATT: Hope you all have a wonderful weekend, and is it Thursday yet?',
+        '[01:00:25] MATT: The letter says the heir of Whitestone must return before the winter ends.',
+      ].join('\n'),
+    );
+    const threads = openThreads(lines, 4, ['Ophelia', 'Whitestone']).map((s) => s.time);
+    expect(threads).toEqual(['01:00:25', '01:00:15']);
   });
 });
 
