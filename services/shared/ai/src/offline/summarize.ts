@@ -404,7 +404,11 @@ function sessionSummary(name: string, transcript: string, opts: SummaryOptions):
     playerCharacters.some(
       (c) => mentions(c, term.split(' ')[0]!) || mentions(term, c.split(/['’\s]/)[0]!) || sameName(c, term),
     );
-  const { characters, places } = namedCast(story, 3);
+  // Names from the story's lines: the break's sponsor ("D&D Beyond") and the dice are nobody.
+  const { characters, places } = namedCast(
+    story.filter((s) => tableTalk(s.text) < 0.5),
+    3,
+  );
   const people = characters.filter((c) => !isParty(c) && !speakers.has(c.toLowerCase())).slice(0, 8);
   const firstMention = (term: string) => story.find((s) => mentions(s.text, term));
   const describe = (term: string) => {

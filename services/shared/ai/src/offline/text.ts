@@ -117,7 +117,8 @@ const NOT_NAMES = new Set(
   should will just also maybe like not one two three four five six seven eight nine ten first last
   next after before good great wait look hey thank thanks sorry please mister miss god gods yes
   shit fuck fucking fucked damn damnit dammit hell crap holy jesus christ ugh ew yikes yay hooray
-  hello hi bye goodbye everyone everybody someone somebody anyone anybody nobody cool nice awesome sweet perfect fine gosh geez jeez whoa wow ooh aw ah uh um hmm huh`.split(
+  hello hi bye goodbye everyone everybody someone somebody anyone anybody nobody cool nice awesome sweet perfect fine gosh geez jeez whoa wow ooh aw ah uh um hmm huh
+  actually cause because aye nay yo alright anyway anyways honestly seriously apparently obviously`.split(
     /\s+/,
   ),
 );
