@@ -196,7 +196,9 @@ export function inferPronouns(texts: string[], characters: string[]): Map<string
   const counts = new Map<string, { he: number; she: number }>();
   for (const text of texts) {
     for (const sentence of text.split(/(?<=[.!?])\s+/)) {
-      const words = sentence.split(/\s+/).map((w) => w.replace(/^[^\p{L}]+|[^\p{L}'’]+$/gu, '').replace(/['’]s$/, ''));
+      const words = sentence
+        .split(/\s+/)
+        .map((w) => w.replace(/^[^\p{L}]+|[^\p{L}'’]+$/gu, '').replace(/['’]s$/, ''));
       for (const [i, w] of words.entries()) {
         // "Vex'ahlia" is Vex too, and "Vex" is Vex'ahlia.
         const c = owner.get(w) ?? owner.get(w.split(/['’]/)[0]!);

@@ -299,7 +299,9 @@ export function openThreads(sentences: Sentence[], limit: number, names: string[
       // it names, not about the rules, the dice or the show.
       !(
         /\?["”’']?$/.test(s.text.trim()) &&
-        (RULES_QUESTION.test(s.text) || /\d/.test(s.text) || (names.length > 0 && !names.some((n) => mentions(s.text, n))))
+        (RULES_QUESTION.test(s.text) ||
+          /\d/.test(s.text) ||
+          (names.length > 0 && !names.some((n) => mentions(s.text, n))))
       ),
   );
   const named = candidates.filter((s) => names.some((n) => mentions(s.text, n)));

@@ -24,16 +24,22 @@ describe('narrate', () => {
     expect(toThirdPerson('I draw my bow and I fire.', 'Vex', 'I')).toBe('Vex draws their bow and they fire.');
     // The game master's "you" addressed to a character who is known as "he".
     const pronounsOf = (c: string) => (c === 'Caleb' ? 'he' : 'they') as 'he' | 'they';
-    expect(narrate('Caleb, you reach into your pouch and it bites you.', { ...ctx, narrator: true, pronounsOf })).toBe(
-      'Caleb reaches into his pouch and it bites him.',
-    );
+    expect(
+      narrate('Caleb, you reach into your pouch and it bites you.', { ...ctx, narrator: true, pronounsOf }),
+    ).toBe('Caleb reaches into his pouch and it bites him.');
     expect(narrate('I am tired and I want my bed.', { ...ctx, character: 'Vex', pronounsOf })).toBe(
       'Vex is tired and they want their bed.',
     );
   });
 
   it("leaves what a character says in quotes as said, and tells 'three of you' of the party", () => {
-    const gm = { ...ctx, narrator: true, characters: ['Caleb', 'Fjord'], addressee: 'Caleb', pronounsOf: () => 'he' as const };
+    const gm = {
+      ...ctx,
+      narrator: true,
+      characters: ['Caleb', 'Fjord'],
+      addressee: 'Caleb',
+      pronounsOf: () => 'he' as const,
+    };
     expect(narrate('You look at him and he says, "You should leave." You nod.', gm)).toBe(
       'Caleb looks at him and he says, "You should leave." He nods.',
     );
@@ -41,9 +47,9 @@ describe('narrate', () => {
       'The three of them dart outside and make their way down the alley.',
     );
     // After a participle, "you" is its object; so is "you" before "away."
-    expect(narrate('Seeing you there, the toad lunges and knocks you away.', { ...gm, addressee: null })).toBe(
-      'Seeing them there, the toad lunges and knocks them away.',
-    );
+    expect(
+      narrate('Seeing you there, the toad lunges and knocks you away.', { ...gm, addressee: null }),
+    ).toBe('Seeing them there, the toad lunges and knocks them away.');
   });
 
   it("tells a player's first person of their character, conjugating the verb", () => {
@@ -67,8 +73,12 @@ describe('narrate', () => {
     );
     expect(narrate('Oh my gosh, I love this.', { ...ctx, character: 'Jester' })).toBe('Jester loves this.');
     // A player telling of their own character in the third person is told as it is.
-    expect(narrate('Caleb is too poor for that.', { ...ctx, character: 'Caleb' })).toBe('Caleb is too poor for that.');
-    expect(narrate('Calebs are everywhere.', { ...ctx, character: 'Caleb' })).toBe('Caleb: Calebs are everywhere.');
+    expect(narrate('Caleb is too poor for that.', { ...ctx, character: 'Caleb' })).toBe(
+      'Caleb is too poor for that.',
+    );
+    expect(narrate('Calebs are everywhere.', { ...ctx, character: 'Caleb' })).toBe(
+      'Caleb: Calebs are everywhere.',
+    );
     // After a modal the verb keeps its form.
     expect(narrate('Can I talk to good old Nostoc?', { ...ctx, character: 'Vex' })).toBe(
       'Can Vex talk to good old Nostoc?',

@@ -293,7 +293,12 @@ export function narrate(text: string, ctx: NarrationContext): string {
   let t = compress(text);
   if (ctx.character) {
     // A player's "we" is the party; "Let's ..." is what their character proposes.
-    const told = toThirdPerson(weToParty(t, ctx.character), ctx.character, 'I', ctx.pronounsOf?.(ctx.character));
+    const told = toThirdPerson(
+      weToParty(t, ctx.character),
+      ctx.character,
+      'I',
+      ctx.pronounsOf?.(ctx.character),
+    );
     if (told !== t) return plainPresent(told);
     // "Caleb is too poor": a player telling of their own character needs no name in front.
     const first = ctx.character.split(/['’\s-]/)[0]!;
@@ -381,7 +386,9 @@ export function toParty(text: string): string {
       (!m[4] &&
         (/[,;:.!?"“—–-]$/.test(previous) ||
           CONJUNCTION.test(previous) ||
-          (!PREPOSITION.test(previous) && !/^[a-z]{2,}ing$/i.test(previous) && !OBJECT_NEXT.test(bare(words[i + 1])))));
+          (!PREPOSITION.test(previous) &&
+            !/^[a-z]{2,}ing$/i.test(previous) &&
+            !OBJECT_NEXT.test(bare(words[i + 1])))));
     words[i] = `${m[1]}${subject ? (capital ? 'They' : 'they') : 'them'}${m[4]}`;
   }
   return words
