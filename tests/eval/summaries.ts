@@ -3,7 +3,9 @@
 import { summarizeSessionText, summarySentences } from '../../services/shared/ai/src/offline/summarize.ts';
 import { tokenize } from '../../services/shared/ai/src/retrieval.ts';
 import { splitSentences } from '../../services/shared/ai/src/offline/text.ts';
-import { inferCharacterMap } from '@chronicler/contracts';
+import { inferCharacterMap, type InferredCharacterLink } from '@chronicler/contracts';
+import { SALIENCE, type SalienceModel } from '../../services/shared/ai/src/offline/salience.ts';
+import type { TrainingPair } from './fit.ts';
 import { crd3Synopsis, type Crd3Episode } from '../support/crd3.ts';
 import { alignedPairs, timedEpisode } from './data.ts';
 import { meanRouge, rouge, type Rouge } from './rouge.ts';
@@ -51,7 +53,27 @@ export interface AlignedResult {
   referenceWords: number;
 }
 
-export function evaluateAligned(episodes: readonly Crd3Episode[]): AlignedResult {
+const characterMaps = new Map<Crd3Episode, InferredCharacterLink[]>();
+
+/** The campaign's speaker-to-character map, as the group would hold it (inferred from the episode). */
+function episodeCharacters(e: Crd3Episode): InferredCharacterLink[] {
+  if (!characterMaps.has(e)) characterMaps.set(e, inferCharacterMap(timedEpisode(e).transcript));
+  return characterMaps.get(e)!;
+}
+
+/** The aligned pairs of these episodes with their campaign's map, to fit the word-importance weights on. */
+export function trainingPairs(episodes: readonly Crd3Episode[]): TrainingPair[] {
+  return episodes.flatMap((e) => alignedPairs(e).map((pair) => ({ pair, characters: episodeCharacters(e) })));
+}
+
+/**
+ * ROUGE of the offline summaries of these episodes' aligned pairs (each episode's with the
+ * word-importance weights `salienceFor` gives it, the shipped ones by default) and the baselines'.
+ */
+export function evaluateAligned(
+  episodes: readonly Crd3Episode[],
+  salienceFor: (e: Crd3Episode) => SalienceModel = () => SALIENCE,
+): AlignedResult {
   const off: Rouge[] = [];
   const l2: Rouge[] = [];
   const tf: Rouge[] = [];
@@ -59,10 +81,10 @@ export function evaluateAligned(episodes: readonly Crd3Episode[]): AlignedResult
   let refWords = 0;
   let n = 0;
   for (const e of episodes) {
-    // The campaign's speaker-to-character map, as the group would hold it (inferred from the episode).
-    const characters = inferCharacterMap(timedEpisode(e).transcript);
+    const characters = episodeCharacters(e);
+    const salience = salienceFor(e);
     for (const p of alignedPairs(e)) {
-      const summary = prose(summarizeSessionText(e, p.transcript, { characters }));
+      const summary = prose(summarizeSessionText(e, p.transcript, { characters, salience }));
       off.push(rouge(summary, p.reference));
       l2.push(rouge(lead2(p.turnTexts), p.reference));
       tf.push(rouge(topFrequency(p.turnTexts), p.reference));

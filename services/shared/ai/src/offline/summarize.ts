@@ -16,6 +16,7 @@ import { tokenize } from '../retrieval.ts';
 import { namedCast, openThreads, THREAD_CUES } from './answer.ts';
 import { characterMapFor, type CharacterLink, type CharacterMap, type MapLink } from './characters.ts';
 import { compress, narrate, type NarrationContext } from './narrate.ts';
+import { pickSalient, SALIENCE, type SalienceCandidate, type SalienceModel } from './salience.ts';
 import {
   clip,
   cosine,
@@ -40,6 +41,8 @@ export interface SummaryOptions {
   maxSentences?: number;
   /** The campaign's speaker-to-character map; inferred from the transcript when absent. */
   characters?: MapLink[];
+  /** The word-importance weights a short transcript's sentences are picked with (see salience). */
+  salience?: SalienceModel;
 }
 
 /** Quoted sentences are cut to this length so one monologue can't fill a summary. */
@@ -49,15 +52,8 @@ const MMR_LAMBDA = 0.7;
 const DUPLICATE_COSINE = 0.5;
 /** Lines further apart than this (seconds) are different scenes (a break, another day). */
 const SCENE_GAP_SECONDS = 300;
-/** Below this many words a transcript is a window of a session: a sentence or two. */
+/** Below this many words a transcript is a window of a session: a few sentences. */
 const SHORT_WORDS = 4000;
-/** A window's summary has at most this many sentences. */
-const SHORT_MAX_SENTENCES = 6;
-
-/** About how many words a reader wants for a window of `words` words (20 to 40). */
-export function windowWords(words: number): number {
-  return Math.round(Math.min(60, Math.max(27, 12 + 6.75 * Math.log(Math.max(1, words)))));
-}
 
 /** How many story sentences a transcript of `words` words deserves. */
 export function summaryBudget(words: number): number {
@@ -179,6 +175,8 @@ export interface PickedSummary {
   /** Who a sentence is about when it is told as narrative (see narrate). */
   narration: (s: Sentence) => NarrationContext;
   long: boolean;
+  /** A short transcript's sentences as the word-importance model saw them, and the party's names. */
+  salience?: { candidates: SalienceCandidate[]; characters: string[] };
 }
 
 /** Scores a sentence as summary material, apart from its centrality. */
@@ -296,23 +294,23 @@ export function pickSummary(transcript: string, opts: SummaryOptions = {}): Pick
       picked += 1;
     }
   };
+  let salience: PickedSummary['salience'];
   if (!long) {
-    // A window of a session: a sentence or a few, about as long as a person would write for it
-    // (longer for a longer window), taken in the order of their value until the length is reached.
-    take(items, opts.maxSentences ?? SHORT_MAX_SENTENCES);
-    const target = windowWords(words);
-    const wordsOf = (c: Candidate) => narrate(c.text, narration(c)).split(/\s+/).length;
-    let total = 0;
-    let keep = 0;
-    for (const c of chosen) {
-      const w = wordsOf(c);
-      // Past the target, a sentence is added only when it brings the length closer to it.
-      if (keep > 0 && total + w - target > target - total) break;
-      total += w;
-      keep += 1;
-      if (total >= target) break;
-    }
-    chosen.splice(keep);
+    // A window of a session, or a short one: the sentences whose words a person summing it up
+    // would use, as many as raise the summary's expected overlap with what they would write.
+    const told = items
+      .map((c) => ({ c, prose: narrate(c.text, narration(c)) }))
+      // Something said, not "All right." or "Meat hook?".
+      .filter((x) => x.c.tokens.length >= 2 && x.prose.split(/\s+/).length >= 4);
+    const candidates = told.map((x) => ({
+      prose: x.prose,
+      score: x.c.score,
+      narrator: narrator !== null && x.c.speaker === narrator,
+    }));
+    const characters = map.links.map((l) => l.character);
+    salience = { candidates, characters };
+    for (const i of pickSalient(candidates, characters, opts.salience ?? SALIENCE, opts.maxSentences))
+      chosen.push(told[i]!.c);
   }
   for (const [scene, from] of long ? starts.entries() : []) {
     const quota = Math.floor(budget / starts.length) + (scene < budget % starts.length ? 1 : 0);
@@ -322,7 +320,7 @@ export function pickSummary(transcript: string, opts: SummaryOptions = {}): Pick
   const sentences = chosen
     .sort((a, b) => a.index - b.index)
     .map(({ time, speaker, text, line, scene }) => ({ time, speaker, text, line, scene }));
-  return { sentences, story, characters: map, narrator, narration, long };
+  return { sentences, story, characters: map, narrator, narration, long, ...(salience ? { salience } : {}) };
 }
 
 /** The chosen sentences of a transcript, in transcript order. */
