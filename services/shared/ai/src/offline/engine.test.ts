@@ -168,6 +168,16 @@ describe('OfflineEngine', () => {
       expect(summary.split('\n')[0]).toMatch(OFFLINE_FIRST_LINE);
       expect(summary).toContain('The transcript of Empty has no sentences to summarise.');
     });
+
+    it('summarises a transcript of a few short lines with what is said in them', async () => {
+      const summary = await engine.summarizeSession(ctx('session_summary'), {
+        name: 'Short',
+        transcript: '[00:00:01] MATT: Hello, dragon.\n[00:00:03] SAM: Okay.',
+      });
+      expect(summary).toContain('Hello, dragon.');
+      expect(summary).not.toContain('Okay.');
+      expect(summary).toContain('[[00:00:01]](#t=00:00:01)');
+    });
   });
 
   describe('summarizeCampaign', () => {

@@ -298,10 +298,10 @@ export function pickSummary(transcript: string, opts: SummaryOptions = {}): Pick
   if (!long) {
     // A window of a session, or a short one: the sentences whose words a person summing it up
     // would use, as many as raise the summary's expected overlap with what they would write.
-    const told = items
-      .map((c) => ({ c, prose: narrate(c.text, narration(c)) }))
-      // Something said, not "All right." or "Meat hook?".
-      .filter((x) => x.c.tokens.length >= 2 && x.prose.split(/\s+/).length >= 4);
+    const all = items.map((c) => ({ c, prose: narrate(c.text, narration(c)) }));
+    // Something said, not "All right." or "Meat hook?" (unless nothing more is said).
+    const said = all.filter((x) => x.c.tokens.length >= 2 && x.prose.split(/\s+/).length >= 4);
+    const told = said.length > 0 ? said : all.filter((x) => x.c.tokens.length > 0);
     const candidates = told.map((x) => ({
       prose: x.prose,
       score: x.c.score,
