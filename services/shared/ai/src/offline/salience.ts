@@ -3,8 +3,8 @@
  * they would use. Each word of the window gets the probability that a written summary of it
  * contains that word, from a logistic regression over what the word does in the window (how
  * often and how widely it occurs, whether it is a name, a number, a rules term or filler, who
- * says it, where it first comes up, the best sentence it is in); each pair of adjacent words gets one
- * too. Sentences are then added while they raise the expected ROUGE-1 and ROUGE-2 F1 of the
+ * says it, where it first comes up, the best sentence it is in); each pair of adjacent words
+ * gets one too. Sentences are then added while they raise the expected ROUGE-1 and ROUGE-2 F1 of the
  * summary against a reference of about `REFERENCE_WORDS` words: a sentence is worth the
  * probable words and word pairs it brings that the summary lacks, against its length. This is
  * the word-importance approach of Hong and Nenkova (2014, "Improving the Estimation of Word
@@ -12,7 +12,8 @@
  *
  * The weights were fitted on the CRD3 aligned pairs of five episodes (Critical Role Dungeons
  * and Dragons Dataset, Rameshkumar and Bailey 2020, CC BY-SA 4.0); `pnpm eval` refits them
- * leaving each episode out in turn, scores it with the rest, and prints the fit for all five.
+ * leaving each episode out in turn and scores it with the rest; when the weights here are no
+ * longer the fit on all five (after a change to the features), it prints that fit to paste.
  * Only these few numbers come from the data: no word of it is kept.
  */
 import { STOP_WORDS } from '../retrieval.ts';

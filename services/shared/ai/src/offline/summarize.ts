@@ -6,7 +6,8 @@
  * scored by the cosine of its TF-IDF vector with its scene's (centroid summarisation), favouring
  * story told by the narrator and characters doing things over chatter, and each scene's best
  * sentences are picked with maximal marginal relevance so near-duplicates don't crowd out the
- * rest. A short window gets a sentence or two; a long session gets sections a game master uses
+ * rest. A short window gets the few sentences whose words a person summing it up would use (see
+ * salience); a long session gets sections a game master uses
  * (what happened, people met, places, loot and rewards, open threads), each line citing the
  * moment as a `[HH:MM:SS]` link kept out of the prose. A campaign summary is built from its
  * sessions' summaries.
@@ -37,7 +38,10 @@ export const OFFLINE_CAMPAIGN_NOTE =
   "_Offline campaign summary (no AI model is configured): built from the sessions' summaries._";
 
 export interface SummaryOptions {
-  /** At most this many story sentences (default: from the transcript's length, 2 to 40). */
+  /**
+   * At most this many story sentences (default: a long transcript's from its length, 2 to 40; a
+   * short one's as many as the word-importance selection takes).
+   */
   maxSentences?: number;
   /** The campaign's speaker-to-character map; inferred from the transcript when absent. */
   characters?: MapLink[];
