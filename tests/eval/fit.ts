@@ -7,6 +7,7 @@ import {
   pairs,
   rougeTokens,
   wordFeatures,
+  type SalienceCandidate,
   type SalienceModel,
 } from '../../services/shared/ai/src/offline/salience.ts';
 import type { InferredCharacterLink } from '@chronicler/contracts';
@@ -67,27 +68,45 @@ function solve(A: number[][], b: number[]): number[] {
 const sigmoid = (weights: number[]) => (f: number[]) =>
   1 / (1 + Math.exp(-f.reduce((z, x, j) => z + x * weights[j]!, 0)));
 
-/** The weights that fit these pairs: words first, then pairs of words given the words' fit. */
-export function fitSalience(training: TrainingPair[]): SalienceModel {
-  const windows = training.flatMap(({ pair, characters }) => {
+/** A window as the fit reads it: its candidates, their word features and the reference's words. */
+export interface TrainingWindow {
+  candidates: SalienceCandidate[];
+  words: Map<string, number[]>;
+  reference: string[];
+}
+
+/** The windows of these pairs (those with a candidate sentence), read once for every fit they join. */
+export function trainingWindows(training: TrainingPair[]): TrainingWindow[] {
+  return training.flatMap(({ pair, characters }) => {
     const s = pickSummary(pair.transcript, { characters }).salience;
-    return s && s.candidates.length > 0 ? [{ ...s, reference: rougeTokens(pair.reference) }] : [];
+    if (!s || s.candidates.length === 0) return [];
+    return [
+      {
+        candidates: s.candidates,
+        words: wordFeatures(s.candidates, s.characters),
+        reference: rougeTokens(pair.reference),
+      },
+    ];
   });
+}
+
+/** The weights that fit these windows: words first, then pairs of words given the words' fit. */
+export function fitSalience(windows: TrainingWindow[]): SalienceModel {
   const X: number[][] = [];
   const y: number[] = [];
   for (const w of windows) {
     const inReference = new Set(w.reference);
-    for (const [t, f] of wordFeatures(w.candidates, w.characters)) {
+    for (const [t, f] of w.words) {
       X.push(f);
       y.push(inReference.has(t) ? 1 : 0);
     }
   }
   const words = logisticFit(X, y);
+  const p = sigmoid(words);
   const XP: number[][] = [];
   const yP: number[] = [];
   for (const w of windows) {
-    const p = sigmoid(words);
-    const probability = new Map([...wordFeatures(w.candidates, w.characters)].map(([t, f]) => [t, p(f)]));
+    const probability = new Map([...w.words].map(([t, f]) => [t, p(f)]));
     const inReference = new Set(pairs(w.reference));
     for (const [b, f] of pairFeatures(w.candidates, probability)) {
       XP.push(f);

@@ -9,7 +9,7 @@
 import { CRD3_EPISODES, type Crd3Episode } from '../support/crd3.ts';
 import { runQuestions } from './questions.ts';
 import { SALIENCE, type SalienceModel } from '../../services/shared/ai/src/offline/salience.ts';
-import { fitSalience } from './fit.ts';
+import { fitSalience, trainingWindows, type TrainingWindow } from './fit.ts';
 import { evaluateAligned, evaluateEpisode, trainingPairs } from './summaries.ts';
 
 const TUNED = ['C1E001', 'C1E005', 'C1E022', 'C1E056', 'C2E003'] as const;
@@ -20,11 +20,13 @@ const rouge = (r: { r1: number; r2: number; rl: number }) => `${f(r.r1)} / ${f(r
 const started = Date.now();
 // The word-importance weights: each tuned episode is scored with weights fitted on the other
 // four (leave one out), C2E030 with the shipped ones, which are the fit on all five.
-const folds = new Map<Crd3Episode, SalienceModel>(
-  TUNED.map((e) => [e, fitSalience(trainingPairs(TUNED.filter((x) => x !== e)))]),
+const windows = new Map<Crd3Episode, TrainingWindow[]>(
+  TUNED.map((e) => [e, trainingWindows(trainingPairs([e]))]),
 );
+const fitOn = (episodes: readonly Crd3Episode[]) => fitSalience(episodes.flatMap((e) => windows.get(e)!));
+const folds = new Map<Crd3Episode, SalienceModel>(TUNED.map((e) => [e, fitOn(TUNED.filter((x) => x !== e))]));
 const tuned = evaluateAligned(TUNED, (e) => folds.get(e)!);
-const fitted = fitSalience(trainingPairs(TUNED));
+const fitted = fitOn(TUNED);
 const held = evaluateAligned(HELD_OUT);
 const drift = Math.max(
   ...[

@@ -22,14 +22,10 @@ export const CharacterLinkSchema = Type.Object({
 });
 export type CharacterLink = Static<typeof CharacterLinkSchema>;
 
-/**
- * A suggested link with how sure the inference is (0 to 1) and what it rests on, and the
- * character's pronouns when the transcript shows them (see inferPronouns).
- */
+/** A suggested link with how sure the inference is (0 to 1) and what it rests on. */
 export const InferredCharacterLinkSchema = Type.Object({
   speaker: Type.String(),
   character: Type.String(),
-  pronouns: Type.Optional(Type.Union([Type.Literal('he'), Type.Literal('she')])),
   confidence: Type.Number({ minimum: 0, maximum: 1 }),
   evidence: Type.String(),
 });
@@ -154,7 +150,7 @@ export function inferCharacterMap(transcript: string): InferredCharacterLink[] {
   // How often a name is addressed to anyone: a name answered by many players is no one's.
   const byName = new Map<string, number>();
   for (const v of scored) byName.set(v.character, (byName.get(v.character) ?? 0) + v.score);
-  const found: InferredCharacterLink[] = [];
+  const out: InferredCharacterLink[] = [];
   const usedSpeakers = new Set<string>();
   const usedCharacters = new Set<string>();
   for (const v of scored) {
@@ -163,7 +159,7 @@ export function inferCharacterMap(transcript: string): InferredCharacterLink[] {
     if (v.intro === 0 && share < 0.5) continue;
     usedSpeakers.add(v.speaker);
     usedCharacters.add(v.character);
-    found.push({
+    out.push({
       speaker: v.speaker,
       character: v.character,
       confidence: Math.min(1, (v.intro > 0 ? 0.6 : 0.2) + 0.1 * v.addressed) * share,
@@ -172,55 +168,6 @@ export function inferCharacterMap(transcript: string): InferredCharacterLink[] {
           ? `introduced themselves as ${v.character}`
           : `answered when the game master addressed ${v.character} (${v.addressed} times)`,
     });
-  }
-  const pronouns = inferPronouns(
-    lines.map((l) => l.text),
-    found.map((l) => l.character),
-  );
-  return found.map((l) => (pronouns.has(l.character) ? { ...l, pronouns: pronouns.get(l.character)! } : l));
-}
-
-/** Fewer mentions than this followed by a pronoun, and the story's pronouns for a character stay unknown. */
-const PRONOUN_EVIDENCE = 3;
-
-/**
- * The pronouns the table uses for each character: after a mention of the name ("Vex", or
- * "Vex'ahlia" in full), the first he/his/him or she/her in the same sentence, before another
- * of the characters is named. A character gets "he" or "she" when at least three mentions
- * say so and four in five agree; otherwise nothing is guessed.
- */
-export function inferPronouns(texts: string[], characters: string[]): Map<string, 'he' | 'she'> {
-  const forms = (c: string) => [...new Set([c, c.split(/['’\s-]/)[0]!])].filter((x) => x.length >= 3);
-  const owner = new Map<string, string>();
-  for (const c of characters) for (const f of forms(c)) if (!owner.has(f)) owner.set(f, c);
-  const counts = new Map<string, { he: number; she: number }>();
-  for (const text of texts) {
-    for (const sentence of text.split(/(?<=[.!?])\s+/)) {
-      const words = sentence
-        .split(/\s+/)
-        .map((w) => w.replace(/^[^\p{L}]+|[^\p{L}'’]+$/gu, '').replace(/['’]s$/, ''));
-      for (const [i, w] of words.entries()) {
-        // "Vex'ahlia" is Vex too, and "Vex" is Vex'ahlia.
-        const c = owner.get(w) ?? owner.get(w.split(/['’]/)[0]!);
-        if (!c) continue;
-        for (const x of words.slice(i + 1, i + 12)) {
-          if (owner.has(x) || owner.has(x.split(/['’]/)[0]!)) break;
-          const he = /^(?:he|his|him|himself)$/i.test(x);
-          if (!he && !/^(?:she|her|hers|herself)$/i.test(x)) continue;
-          const n = counts.get(c) ?? { he: 0, she: 0 };
-          n[he ? 'he' : 'she'] += 1;
-          counts.set(c, n);
-          break;
-        }
-      }
-    }
-  }
-  const out = new Map<string, 'he' | 'she'>();
-  for (const [c, n] of counts) {
-    const total = n.he + n.she;
-    if (total < PRONOUN_EVIDENCE) continue;
-    if (n.he >= total * 0.8) out.set(c, 'he');
-    else if (n.she >= total * 0.8) out.set(c, 'she');
   }
   return out;
 }

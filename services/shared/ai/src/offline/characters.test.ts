@@ -83,12 +83,14 @@ describe('who is who', () => {
       "[00:01:10] SAM: Vex'ahlia, she's the best shot. Grog, did he just burp?",
       '[00:01:20] MATT: Grog shrugs. Vex nocks her arrow.',
     ].join('\n');
-    const inferred = inferCharacterMap(told);
-    expect(inferred.find((l) => l.character === 'Grog')?.pronouns).toBe('he');
-    expect(inferred.find((l) => l.character === "Vex'ahlia")?.pronouns).toBe('she');
+    const inferred = characterMapFor(told);
+    expect(inferred.pronounsOf('Grog')).toBe('he');
+    expect(inferred.pronounsOf("Vex'ahlia")).toBe('she');
     // Once is not enough to tell.
-    expect(inferCharacterMap(table).every((l) => l.pronouns === undefined)).toBe(true);
-    // A name followed by another character's pronoun counts for neither.
+    const thin = characterMapFor(table);
+    expect(thin.pronounsOf('Grog')).toBe('they');
+    expect(thin.pronounsOf("Vex'ahlia")).toBe('they');
+    // The user's own link gets the pronouns the transcript uses for it.
     const map = characterMapFor(told, [{ speaker: 'LAURA', character: 'Vex' }]);
     expect(map.pronounsOf('Vex')).toBe('she');
     expect(map.pronounsOf('Grog')).toBe('he');

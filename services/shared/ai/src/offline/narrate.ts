@@ -157,6 +157,15 @@ function bare(word: string | undefined): string {
 }
 
 /**
+ * Whether "you" between these words is an object: after a preposition ("up to you") or a
+ * participle ("Seeing you there", "bring you back"), or before what follows an object ("hits
+ * you in the face", "takes you away.").
+ */
+function objectYou(previous: string, next: string | undefined): boolean {
+  return PREPOSITION.test(previous) || /^[a-z]{2,}ing$/i.test(previous) || OBJECT_NEXT.test(bare(next));
+}
+
+/**
  * A first- or second-person sentence about `subject` told in the third person. `pronoun` is
  * "I" (a player speaking as their character) or "you" (the game master narrating to them).
  */
@@ -180,21 +189,15 @@ export function toThirdPerson(
       i === 0 ||
       /[,;:.!?"“—–-]$/.test(previous) ||
       CONJUNCTION.test(previous) ||
-      (pronoun === 'you' &&
-        !/[,;:.!?]$/.test(words[i]!) &&
-        !PREPOSITION.test(previous) &&
-        // "Seeing you there", "bring you back": after a participle "you" is its object.
-        !/^[a-z]{2,}ing$/i.test(previous) &&
-        !OBJECT_NEXT.test(bare(words[i + 1])));
+      (pronoun === 'you' && !/[,;:.!?]$/.test(words[i]!) && !objectYou(previous, words[i + 1]));
     if (!subjectPosition) continue;
     const start = i === 0 || /[.!?]$/.test(previous);
     const first = !named;
-    const singular = first || pronouns !== 'they';
     let name: string;
     if (named) {
       // Named once, the subject is a pronoun after that ("Vex draws and she fires", "they fire").
       name = start ? pronouns.charAt(0).toUpperCase() + pronouns.slice(1) : pronouns;
-      if (!singular) {
+      if (pronouns === 'they') {
         if (m[2]) words[i] = `${m[1]}${name}'${m[2] === 'm' ? 're' : m[2]}`;
         else {
           words[i] = `${m[1]}${name}`;
@@ -386,9 +389,7 @@ export function toParty(text: string): string {
       (!m[4] &&
         (/[,;:.!?"“—–-]$/.test(previous) ||
           CONJUNCTION.test(previous) ||
-          (!PREPOSITION.test(previous) &&
-            !/^[a-z]{2,}ing$/i.test(previous) &&
-            !OBJECT_NEXT.test(bare(words[i + 1])))));
+          !objectYou(previous, words[i + 1])));
     words[i] = `${m[1]}${subject ? (capital ? 'They' : 'they') : 'them'}${m[4]}`;
   }
   return words

@@ -15,7 +15,7 @@
 import type { SessionDigest } from '../engine.ts';
 import { tokenize } from '../retrieval.ts';
 import { namedCast, openThreads, THREAD_CUES } from './answer.ts';
-import { characterMapFor, type CharacterLink, type CharacterMap, type MapLink } from './characters.ts';
+import { characterMapFor, type CharacterLink, type CharacterMap } from './characters.ts';
 import { compress, narrate, type NarrationContext } from './narrate.ts';
 import { pickSalient, SALIENCE, type SalienceCandidate, type SalienceModel } from './salience.ts';
 import {
@@ -44,7 +44,7 @@ export interface SummaryOptions {
    */
   maxSentences?: number;
   /** The campaign's speaker-to-character map; inferred from the transcript when absent. */
-  characters?: MapLink[];
+  characters?: CharacterLink[];
   /** The word-importance weights a short transcript's sentences are picked with (see salience). */
   salience?: SalienceModel;
 }
