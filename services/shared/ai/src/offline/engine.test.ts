@@ -178,6 +178,27 @@ describe('OfflineEngine', () => {
       expect(summary).not.toContain('Okay.');
       expect(summary).toContain('[[00:00:01]](#t=00:00:01)');
     });
+
+    it("tells a game master's lines of their own of the party, who is known from the campaign", async () => {
+      const input = {
+        name: 'Recap',
+        transcript:
+          '[00:00:01] MATT: You push forward for the rest of the day and reach the edge of the mountains.\n' +
+          '[00:00:09] MATT: Keyleth, you see the portal slowly turning ahead of you in the storm.',
+      };
+      const summary = await engine.summarizeSession(ctx('session_summary'), {
+        ...input,
+        characters: [
+          { speaker: 'MARISHA', character: 'Keyleth' },
+          { speaker: 'LAURA', character: 'Vex' },
+        ],
+      });
+      expect(summary).toContain('They push forward for the rest of the day');
+      expect(summary).toContain('Keyleth sees the portal slowly turning ahead of them');
+      // Without the campaign, a lone speaker may be anyone: their words stay as they were.
+      const alone = await engine.summarizeSession(ctx('session_summary'), input);
+      expect(alone).toContain('You push forward');
+    });
   });
 
   describe('summarizeCampaign', () => {

@@ -121,6 +121,28 @@ describe('narrate', () => {
     // Questions to the table stay as they were asked.
     expect(narrate('What do you do?', { ...ctx, narrator: true })).toBe('What do you do?');
   });
+
+  it('tells "you" after a preposition, before a name or after "something" right', () => {
+    expect(toParty('You have ten gold between you nine from Fjord.')).toBe(
+      'They have ten gold between them nine from Fjord.',
+    );
+    expect(toParty('You see before you Vex and Grog.')).toBe('They see before them Vex and Grog.');
+    expect(toParty('Before you go, you see a door.')).toBe('Before they go, they see a door.');
+    expect(toParty('Vapors or something you can use will wake him.')).toBe(
+      'Vapors or something they can use will wake him.',
+    );
+    expect(toThirdPerson('Caleb watches until you see a light.', 'Nott', 'you')).toBe(
+      'Caleb watches until Nott sees a light.',
+    );
+  });
+
+  it('leaves out "you guys" called out to the table', () => {
+    expect(narrate("You guys, I've never had one.", { ...ctx, narrator: true })).toBe("I've never had one.");
+    expect(narrate('It is as good as the letter, you guys!', { ...ctx, narrator: true })).toBe(
+      'It is as good as the letter!',
+    );
+    expect(narrate('You guys find a door.', { ...ctx, narrator: true })).toBe('They find a door.');
+  });
 });
 
 describe('narrate, more than one subject', () => {

@@ -148,7 +148,10 @@ const OBJECT_NEXT =
   /^(?:a|an|the|to|in|on|at|with|for|from|into|onto|of|and|or|but|this|that|some|any|his|her|its|up|down|out|off|back|over|away|as|like|by|about|through|again|now|here|there|without|within|across|behind|beside|inside|outside|around|under|toward|towards|near|past|against|per|each)?$/i;
 // Before an object: "those of you", "it's up to you".
 const PREPOSITION =
-  /^(?:of|to|at|with|for|from|by|about|like|than|toward|towards|around|behind|near|before|after|against|upon|onto|into|past|beside)$/i;
+  /^(?:of|to|at|with|for|from|by|about|like|than|toward|towards|around|behind|near|before|after|against|upon|onto|into|past|beside|between|among|amongst|beneath|underneath|above|below|beyond|within|without|across|along|through|throughout|except)$/i;
+// Words in -ing that are not participles ("or something you can use").
+const NOT_PARTICIPLE =
+  /^(?:(?:some|any|no|every)?thing|king|ring|wing|string|spring|morning|evening|ceiling|building|sibling|darling|clothing|meeting|wedding|during)$/i;
 const CONJUNCTION = /^(?:and|but|then|so|if|when|as|that|because|until|while|or|once|before|after)$/i;
 
 /** A word without the punctuation after it ("away." → "away"). */
@@ -162,7 +165,34 @@ function bare(word: string | undefined): string {
  * you in the face", "takes you away.").
  */
 function objectYou(previous: string, next: string | undefined): boolean {
-  return PREPOSITION.test(previous) || /^[a-z]{2,}ing$/i.test(previous) || OBJECT_NEXT.test(bare(next));
+  return (
+    PREPOSITION.test(previous) ||
+    (/^[a-z]{2,}ing$/i.test(previous) && !NOT_PARTICIPLE.test(previous)) ||
+    OBJECT_NEXT.test(bare(next))
+  );
+}
+
+/**
+ * Whether "you" after this word is a subject: at the start of a clause, after a conjunction,
+ * or where it is no object. "Before you go" has a subject, "before you Vex stands" an object.
+ */
+function subjectYou(previous: string, next: string | undefined): boolean {
+  if (/[,;:.!?"“—–-]$/.test(previous)) return true;
+  const named = /^[\p{Lu}]/u.test(next ?? '') && !/^I\b/.test(next ?? '');
+  if (CONJUNCTION.test(previous))
+    return !(PREPOSITION.test(previous) && (named || OBJECT_NEXT.test(bare(next))));
+  return !objectYou(previous, next);
+}
+
+/**
+ * "You guys" or "you all" called out to the table ("You guys, look!", "It's here, you guys!")
+ * says nothing of anyone: it is left out.
+ */
+export function withoutCallOut(text: string): string {
+  const out = text
+    .replace(/^(["“(]?)you (?:guys|all|folks),\s+(\p{L})/iu, (_, q: string, c: string) => q + c.toUpperCase())
+    .replace(/,\s+you (?:guys|all|folks)(?=[.!?…]|$)/giu, '');
+  return out || text;
 }
 
 /**
@@ -188,8 +218,9 @@ export function toThirdPerson(
       pronoun === 'I' ||
       i === 0 ||
       /[,;:.!?"“—–-]$/.test(previous) ||
-      CONJUNCTION.test(previous) ||
-      (pronoun === 'you' && !/[,;:.!?]$/.test(words[i]!) && !objectYou(previous, words[i + 1]));
+      (pronoun === 'you' &&
+        (CONJUNCTION.test(previous) || !/[,;:.!?]$/.test(words[i]!)) &&
+        subjectYou(previous, words[i + 1]));
     if (!subjectPosition) continue;
     const start = i === 0 || /[.!?]$/.test(previous);
     const first = !named;
@@ -293,7 +324,7 @@ export interface NarrationContext {
  * player's line that stays in their own voice keeps their character's name in front of it.
  */
 export function narrate(text: string, ctx: NarrationContext): string {
-  let t = compress(text);
+  let t = withoutCallOut(compress(text));
   if (ctx.character) {
     // A player's "we" is the party; "Let's ..." is what their character proposes.
     const told = toThirdPerson(
@@ -384,12 +415,7 @@ export function toParty(text: string): string {
     }
     if (/^(?:all|guys|folks|two|three|both)$/i.test(words[i + 1] ?? '')) words.splice(i + 1, 1);
     const previous = i === 0 ? '' : words[i - 1]!;
-    const subject =
-      (i === 0 && (!m[4] || m[4] === ',')) ||
-      (!m[4] &&
-        (/[,;:.!?"“—–-]$/.test(previous) ||
-          CONJUNCTION.test(previous) ||
-          !objectYou(previous, words[i + 1])));
+    const subject = (i === 0 && (!m[4] || m[4] === ',')) || (!m[4] && subjectYou(previous, words[i + 1]));
     words[i] = `${m[1]}${subject ? (capital ? 'They' : 'they') : 'them'}${m[4]}`;
   }
   return words

@@ -233,10 +233,10 @@ export function pickSummary(transcript: string, opts: SummaryOptions = {}): Pick
   for (const s of story) {
     if (s.speaker) wordsBySpeaker.set(s.speaker, (wordsBySpeaker.get(s.speaker) ?? 0) + s.text.length);
   }
+  // The game master speaks most; alone, they are the one who plays no character of the party.
+  const top = [...wordsBySpeaker.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
   const narrator =
-    wordsBySpeaker.size > 1
-      ? ([...wordsBySpeaker.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null)
-      : null;
+    wordsBySpeaker.size > 1 || (top !== null && map.size > 0 && !map.characterOf(top)) ? top : null;
   const speakerOfLine = new Map(story.map((s) => [s.line, s.speaker]));
   const narration = (s: Sentence): NarrationContext => ({
     character: map.characterOf(s.speaker),
