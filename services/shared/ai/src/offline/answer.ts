@@ -222,9 +222,13 @@ const ITEM_WORDS =
   /\b(?:curse|mockery|bolt|blast|missile|smite|fireball|stoneskin|invisibility|haste|strike|ward|word|sight|step|fall|wounds|spray|sphere|bag|sword|blade|ring|amulet|staff|cloak|boots|potion|scroll|gem|orb|wand|dagger|axe|bow|shield|armou?r|necklace|tome|flask|pendant|gauntlets?|helm|circlet|bracers)\b/i;
 // What is said of a person and not of a place: "talks to Ophelia", "Ophelia nods".
 const PERSON_BEFORE =
-  /\b(?:talks? to|speaks? (?:to|with)|(?:introduce|introduces) \w+ to|turns? to|waves? to|nods? to|bows? to|calls? (?:to|out to)|(?:hands?|gives?|passes?|shows?|brings?|offers?|sells?) (?:it|them|this|that|one) to|asks?|tells?|thanks?|hugs?|meets?|met|greets?|introduces?|Mr\.|Mrs\.|Ms\.|Lady|Lord|Sir|Captain)\s+(?:the\s+)?$/i;
+  /\b(?:talks? to|speaks? (?:to|with)|(?:introduce|introduces) \w+ to|turns? to|waves? to|nods? to|bows? to|calls? (?:to|out to)|brings? us (?:back )?to|(?:hands?|gives?|passes?|shows?|brings?|offers?|sells?) (?:it|them|this|that|one) to|asks?|tells?|thanks?|hugs?|meets?|met|greets?|introduces?|Mr\.|Mrs\.|Ms\.|Lady|Lord|Sir|Captain)\s+(?:the\s+)?$/i;
 const PERSON_AFTER =
-  /^(?:['’]s\s+(?:face|eyes|hands?|voice|head|attention|arms?|shoulders?|daughter|son|father|mother|wife|husband|brother|sister)|\s+(?:says|said|asks|asked|nods|nodded|smiles|smiled|turns|replies|responds|shakes|laughs|grins|steps|stands|sits|walks|glances|leans|shrugs|sighs|whispers|tells|looks (?:at|over|up|down)|hands|gives|presents|frowns|winks|chuckles|knows|thinks|wants|doesn't|didn't|throws|waves|points|stares|watches|reaches|pulls|grabs|yells|shouts|screams|gasps))\b/i;
+  /^(?:,\s+(?:you|your|you're|you’re|what|how|where|why|are|do|can|is)\b|['’]s\s+(?:face|eyes|hands?|voice|head|attention|arms?|shoulders?|daughter|son|father|mother|wife|husband|brother|sister)|\s+(?:says|said|asks|asked|nods|nodded|smiles|smiled|turns|replies|responds|shakes|laughs|grins|steps|stands|sits|walks|glances|leans|shrugs|sighs|whispers|tells|looks (?:at|over|up|down)|hands|gives|presents|frowns|winks|chuckles|knows|thinks|wants|doesn't|didn't|throws|waves|points|stares|watches|reaches|pulls|grabs|yells|shouts|screams|gasps))\b/i;
+// A spell or an ability, not a person or a place: "I cast Featherfall", "I can Commune With
+// Nature", "my Thorn Whip", "the Hunter's Mark spell".
+const SPELL_BEFORE = /\b(?:cast|casts|casting|to do|I do|can do|I can|you can|use|uses|using|my|your)\s+$/i;
+const SPELL_AFTER = /^\s+(?:spell|cantrip|ritual)\b/i;
 // Lines that leave something open: questions and obligations, promises, the missing.
 export const THREAD_CUES =
   /\?|\b(?:must|need to|needs to|promised?|promises|swore|vow(?:ed|s)?|owe[sd]?|missing|search(?:ing)? for|looking for|rescue|hunt(?:ing)? (?:for|down)|track(?:ing)? down|plan(?:s|ning)? to|will return|yet to|unknown|mysterious|secret|rumou?rs?|warn(?:ed|ing)?|disappeared|kidnapped|stolen|cursed?)\b/i;
@@ -250,6 +254,7 @@ export function namedCast(sentences: Sentence[], minCount = 2): { characters: st
   ).filter((n) => n.count >= minCount);
   const placeHits = new Map<string, number>();
   const personHits = new Map<string, number>();
+  const spellHits = new Map<string, number>();
   for (const s of sentences) {
     for (const { term } of names.slice(0, 60)) {
       const at = s.text.indexOf(term);
@@ -258,6 +263,9 @@ export function namedCast(sentences: Sentence[], minCount = 2): { characters: st
       const after = s.text.slice(at + term.length, at + term.length + 16);
       if (PLACE_CONTEXT.test(before) && !PERSON_BEFORE.test(before)) {
         placeHits.set(term, (placeHits.get(term) ?? 0) + 1);
+      }
+      if (SPELL_BEFORE.test(before) || SPELL_AFTER.test(after)) {
+        spellHits.set(term, (spellHits.get(term) ?? 0) + 1);
       }
       // Someone who speaks, nods or is spoken to is a person, whatever "to" came before.
       if (PERSON_BEFORE.test(before) || PERSON_AFTER.test(after) || (at === 0 && after.startsWith(','))) {
@@ -271,6 +279,8 @@ export function namedCast(sentences: Sentence[], minCount = 2): { characters: st
     // The Bag of Holding, the Summer's Dance blade, Vicious Mockery: things and spells, neither
     // people nor places.
     if (ITEM_WORDS.test(term)) continue;
+    const spell = spellHits.get(term) ?? 0;
+    if (spell > 0 && spell >= (personHits.get(term) ?? 0)) continue;
     const hits = placeHits.get(term) ?? 0;
     const isPlace =
       PLACE_WORDS.test(term) ||

@@ -69,6 +69,25 @@ describe('who is who', () => {
     expect(characters).not.toContain('Vicious Mockery');
   });
 
+  it('takes a spell by how it is used, a name called out or whose turn it is for a person, and no sponsor', () => {
+    const story = transcriptSentences(
+      [
+        '[00:00:01] LIAM: Now I cast Featherfall on myself. He cast Featherfall as well.',
+        '[00:00:04] MARISHA: Will my Thorn Whip reach him? I will try and pull it with the Thorn Whip spell.',
+        '[00:00:07] MATT: That brings us to Vex. Then back to Vex, who is next to Clarota.',
+        '[00:00:10] MATT: (gasps) Vex, what are you doing? Clarota shakes his head at Vex.',
+        '[00:00:13] MATT: Our sponsor is D&D Beyond, and D&D Beyond has the rules. Clarota nods.',
+        '[00:00:16] MATT: Clarota whispers, "Stay at bay." Clarota says, "Stay here."',
+      ].join('\n'),
+    );
+    const { characters, places } = namedCast(story, 2);
+    expect(characters).toEqual(expect.arrayContaining(['Vex', 'Clarota']));
+    expect(places).not.toContain('Vex');
+    for (const nobody of ['Featherfall', 'Thorn Whip', 'Beyond', 'Stay']) {
+      expect([...characters, ...places]).not.toContain(nobody);
+    }
+  });
+
   it("keeps the user's links and fills in the rest; a character's short name finds its player", () => {
     const map = characterMapFor(table, [{ speaker: 'LAURA', character: 'Vex' }]);
     expect(map.characterOf('LAURA')).toBe('Vex');

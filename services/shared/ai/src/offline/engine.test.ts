@@ -131,6 +131,17 @@ describe('OfflineEngine', () => {
       expect(summary.length).toBeLessThan(10_000);
     });
 
+    it("lists what was found or paid as loot, not information handed over or a potion's dice", async () => {
+      const { crd3Transcript } = await crd3();
+      const transcript = crd3Transcript('C1E005', { timed: true, secondsPerTurn: 5 });
+      const summary = await engine.summarizeSession(ctx('session_summary'), { name: 'C1E005', transcript });
+      const loot = summary.split('### Loot and rewards')[1]!.split('###')[0]!;
+      expect(loot).toMatch(/gold/);
+      expect(loot).not.toMatch(/information|secret entrance|\dd\d/);
+      const people = summary.split('### People met')[1]!.split('###')[0]!;
+      expect(people).not.toMatch(/Featherfall|Thorn Whip|Commune/);
+    });
+
     it('gives a short window a sentence or two of its own text, with its moments', async () => {
       const { crd3Transcript } = await crd3();
       const transcript = crd3Transcript('C1E022', { timed: true, turns: 40 });

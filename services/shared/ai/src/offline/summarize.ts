@@ -357,7 +357,7 @@ function links(sentences: Sentence[]): string {
 }
 
 const LOOT =
-  /\b(?:\d[\d,]*\s*(?:gold|silver|copper|platinum|gp|pieces?)|gold|platinum|coins?|reward(?:s|ed)?|treasure|loot|potions?|scrolls?|amulet|ring|gems?|jewel(?:s|ry)?|magic(?:al)? (?:item|weapon|armor)|pays? you|paid|receive[sd]?|hands? over|(?:gives?|hands?) (?:you|them|him|her) (?:a|an|the|this|these|two|three|some|\d+)\b(?! (?:little|idea|sense|moment|look|chance|second|feeling|glance|nod|smile|hint|clue|warning|hard time)\b)|purse|payment|bounty)\b/i;
+  /\b(?:\d[\d,]*\s*(?:gold|silver|copper|platinum|gp|pieces?)|gold|platinum|coins?|reward(?:s|ed)?|treasure|loot|potions?|scrolls?|amulet|ring|gems?|jewel(?:s|ry)?|magic(?:al)? (?:item|weapon|armor)|pays? you|paid|receive[sd]?|hands? over|(?:gives?|hands?) (?:you|them|him|her) (?:a|an|the|this|these|two|three|some|\d+)\b(?! (?:little|idea|sense|moment|look|chance|second|feeling|glance|nod|smile|hint|clue|warning|hard time|information|secret|location|way|answer|name|details?|rundown|benefit|option|opportunity|choice|directions?|entrance|password|signal|order|command)\b)|purse|payment|bounty)\b/i;
 
 /** A sentence cut off on a word that needs more after it. */
 const FRAGMENT_END =
@@ -440,6 +440,8 @@ function sessionSummary(name: string, transcript: string, opts: SummaryOptions):
       (s) =>
         LOOT.test(s.text) &&
         !s.text.trim().endsWith('?') &&
+        // "A level two potion would be 4d4 + 4" is the rules, not what was found.
+        !/\b\d*d\d+\b/i.test(s.text) &&
         tableTalk(s.text) < 0.3 &&
         s.text.split(/\s+/).length >= 6 &&
         told(s),

@@ -167,8 +167,11 @@ export function namedTerms(
         const word = raw.replace(/^[^\p{L}]+|[^\p{L}]+$/gu, '').replace(/['’]s$/, '');
         const endsClause = /[,;:.!?"”)]$/.test(raw);
         const isName = NAME_WORD.test(word) && word !== word.toUpperCase() && !/^["“(]?[a-z]/.test(raw);
-        if (isName) {
-          if (run.length === 0) runStart = i;
+        // "D&D Beyond": a name that goes on from a brand written with "&" is the brand.
+        const brand = run.length === 0 && /&/.test(words[i - 1] ?? '');
+        if (isName && !brand) {
+          // A word opening a quote starts what is said ("...whispers, "Stay at bay."").
+          if (run.length === 0) runStart = /^["“‘(]/.test(raw) ? 0 : i;
           run.push(word);
           if (endsClause) flush(i);
         } else {
