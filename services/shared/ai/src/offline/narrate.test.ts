@@ -136,6 +136,31 @@ describe('narrate', () => {
     );
   });
 
+  it("conjugates the same character's next verbs after 'and'", () => {
+    const vex = { ...ctx, character: 'Vex' };
+    expect(narrate('I cast Hunter’s Mark and fire at the ooze.', vex)).toBe(
+      'Vex casts Hunter’s Mark and fires at the ooze.',
+    );
+    expect(narrate('I grab the rope and then climb, and Grog follows.', vex)).toBe(
+      'Vex grabs the rope and then climbs, and Grog follows.',
+    );
+    // Not a verb of hers: "cheers" stays a noun.
+    expect(narrate('I look at the fireworks and cheers.', vex)).toBe(
+      'Vex looks at the fireworks and cheers.',
+    );
+  });
+
+  it('finds the character called on mid-sentence, and says "thank you" as it was said', () => {
+    const gm = { ...ctx, narrator: true, characters: ['Percy', 'Grog'] };
+    expect(narrate("Top of the round, Percy you're up.", gm)).toBe('Top of the round, Percy is up.');
+    expect(narrate('Thank you again, a great session tonight.', gm)).toBe(
+      'Thank you again, a great session tonight.',
+    );
+    expect(narrate('Thank you, and you see the gate.', { ...gm, addressee: 'Grog' })).toBe(
+      'Thank you, and Grog sees the gate.',
+    );
+  });
+
   it('leaves out "you guys" called out to the table', () => {
     expect(narrate("You guys, I've never had one.", { ...ctx, narrator: true })).toBe("I've never had one.");
     expect(narrate('It is as good as the letter, you guys!', { ...ctx, narrator: true })).toBe(

@@ -100,6 +100,16 @@ const ADVERBS = new Set(
     ' ',
   ),
 );
+// Verbs a player says they do, in their base form: after "and" with no subject of their own
+// they are the same character's ("I grab it and run" → "Grog grabs it and runs").
+const ACTIONS = new Set(
+  `do go take make run attack hit cast move grab try use jump pull push look walk throw swing fire
+  shoot stab get put drop turn step climb hide keep hold draw give follow lift kick punch reach
+  slam heal drink eat open close check search say tell ask sit stand wait watch leave head rush
+  charge dash duck dodge slash strike bring carry pick toss fly land spin smash break cut catch
+  shove knock sneak whisper shout yell call point nod smile laugh hug touch listen bite start
+  begin throw aim load stop hand slide kneel lean wave`.split(/\s+/),
+);
 // Words after "I" that are not verbs to conjugate (the sentence keeps "I" there).
 const NOT_VERBS = new Set(
   'a an the and or but to of in on at with for from as if so that this it my your his her their our'.split(
@@ -153,6 +163,9 @@ const PREPOSITION =
 const NOT_PARTICIPLE =
   /^(?:(?:some|any|no|every)?thing|king|ring|wing|string|spring|morning|evening|ceiling|building|sibling|darling|clothing|meeting|wedding|during)$/i;
 const CONJUNCTION = /^(?:and|but|then|so|if|when|as|that|because|until|while|or|once|before|after)$/i;
+
+// "Thank you" is said to whoever listens, not told of anyone.
+const THANK = /^["“(]?thank$/i;
 
 /** A word without the punctuation after it ("away." → "away"). */
 function bare(word: string | undefined): string {
@@ -213,6 +226,7 @@ export function toThirdPerson(
     const m = pattern.exec(words[i]!);
     if (!m) continue;
     const previous = i === 0 ? '' : words[i - 1]!;
+    if (pronoun === 'you' && THANK.test(previous)) continue;
     // "I" is only ever a subject ("I think I know"); "you" may be an object.
     const subjectPosition =
       pronoun === 'I' ||
@@ -266,6 +280,14 @@ export function toThirdPerson(
           ? "wasn't"
           : thirdSingular(v[1]!);
     words[j] = verb + v[2]!;
+    // The same subject's next verbs: "Vex draws her bow and fires", "and then runs".
+    for (let k = j + 1; k < words.length - 1 && !/[.!?;:]$/.test(words[k - 1]!); k++) {
+      if (!/^and$/i.test(words[k]!)) continue;
+      let w = k + 1;
+      while (w < words.length - 1 && (/^then$/i.test(words[w]!) || isAdverb(words[w]!))) w += 1;
+      const c = /^([a-z]+)([,.;:!?]*)$/.exec(words[w] ?? '');
+      if (c && ACTIONS.has(c[1]!)) words[w] = thirdSingular(c[1]!) + c[2]!;
+    }
   }
   return possessives(words.join(' '), subject, pronoun, pronouns);
 }
@@ -301,7 +323,7 @@ function possessives(text: string, subject: string, pronoun: 'I' | 'you', pronou
     .replace(/\byour\b/g, f.possessive)
     .replace(/\bYour\b/g, capital)
     .replace(/\byours\b/g, f.own)
-    .replace(/(?<=\s)you\b/g, f.object);
+    .replace(/(?<=\s)(?<![Tt]hank\s)you\b/g, f.object);
 }
 
 /** Who a sentence is about when told as narrative: its speaker's character, or the party. */
@@ -342,8 +364,11 @@ export function narrate(text: string, ctx: NarrationContext): string {
   }
   if (ctx.narrator && !t.endsWith('?')) {
     // "Caleb, you find ..." is about Caleb; otherwise "you" is the party.
+    // ("Top of the round, Percy, you're up" is about Percy as well.)
     const addressed =
-      /^([\p{Lu}][\p{L}'’-]+),\s+(?=your?\b)/u.exec(t) ?? /,\s+([\p{Lu}][\p{L}'’-]+)(?=[.!]$)/u.exec(t);
+      /^([\p{Lu}][\p{L}'’-]+),\s+(?=your?\b)/u.exec(t) ??
+      /(?<=,\s+)([\p{Lu}][\p{L}'’-]+),?\s+(?=you(?:['’]re)?\b)/u.exec(t) ??
+      /,\s+([\p{Lu}][\p{L}'’-]+)(?=[.!]$)/u.exec(t);
     const who = addressed
       ? ctx.characters.find((c) => {
           const [a, b] = [c.toLowerCase(), addressed[1]!.toLowerCase()];
@@ -407,7 +432,7 @@ export function toParty(text: string): string {
   const words = text.split(' ');
   for (let i = 0; i < words.length; i++) {
     const m = /^(["“(]?)([Yy])ou(?:['’](re|ve|ll|d))?([,.;:!?"”)]*)$/.exec(words[i]!);
-    if (!m) continue;
+    if (!m || THANK.test(words[i - 1] ?? '')) continue;
     const capital = m[2] === 'Y';
     if (m[3]) {
       words[i] = `${m[1]}${capital ? 'They' : 'they'}'${m[3]}${m[4]}`;
