@@ -161,6 +161,20 @@ describe('narrate', () => {
     );
   });
 
+  it('tells "you guys" as one "you", and a player\'s "Do I" of one character', () => {
+    const gm = { ...ctx, narrator: true };
+    expect(narrate("They're not too keen on you guys.", gm)).toBe("They're not too keen on them.");
+    expect(narrate('As the javelins strike all you guys, it explodes.', gm)).toBe(
+      'As the javelins strike them, it explodes.',
+    );
+    expect(narrate('Are you all right?', gm)).toBe('Are you all right?');
+    const percy = { ...ctx, character: 'Percy' };
+    expect(narrate('Do I get to roll more hit points?', percy)).toBe(
+      'Does Percy get to roll more hit points?',
+    );
+    expect(narrate('Am I close enough?', percy)).toBe('Is Percy close enough?');
+  });
+
   it('leaves out "you guys" called out to the table', () => {
     expect(narrate("You guys, I've never had one.", { ...ctx, narrator: true })).toBe("I've never had one.");
     expect(narrate('It is as good as the letter, you guys!', { ...ctx, narrator: true })).toBe(

@@ -208,6 +208,13 @@ export function withoutCallOut(text: string): string {
   return out || text;
 }
 
+/** "You guys", "you folks" and "you all" are "you" ("not too keen on you guys." → "on you."). */
+function withoutGuys(text: string): string {
+  return text
+    .replace(/\ball ([Yy]ou) (?:guys|folks)\b/g, '$1')
+    .replace(/\b([Yy]ou) (?:guys|folks|all\b(?! right))\b/g, '$1');
+}
+
 /**
  * A first- or second-person sentence about `subject` told in the third person. `pronoun` is
  * "I" (a player speaking as their character) or "you" (the game master narrating to them).
@@ -218,7 +225,7 @@ export function toThirdPerson(
   pronoun: 'I' | 'you',
   pronouns: Pronouns = 'they',
 ): string {
-  const words = text.split(' ');
+  const words = (pronoun === 'you' ? withoutGuys(text) : text).split(' ');
   const pattern =
     pronoun === 'I' ? /^(["“(]?)I(?:['’](m|ve|ll|d))?$/ : /^(["“(]?)[Yy]ou(?:['’](re|ve|ll|d))?$/;
   let named = false;
@@ -238,6 +245,15 @@ export function toThirdPerson(
     if (!subjectPosition) continue;
     const start = i === 0 || /[.!?]$/.test(previous);
     const first = !named;
+    // "Do I get to roll?" asks of one character: "Does Percy get to roll?"
+    const asked = /^([Dd]o|[Aa]m|[Hh]ave)$/.exec(previous);
+    if (asked && (first || pronouns !== 'they')) {
+      const singular = { do: 'does', am: 'is', have: 'has' }[asked[1]!.toLowerCase() as 'do' | 'am' | 'have'];
+      words[i - 1] =
+        asked[1]![0] === asked[1]![0]!.toUpperCase()
+          ? singular.charAt(0).toUpperCase() + singular.slice(1)
+          : singular;
+    }
     let name: string;
     if (named) {
       // Named once, the subject is a pronoun after that ("Vex draws and she fires", "they fire").
@@ -272,7 +288,8 @@ export function toThirdPerson(
     const v = /^([a-z]+(?:n['’]t)?)([,.;:!?]*)$/.exec(words[j] ?? '');
     if (!v || NOT_VERBS.has(v[1]!)) continue;
     // After "can", "should", "did" the verb stays as it is ("Can Vex talk to him?").
-    if (/^(?:can|could|will|would|shall|should|may|might|must|do|does|did|let)$/i.test(previous)) continue;
+    if (/^(?:can|could|will|would|shall|should|may|might|must|do|does|did|let|am|have)$/i.test(previous))
+      continue;
     const verb =
       pronoun === 'you' && v[1] === 'were'
         ? 'was'
@@ -429,7 +446,7 @@ export function plainPresent(text: string): string {
  * account tells it: "You enter the cave" → "They enter the cave").
  */
 export function toParty(text: string): string {
-  const words = text.split(' ');
+  const words = withoutGuys(text).split(' ');
   for (let i = 0; i < words.length; i++) {
     const m = /^(["“(]?)([Yy])ou(?:['’](re|ve|ll|d))?([,.;:!?"”)]*)$/.exec(words[i]!);
     if (!m || THANK.test(words[i - 1] ?? '')) continue;
