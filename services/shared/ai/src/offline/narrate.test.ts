@@ -144,6 +144,7 @@ describe('narrate', () => {
     expect(narrate('I grab the rope and then climb, and Grog follows.', vex)).toBe(
       'Vex grabs the rope and then climbs, and Grog follows.',
     );
+    expect(narrate('I now see the city and then blink.', vex)).toBe('Vex now sees the city and then blinks.');
     // Not a verb of hers: "cheers" stays a noun.
     expect(narrate('I look at the fireworks and cheers.', vex)).toBe(
       'Vex looks at the fireworks and cheers.',

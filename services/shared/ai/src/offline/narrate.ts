@@ -96,7 +96,7 @@ const PAST = new Set(
 );
 // Words that may sit between the subject and its verb ("I just attack").
 const ADVERBS = new Set(
-  'just also really then actually still quickly slowly immediately already never always only even totally definitely probably quietly carefully'.split(
+  'just also really then actually still now first again instead quickly slowly immediately already never always only even totally definitely probably quietly carefully'.split(
     ' ',
   ),
 );
@@ -108,7 +108,8 @@ const ACTIONS = new Set(
   slam heal drink eat open close check search say tell ask sit stand wait watch leave head rush
   charge dash duck dodge slash strike bring carry pick toss fly land spin smash break cut catch
   shove knock sneak whisper shout yell call point nod smile laugh hug touch listen bite start
-  begin throw aim load stop hand slide kneel lean wave`.split(/\s+/),
+  begin throw aim load stop hand slide kneel lean wave manage free find notice see hear feel spot
+  finish continue return decide blink glance realize`.split(/\s+/),
 );
 // Words after "I" that are not verbs to conjugate (the sentence keeps "I" there).
 const NOT_VERBS = new Set(
