@@ -176,6 +176,20 @@ describe('narrate', () => {
     expect(narrate('Am I close enough?', percy)).toBe('Is Percy close enough?');
   });
 
+  it('drops a stutter and what a stage note leaves behind, and keeps a question asked in character', () => {
+    expect(
+      narrate('All right, so you, you blast the ogre with three.', {
+        ...ctx,
+        narrator: true,
+        addressee: 'Vex',
+      }),
+    ).toBe('Vex blasts the ogre with three.');
+    expect(compress('The dwarves at the door go, (hearty laughter).')).toBe('The dwarves at the door go.');
+    expect(narrate('Have you seen my son?', { ...ctx, character: 'Caleb' })).toBe(
+      'Caleb: Have you seen my son?',
+    );
+  });
+
   it('leaves out "you guys" called out to the table', () => {
     expect(narrate("You guys, I've never had one.", { ...ctx, narrator: true })).toBe("I've never had one.");
     expect(narrate('It is as good as the letter, you guys!', { ...ctx, narrator: true })).toBe(

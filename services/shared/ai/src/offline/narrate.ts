@@ -34,6 +34,10 @@ const TRAILING = /\s*(?:--|—|–)\s*[^-—–]*$/;
 /** A sentence without its discourse markers, fillers and stage notes (laughter, crosstalk). */
 export function compress(text: string): string {
   let t = text.replace(STAGE, ' ').replace(/\s+/g, ' ').trim();
+  // A stage note taken out of "the dwarves go, (laughter)." leaves no ", ." behind.
+  t = t.replace(/\s*[,;:]\s*(?=[.!?…]|$)/g, '');
+  // A word said twice as the speaker finds their feet: "so you, you blast the ogre".
+  t = t.replace(/\b(I|you|we|he|she|they|it|the|a|an|and|so|but|then)(?:,? \1\b)+/gi, '$1');
   t = t.replace(INNER_FILLER, ',');
   t = t.replace(HEDGES, '');
   // What a character perceives is told as it happens: "you can see a door" → "you see a door".
@@ -373,7 +377,9 @@ export function narrate(text: string, ctx: NarrationContext): string {
       'I',
       ctx.pronounsOf?.(ctx.character),
     );
-    if (told !== t) return plainPresent(told);
+    // "Have you seen my son?" is asked in character, of someone: it keeps its speaker.
+    const asks = /\?["”’']?$/.test(t) && /\byou\b/i.test(t) && !/\bI\b/.test(t);
+    if (told !== t && !asks) return plainPresent(told);
     // "Caleb is too poor": a player telling of their own character needs no name in front.
     const first = ctx.character.split(/['’\s-]/)[0]!;
     if (t.toLowerCase().startsWith(first.toLowerCase()) && !/\p{L}/u.test(t.charAt(first.length)))
