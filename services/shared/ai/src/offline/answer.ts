@@ -231,7 +231,7 @@ const SPELL_BEFORE = /\b(?:cast|casts|casting|to do|I do|can do|I can|you can|us
 const SPELL_AFTER = /^\s+(?:spell|cantrip|ritual)\b/i;
 // Lines that leave something open: questions and obligations, promises, the missing.
 export const THREAD_CUES =
-  /\?|\b(?:must|need to|needs to|promised?|promises|swore|vow(?:ed|s)?|owe[sd]?|missing|search(?:ing)? for|looking for|rescue|hunt(?:ing)? (?:for|down)|track(?:ing)? down|plan(?:s|ning)? to|will return|yet to|unknown|mysterious|secret|rumou?rs?|warn(?:ed|ing)?|disappeared|kidnapped|stolen|cursed?)\b/i;
+  /\?|\b(?:must|(?<!(?:n['’]t|not|no) )needs? to|promised?|promises|swore|vow(?:ed|s)?|owe[sd]?|(?:gone|went|go|goes|still|been) missing|missing (?:person|people|child|children|friend|brother|sister|daughter|son|father|mother)|search(?:ing)? for|looking for|rescue|hunt(?:ing)? (?:for|down)|track(?:ing)? down|plan(?:s|ning)? to|will return|yet to|unknown|mysterious|secret|rumou?rs?|warn(?:ed|ing)?|disappeared|kidnapped|stolen|cursed?)\b/i;
 
 /**
  * A question about the rules or the table, not the story: a player asking what they may do
@@ -315,9 +315,19 @@ export function openThreads(sentences: Sentence[], limit: number, names: string[
       ),
   );
   const named = candidates.filter((s) => names.some((n) => mentions(s.text, n)));
+  // A line naming no one must say more to be a thread: not "I need to make another", nor a
+  // rule ("If Grog wanted to do a frenzy action, but he doesn't need to").
+  const unnamed = candidates.filter(
+    (s) =>
+      s.text.split(/\s+/).length >= 8 &&
+      tableTalk(s.text) <= 0.2 &&
+      !/\b(?:action|reaction|check|roll|spell slot|damage|advantage|initiative|turn|frenzy|concentration|hit points?)\b/i.test(
+        s.text,
+      ),
+  );
   const out: Sentence[] = [];
   const seen = new Set<number>();
-  for (const pool of [named, candidates]) {
+  for (const pool of [named, unnamed]) {
     for (let i = pool.length - 1; i >= 0 && out.length < limit; i--) {
       const s = pool[i]!;
       if (seen.has(s.line)) continue;

@@ -132,6 +132,19 @@ describe('open threads', () => {
     const threads = openThreads(lines, 4, ['Ophelia', 'Whitestone']).map((s) => s.time);
     expect(threads).toEqual(['01:00:25', '01:00:15']);
   });
+
+  it('takes no missed attack, no rule and no short aside for a thread', () => {
+    const lines = transcriptSentences(
+      [
+        "[02:00:00] MATT: As Tiberius is missing he'll form it into a spike at the end.",
+        "[02:00:05] TRAVIS: If Grog wanted to do a frenzy action, but he doesn't need to.",
+        '[02:00:10] SAM: I need to make another.',
+        '[02:00:15] MATT: Mysterious appearance of paper towels.',
+        '[02:00:20] MATT: The miller says his daughter has gone missing since the storm two nights ago.',
+      ].join('\n'),
+    );
+    expect(openThreads(lines, 4, []).map((s) => s.time)).toEqual(['02:00:20']);
+  });
 });
 
 describe('answers', () => {

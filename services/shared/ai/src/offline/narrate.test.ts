@@ -145,6 +145,7 @@ describe('narrate', () => {
       'Vex grabs the rope and then climbs, and Grog follows.',
     );
     expect(narrate('I now see the city and then blink.', vex)).toBe('Vex now sees the city and then blinks.');
+    expect(narrate('I try and swing at the imp.', vex)).toBe('Vex tries to swing at the imp.');
     // Not a verb of hers: "cheers" stays a noun.
     expect(narrate('I look at the fireworks and cheers.', vex)).toBe(
       'Vex looks at the fireworks and cheers.',

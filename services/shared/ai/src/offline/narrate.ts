@@ -100,7 +100,7 @@ const PAST = new Set(
 );
 // Words that may sit between the subject and its verb ("I just attack").
 const ADVERBS = new Set(
-  'just also really then actually still now first again instead quickly slowly immediately already never always only even totally definitely probably quietly carefully'.split(
+  'just also really then actually still now first again instead ever quickly slowly immediately already never always only even totally definitely probably quietly carefully'.split(
     ' ',
   ),
 );
@@ -304,7 +304,8 @@ export function toThirdPerson(
     words[j] = verb + v[2]!;
     // The same subject's next verbs: "Vex draws her bow and fires", "and then runs".
     for (let k = j + 1; k < words.length - 1 && !/[.!?;:]$/.test(words[k - 1]!); k++) {
-      if (!/^and$/i.test(words[k]!)) continue;
+      // ("tries and swings" is not two things done: "try and swing" is "try to swing".)
+      if (!/^and$/i.test(words[k]!) || /^(?:try|tries)$/i.test(words[k - 1]!)) continue;
       let w = k + 1;
       while (w < words.length - 1 && (/^then$/i.test(words[w]!) || isAdverb(words[w]!))) w += 1;
       const c = /^([a-z]+)([,.;:!?]*)$/.exec(words[w] ?? '');
