@@ -222,13 +222,17 @@ const ITEM_WORDS =
   /\b(?:curse|mockery|bolt|blast|missile|smite|fireball|stoneskin|invisibility|haste|strike|ward|word|sight|step|fall|wounds|spray|sphere|bag|sword|blade|ring|amulet|staff|cloak|boots|potion|scroll|gem|orb|wand|dagger|axe|bow|shield|armou?r|necklace|tome|flask|pendant|gauntlets?|helm|circlet|bracers)\b/i;
 // What is said of a person and not of a place: "talks to Ophelia", "Ophelia nods".
 const PERSON_BEFORE =
-  /\b(?:talks? to|speaks? (?:to|with)|(?:introduce|introduces) \w+ to|turns? to|waves? to|nods? to|bows? to|calls? (?:to|out to)|brings? us (?:back )?to|(?:hands?|gives?|passes?|shows?|brings?|offers?|sells?) (?:it|them|this|that|one) to|asks?|tells?|thanks?|hugs?|meets?|met|greets?|introduces?|Mr\.|Mrs\.|Ms\.|Lady|Lord|Sir|Captain)\s+(?:the\s+)?$/i;
+  /\b(?:talks? to|speaks? (?:to|with)|(?:introduce|introduces) \w+ to|turns? to|waves? to|nods? to|bows? to|calls? (?:to|out to)|brings? us (?:back )?to|(?:name|names|named|call|calls|called) (?:him|her|it)|feed(?:s|ing)?|(?:hands?|gives?|passes?|shows?|brings?|offers?|sells?) (?:it|them|this|that|one) to|asks?|tells?|thanks?|hugs?|meets?|met|greets?|introduces?|Mr\.|Mrs\.|Ms\.|Lady|Lord|Sir|Captain)\s+(?:the\s+)?$/i;
 const PERSON_AFTER =
   /^(?:,\s+(?:you|your|you're|you’re|what|how|where|why|are|do|can|is)\b|['’]s\s+(?:face|eyes|hands?|voice|head|attention|arms?|shoulders?|daughter|son|father|mother|wife|husband|brother|sister)|\s+(?:says|said|asks|asked|nods|nodded|smiles|smiled|turns|replies|responds|shakes|laughs|grins|steps|stands|sits|walks|glances|leans|shrugs|sighs|whispers|tells|looks (?:at|over|up|down)|hands|gives|presents|frowns|winks|chuckles|knows|thinks|wants|doesn't|didn't|throws|waves|points|stares|watches|reaches|pulls|grabs|yells|shouts|screams|gasps))\b/i;
 // A spell or an ability, not a person or a place: "I cast Featherfall", "I can Commune With
 // Nature", "my Thorn Whip", "the Hunter's Mark spell".
 const SPELL_BEFORE = /\b(?:cast|casts|casting|to do|I do|can do|I can|you can|use|uses|using|my|your)\s+$/i;
-const SPELL_AFTER = /^\s+(?:spell|cantrip|ritual)\b/i;
+const SPELL_AFTER = /^\s+(?:spell|cantrip|ritual|damage)\b/i;
+// A spell said as a verb: "I Hunter's Mark him", "going to Hunter's Mark one of them".
+const SPELL_VERB_BEFORE =
+  /\b(?:I|you|he|she|we|they|to|gonna|I'll|I’ll|didn't|didn’t|I've|I’ve|will|can)\s+$/;
+const SPELL_VERB_AFTER = /^(?:ed)?\s+(?:him|her|them|it|one)\b/;
 // Lines that leave something open: questions and obligations, promises, the missing.
 export const THREAD_CUES =
   /\?|\b(?:must|(?<!(?:n['’]t|not|no) )needs? to|promised?|promises|swore|vow(?:ed|s)?|owe[sd]?|(?:gone|went|go|goes|still|been) missing|missing (?:person|people|child|children|friend|brother|sister|daughter|son|father|mother)|search(?:ing)? for|looking for|rescue|hunt(?:ing)? (?:for|down)|track(?:ing)? down|plan(?:s|ning)? to|will return|yet to|unknown|mysterious|secret|rumou?rs?|warn(?:ed|ing)?|disappeared|kidnapped|stolen|cursed?)\b/i;
@@ -264,7 +268,11 @@ export function namedCast(sentences: Sentence[], minCount = 2): { characters: st
       if (PLACE_CONTEXT.test(before) && !PERSON_BEFORE.test(before)) {
         placeHits.set(term, (placeHits.get(term) ?? 0) + 1);
       }
-      if (SPELL_BEFORE.test(before) || SPELL_AFTER.test(after)) {
+      if (
+        SPELL_BEFORE.test(before) ||
+        SPELL_AFTER.test(after) ||
+        (SPELL_VERB_BEFORE.test(before) && SPELL_VERB_AFTER.test(after))
+      ) {
         spellHits.set(term, (spellHits.get(term) ?? 0) + 1);
       }
       // Someone who speaks, nods or is spoken to is a person, whatever "to" came before.

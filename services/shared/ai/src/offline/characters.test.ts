@@ -78,12 +78,17 @@ describe('who is who', () => {
         '[00:00:10] MATT: (gasps) Vex, what are you doing? Clarota shakes his head at Vex.',
         '[00:00:13] MATT: Our sponsor is D&D Beyond, and D&D Beyond has the rules. Clarota nods.',
         '[00:00:16] MATT: Clarota whispers, "Stay at bay." Clarota says, "Stay here."',
+        "[00:00:19] LAURA: I Hunter's Mark him! I'm going to Hunter's Mark one of the little ones.",
+        "[00:00:22] MATT: You return to the Slayer's Take. Back at the Slayer's Take, Vanessa nods.",
+        "[00:00:25] LAURA: I'm going to name him Lockheed. I'm feeding Lockheed some water.",
       ].join('\n'),
     );
     const { characters, places } = namedCast(story, 2);
-    expect(characters).toEqual(expect.arrayContaining(['Vex', 'Clarota']));
+    expect(characters).toEqual(expect.arrayContaining(['Vex', 'Clarota', 'Lockheed']));
     expect(places).not.toContain('Vex');
-    for (const nobody of ['Featherfall', 'Thorn Whip', 'Beyond', 'Stay']) {
+    // A name with a possessive inside keeps it.
+    expect(places).toContain("Slayer's Take");
+    for (const nobody of ['Featherfall', 'Thorn Whip', 'Beyond', 'Stay', "Hunter's Mark", 'Hunter Mark']) {
       expect([...characters, ...places]).not.toContain(nobody);
     }
   });

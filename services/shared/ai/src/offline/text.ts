@@ -148,7 +148,8 @@ export function namedTerms(
           runStart += 1;
         }
         if (run.length > 0 && run.length <= 4) {
-          const term = run.join(' ');
+          // "Vex's" is Vex; "Slayer's Take" and "Hunter's Mark" keep theirs.
+          const term = run.join(' ').replace(/['’]s$/, '');
           const key = term.toLowerCase();
           if (!excluded.has(key) && !STOP_WORDS.has(key) && term.length > 2) {
             counts.set(term, (counts.get(term) ?? 0) + 1);
@@ -164,7 +165,7 @@ export function namedTerms(
           run.push(raw);
           continue;
         }
-        const word = raw.replace(/^[^\p{L}]+|[^\p{L}]+$/gu, '').replace(/['’]s$/, '');
+        const word = raw.replace(/^[^\p{L}]+|[^\p{L}]+$/gu, '');
         const endsClause = /[,;:.!?"”)]$/.test(raw);
         const isName = NAME_WORD.test(word) && word !== word.toUpperCase() && !/^["“(]?[a-z]/.test(raw);
         // "D&D Beyond": a name that goes on from a brand written with "&" is the brand.
