@@ -80,6 +80,10 @@ const INTRODUCTION =
   /\b(?:I(?:'m| am) playing|I play|I'll be playing|playing as|my character(?:'s name)? is|my name is)\s+(?:an?\s+|the\s+)?([\p{Lu}][\p{L}'’-]+(?:\s+[\p{Lu}][\p{L}'’-]+)?)/gu;
 const VOCATIVE_START = /^([\p{Lu}][\p{L}'’-]{2,})(?:\s+and\s+[\p{Lu}][\p{L}'’-]{2,})?,\s/u;
 const VOCATIVE_END = /,\s+([\p{Lu}][\p{L}'’-]{2,})[?!.]?$/u;
+// Whose turn it is in a fight: "That brings us to Vex!", "Percy, you're up." (Not "Toya's turn":
+// a creature of the game master's has turns too.)
+const TURN =
+  /\bbrings? us (?:back )?to ([\p{Lu}][\p{L}'’-]{2,})[.!]|(?:^|[.!?,]\s+)([\p{Lu}][\p{L}'’-]{2,}),? you['’]re up\b/u;
 const NOT_A_NAME = new Set(
   `okay ok yeah yes no so well all right now then alright guys everyone everybody sure and but
   wait look hey oh ah also actually meanwhile suddenly as you hello welcome good great cool
@@ -139,8 +143,12 @@ export function inferCharacterMap(transcript: string): InferredCharacterLink[] {
       continue;
     const sentences = l.text.split(/(?<=[.!?])\s+/);
     const last = sentences.at(-1) ?? '';
+    const turn = TURN.exec(sentences.slice(-2).join(' '));
     const name =
-      VOCATIVE_START.exec(last)?.[1] ?? VOCATIVE_END.exec(last)?.[1] ?? VOCATIVE_START.exec(l.text)?.[1];
+      VOCATIVE_START.exec(last)?.[1] ??
+      VOCATIVE_END.exec(last)?.[1] ??
+      (turn ? (turn[1] ?? turn[2]) : undefined) ??
+      VOCATIVE_START.exec(l.text)?.[1];
     if (name && nameOk(name) && !speakerNames.has(name.toLowerCase())) vote(next.speaker, name, 'addressed');
   }
   const scored = [...votes.values()]

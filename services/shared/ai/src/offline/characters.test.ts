@@ -27,6 +27,21 @@ describe('who is who', () => {
     expect(links.some(([speaker]) => speaker === 'MATT')).toBe(false);
   });
 
+  it("links a player from whose turn the game master calls, but not from a creature's turn", () => {
+    const fight = [
+      '[00:00:01] MATT: The ogre swings and misses. That brings us to Vex!',
+      '[00:00:04] LAURA: I fire two arrows at it.',
+      '[00:00:07] MATT: It staggers, and looks back towards the oozes and Grog. Top of the round, Vex, you’re up.',
+      '[00:00:10] LAURA: I shoot again.',
+      '[00:00:13] MATT: Toya screams. That brings us to Beau and Jester. That is Toya’s turn.',
+      '[00:00:16] LAURA: Oh no.',
+      '[00:00:19] MATT: Toya runs. That is Toya’s turn.',
+      '[00:00:22] LAURA: Get her!',
+    ].join('\n');
+    const links = inferCharacterMap(fight).map((l) => [l.speaker, l.character]);
+    expect(links).toEqual([['LAURA', 'Vex']]);
+  });
+
   it('links a player a fellow player addresses in character, and takes no common word for a name', () => {
     const party = [
       '[00:00:01] MATT: The carriage stops outside the inn.',
