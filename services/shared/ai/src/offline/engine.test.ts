@@ -246,6 +246,24 @@ describe('OfflineEngine', () => {
         '- **Nothing yet** (2024-03-17): no summary yet.',
       ]);
     });
+
+    it("gives a session's line from its story, not a rule or a question at the table", async () => {
+      const sessions: SessionDigest[] = [
+        {
+          name: 'The Hoard',
+          date: '2024-04-01T19:00:00Z',
+          summary: [
+            '### What happened',
+            '- Do keep in mind, the Bag of Holding can hold upwards of 500 pounds. Percy, make a tinkering check.',
+            '- Can Vex carry the gold? The party hauls the dragon’s hoard out of the lair near Westruun.',
+          ].join('\n'),
+        },
+      ];
+      const text = await engine.summarizeCampaign(ctx('campaign_summary'), { name: 'VM', sessions });
+      expect(text).toContain(
+        '- **The Hoard** (2024-04-01): The party hauls the dragon’s hoard out of the lair',
+      );
+    });
   });
 
   describe('answer', () => {
