@@ -324,14 +324,13 @@ export function openThreads(sentences: Sentence[], limit: number, names: string[
   );
   const named = candidates.filter((s) => names.some((n) => mentions(s.text, n)));
   // A line naming no one must say more to be a thread: not "I need to make another", nor a
-  // rule ("If Grog wanted to do a frenzy action, but he doesn't need to").
+  // rule ("If Grog wanted to do a frenzy action, but he doesn't need to"; the dice and the
+  // like are table talk already).
   const unnamed = candidates.filter(
     (s) =>
       s.text.split(/\s+/).length >= 8 &&
       tableTalk(s.text) <= 0.2 &&
-      !/\b(?:action|reaction|check|roll|spell slot|damage|advantage|initiative|turn|frenzy|concentration|hit points?)\b/i.test(
-        s.text,
-      ),
+      !/\b(?:action|reaction|check|turn|frenzy|concentration|hit point)\b/i.test(s.text),
   );
   const out: Sentence[] = [];
   const seen = new Set<number>();

@@ -112,7 +112,7 @@ const ACTIONS = new Set(
   slam heal drink eat open close check search say tell ask sit stand wait watch leave head rush
   charge dash duck dodge slash strike bring carry pick toss fly land spin smash break cut catch
   shove knock sneak whisper shout yell call point nod smile laugh hug touch listen bite start
-  begin throw aim load stop hand slide kneel lean wave manage free find notice see hear feel spot
+  begin aim load stop hand slide kneel lean wave manage free find notice see hear feel spot
   finish continue return decide blink glance realize`.split(/\s+/),
 );
 // Words after "I" that are not verbs to conjugate (the sentence keeps "I" there).
@@ -285,7 +285,7 @@ export function toThirdPerson(
       }
     }
     // "you all", "you guys" are the party too.
-    if (first && pronoun === 'you' && /^(?:all|guys|folks|two|three|both)$/i.test(words[i + 1] ?? ''))
+    if (first && pronoun === 'you' && /^(?:all|two|three|both)$/i.test(words[i + 1] ?? ''))
       words.splice(i + 1, 1);
     words[i] = `${m[1]}${name}`;
     let j = i + 1;
@@ -463,7 +463,7 @@ export function toParty(text: string): string {
       words[i] = `${m[1]}${capital ? 'They' : 'they'}'${m[3]}${m[4]}`;
       continue;
     }
-    if (/^(?:all|guys|folks|two|three|both)$/i.test(words[i + 1] ?? '')) words.splice(i + 1, 1);
+    if (/^(?:all|two|three|both)$/i.test(words[i + 1] ?? '')) words.splice(i + 1, 1);
     const previous = i === 0 ? '' : words[i - 1]!;
     const subject = (i === 0 && (!m[4] || m[4] === ',')) || (!m[4] && subjectYou(previous, words[i + 1]));
     words[i] = `${m[1]}${subject ? (capital ? 'They' : 'they') : 'them'}${m[4]}`;

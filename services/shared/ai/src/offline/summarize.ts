@@ -574,12 +574,11 @@ function keySentences(sentences: string[], salient: string[]): string {
   );
   if (usable.length === 0) return sentences.length > 0 ? clip(sentences[0]!, 220) : '';
   // The story, not the rules or the table: "Do keep in mind, the Bag of Holding can hold
-  // upwards 500 pounds", "Percy, I want you to make a tinkering check".
+  // upwards 500 pounds", "Percy, I want you to make a tinkering check" (the dice and the like
+  // are table talk already).
   const told = usable.filter(
     (s) =>
-      !/\?["”’']?$/.test(s) &&
-      tableTalk(s) < 0.3 &&
-      !/\b(?:check|roll|damage|spell slot|hit points?|initiative|advantage|keep in mind|pounds)\b/i.test(s),
+      !/\?["”’']?$/.test(s) && tableTalk(s) < 0.3 && !/\b(?:check|hit point|keep in mind|pounds)\b/i.test(s),
   );
   if (told.length > 0) usable.splice(0, usable.length, ...told);
   const first = usable[0]!;
