@@ -199,6 +199,18 @@ describe('transcript viewer (embedded)', { timeout: 120_000 }, () => {
     const blurb = crd3Blurb('C1E001');
     await box.fill(blurb);
     expect(await save.isDisabled()).toBe(false);
+    // A save that fails: a toast and the catalogue's in-page message; the draft stays to retry.
+    const summaryCall = `**/api/transcripts/${session.id}/summary`;
+    await page.route(summaryCall, (route) =>
+      route.request().method() === 'PUT'
+        ? route.fulfill({ status: 500, json: { detail: 'boom' } })
+        : route.fallback(),
+    );
+    await save.click();
+    await toast(page, 'Failed to update summary');
+    await summary.getByText('Failed to update summary. Please try again.').waitFor();
+    expect(await box.inputValue()).toBe(blurb);
+    await page.unroute(summaryCall);
     await save.click();
     await toast(page, 'Summary updated successfully');
     await summary.locator('.viewer-summary-text').waitFor();

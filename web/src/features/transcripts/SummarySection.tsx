@@ -127,7 +127,12 @@ export function SummarySection({
     onError: (cause) => {
       console.error('Failed to update summary', cause);
       toast.error('Failed to update summary');
-      setSaveError('Failed to save summary. Please try again.');
+      // A first summary is saved; one that was there is updated (the catalogue's two wordings).
+      setSaveError(
+        saved.trim()
+          ? 'Failed to update summary. Please try again.'
+          : 'Failed to save summary. Please try again.',
+      );
     },
   });
 
