@@ -1,6 +1,7 @@
 // A question set on the shared CRD3 episodes: each question with the turn that answers it and
 // a word or number the answer must show. `tuned` marks the questions looked at while the
-// engine was being tuned; the others (C1E022, C2E030, C1E001's later scenes) were not.
+// engine was being tuned; the others (C1E022, C2E030, C1E001's later scenes) were not, until
+// the name questions, which were written to try the name rules on those episodes too.
 import { findAnswer } from '../../services/shared/ai/src/offline/answer.ts';
 import type { Crd3Episode } from '../support/crd3.ts';
 import { timedEpisode } from './data.ts';
@@ -48,6 +49,39 @@ export const QUESTIONS: Question[] = [
   },
   { episode: 'C2E003', question: 'What did Fjord name his horse?', turn: 568, expect: /Shelby/, tuned: true },
   { episode: 'C2E003', question: 'What did the acid do?', turn: 1333, expect: /melt|caustic/, tuned: true },
+  // Name questions written while the engine learnt that a name question wants a name (and not
+  // a guess in a question, a player's or a sentence's first word): tuned on.
+  {
+    episode: 'C1E022',
+    question: 'What is the name of the man who meets Pike?',
+    turn: 433,
+    expect: /Mertin/,
+    tuned: true,
+  },
+  {
+    episode: 'C1E022',
+    question: 'What was the name of the cleric?',
+    turn: 570,
+    expect: /Kashaw/,
+    tuned: true,
+  },
+  {
+    episode: 'C1E056',
+    question: 'What is the name of the man with the awesome mustache?',
+    turn: 2120,
+    expect: /Fassbender/,
+    tuned: true,
+  },
+  {
+    episode: 'C2E030',
+    question: 'What did Nott name the horses?',
+    turn: 1374,
+    expect: /Waterloo/,
+    tuned: true,
+  },
+  { episode: 'C2E030', question: "What is Fjord's middle name?", turn: 28, expect: /Bronco/, tuned: true },
+  { episode: 'C2E030', question: 'What is the name of the firbolg?', turn: 152, expect: /Nila/, tuned: true },
+  { episode: 'C2E030', question: 'What is the tavern called?', turn: 2065, expect: /Leaky Nip/, tuned: true },
   {
     episode: 'C2E003',
     question: 'How much gold were the two books worth?',

@@ -139,15 +139,33 @@ export function findAnswer(
   if (lines.length === 0) return null;
   const map = characterMapFor(transcript, characters);
   const index = new LineIndex(lines, map);
-  const hits = index.search(question, 8);
-  if (hits.length === 0) return null;
   const type = questionType(question);
+  // A name is a small thing to find: the line that gives it rarely repeats the question's
+  // words ("You hop on your mustang." "I do. Shelby."), so more windows are read for one.
+  const hits = index.search(question, type === 'name' ? 20 : 8);
+  if (hits.length === 0) return null;
   const terms = new Set(searchTerms(question));
   const asked = new Set([...question.matchAll(/[\p{L}'’]+/gu)].map((m) => m[0].toLowerCase()));
+  // The table's own names (players, their characters) are not the name a question asks for.
+  const table = new Set(lines.flatMap((l) => (l.speaker ? [l.speaker.toLowerCase()] : [])));
+  const known = (word: string) => table.has(word.toLowerCase()) || map.speakerOf(word) !== null;
+  // A sentence's first word is capitalised anyway: it is a name when it is capitalised inside
+  // a sentence too, or is a sentence of its own that is never written in lower case ("Shelby."
+  // is, "Drops a couple of horse apples." and "Correctly hit a horse!" are not).
+  const lowered = new Set<string>();
+  const capitalised = new Set<string>();
+  for (const l of lines) {
+    for (const m of l.text.matchAll(/(?<![\p{L}'’])\p{Ll}[\p{Ll}'’-]*/gu)) lowered.add(m[0]);
+    for (const m of l.text.matchAll(/(?<=[\p{L},;] )\p{Lu}[\p{Ll}'’-]+/gu))
+      capitalised.add(m[0].toLowerCase());
+  }
+  const opensAsName = (word: string, sentence: string) =>
+    capitalised.has(word.toLowerCase()) ||
+    (!lowered.has(word.toLowerCase()) && sentence.split(/\s+/).length <= 2);
   const top = hits[0]!.score;
   let best: FoundAnswer['answer'] | null = null;
   for (const hit of hits) {
-    if (hit.score < top * 0.3) break;
+    if (hit.score < top * (type === 'name' ? 0.2 : 0.3)) break;
     for (let pos = hit.pos - 1; pos <= hit.pos + 2; pos++) {
       const line = lines[pos];
       if (!line) continue;
@@ -161,23 +179,32 @@ export function findAnswer(
             !asked.has(m[0].toLowerCase()) &&
             !terms.has(searchTerm(m[0]) ?? '') &&
             !STOP_WORDS.has(m[0].toLowerCase()) &&
-            !NOT_NAMES.has(m[0].toLowerCase()),
+            !NOT_NAMES.has(m[0].toLowerCase()) &&
+            !known(m[0].replace(/['’]s$/, '')) &&
+            (m.index !== 1 || opensAsName(m[0], sentence)),
         ).length;
+        const words = sentence.split(/\s+/).length;
         let fit = 0;
-        if (type === 'name' && newNames > 0) fit = 0.8 + (sentence.split(/\s+/).length <= 8 ? 0.4 : 0);
+        // A name offered in a question ("Is its name Roy?") is a guess, not an answer; "that
+        // tavern called The Leaky Nip?" still gives one.
+        const named =
+          newNames > 0 && (!/\?["”’']?$/.test(sentence) || /\b(?:called|named)\b/i.test(sentence));
+        if (type === 'name' && named) fit = 0.8 + (words <= 8 ? 0.4 : 0);
         if (type === 'count' && NUMBER.test(sentence)) fit = 0.9;
         if (type === 'who' && (newNames > 0 || map.characterOf(line.speaker))) fit = 0.5;
         if (type === 'what' && offset > 0 && tableTalk(sentence) < 0.4 && own.length >= 3) fit = 0.3;
-        if (type === 'what' && overlap > 0 && sentence.split(/\s+/).length >= 8) fit += 0.4;
+        if (type === 'what' && overlap > 0 && words >= 8) fit += 0.4;
         const talk = tableTalk(sentence);
-        const short = type !== 'name' && type !== 'count' && sentence.split(/\s+/).length < 4 ? 0.4 : 1;
+        // A name question wants a name: a sentence without one answers it only when nothing
+        // else does. Other questions (but counts) want more than a few words.
+        const typed = type === 'name' ? (named ? 1 : 0.3) : type !== 'count' && words < 4 ? 0.4 : 1;
         const score =
           (hit.score / top) *
           proximity *
           (0.6 + overlap + fit) *
           (1 - 0.6 * talk) *
           (own.length === 0 ? 0.3 : 1) *
-          short;
+          typed;
         if (!best || score > best.score) best = { pos, sentence, score };
       }
     }

@@ -182,4 +182,26 @@ describe('answers', () => {
     expect(priced.lines[priced.answer.pos]!.time).toBe('00:00:27');
     expect(priced.answer.sentence).toContain('15 gold');
   });
+
+  it("answers a name question with a name: not a guess, a player's name or a sentence's first word", () => {
+    const stable = [
+      '[00:44:15] TRAVIS: Is that single horse a mustang? The horse looks fast.',
+      '[00:44:20] MATT: That is a mustang.',
+      '[00:44:25] LIAM: Is its name Roy?',
+      '[00:44:30] MARISHA: Correctly picked the horse, Travis!',
+      '[00:44:35] SAM: Drops a couple of horse apples.',
+      '[00:45:00] LAURA: We should get going.',
+      '[00:48:21] MATT: You hop on your mustang.',
+      '[00:48:23] TRAVIS: I do. Shelby.',
+      '[00:48:30] LAURA: Do you remember that tavern called The Leaky Nip?',
+      '[00:48:40] SAM: What a night that was.',
+    ].join('\n');
+    const fjord = [{ speaker: 'TRAVIS', character: 'Fjord' }];
+    const horse = findAnswer(stable, 'What did Fjord name his horse?', fjord)!;
+    expect(horse.lines[horse.answer.pos]!.time).toBe('00:48:23');
+    expect(horse.answer.sentence).toBe('Shelby.');
+    // A name that a question gives ("called ...") still answers.
+    const tavern = findAnswer(stable, 'What is the tavern called?', fjord)!;
+    expect(tavern.lines[tavern.answer.pos]!.time).toBe('00:48:30');
+  });
 });
