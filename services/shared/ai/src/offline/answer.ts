@@ -247,9 +247,10 @@ const PLACE_CONTEXT =
   /\b(?:in|at|to|from|into|toward|towards|through|near|across|reach|reached|reaches|enter|entered|enters|leave|left|leaves)\s+(?:the\s+)?$/i;
 const ITEM_WORDS =
   /\b(?:curse|mockery|bolt|blast|missile|smite|fireball|stoneskin|invisibility|haste|strike|ward|word|sight|step|fall|wounds|spray|sphere|bag|sword|blade|ring|amulet|staff|cloak|boots|potion|scroll|gem|orb|wand|dagger|axe|bow|shield|armou?r|necklace|tome|flask|pendant|gauntlets?|helm|circlet|bracers)\b/i;
-// What is said of a person and not of a place: "talks to Ophelia", "Ophelia nods".
+// What is said of a person and not of a place: "talks to Ophelia", "Ophelia nods"; of a god
+// too ("a cleric to Sarenrae", "praying up to Sarenrae").
 const PERSON_BEFORE =
-  /\b(?:talks? to|speaks? (?:to|with)|(?:introduce|introduces) \w+ to|turns? to|waves? to|nods? to|bows? to|calls? (?:to|out to)|brings? us (?:back )?to|(?:name|names|named|call|calls|called) (?:him|her|it)|feed(?:s|ing)?|(?:hands?|gives?|passes?|shows?|brings?|offers?|sells?) (?:it|them|this|that|one) to|asks?|tells?|thanks?|hugs?|meets?|met|greets?|introduces?|Mr\.|Mrs\.|Ms\.|Lady|Lord|Sir|Captain)\s+(?:the\s+)?$/i;
+  /\b(?:talks? to|speaks? (?:to|with)|(?:introduce|introduces) \w+ to|turns? to|waves? to|nods? to|bows? to|calls? (?:to|out to)|brings? us (?:back )?to|(?:name|names|named|call|calls|called) (?:him|her|it)|feed(?:s|ing)?|(?:cleric|priest|priestess|paladin|follower|champion|servant|temple|shrine|church|faith|blessing|prayer) (?:of|to|from)|pray(?:s|ed|ing)? (?:up )?to|devoted (?:\w+ )?(?:life|self) to|worship(?:s|ped|ping)?|follow(?:s|ed)?|(?:hands?|gives?|passes?|shows?|brings?|offers?|sells?) (?:it|them|this|that|one) to|asks?|tells?|thanks?|hugs?|meets?|met|greets?|introduces?|Mr\.|Mrs\.|Ms\.|Lady|Lord|Sir|Captain)\s+(?:the\s+)?$/i;
 const PERSON_AFTER =
   /^(?:,\s+(?:you|your|you're|you’re|what|how|where|why|are|do|can|is)\b|['’]s\s+(?:face|eyes|hands?|voice|head|attention|arms?|shoulders?|daughter|son|father|mother|wife|husband|brother|sister)|\s+(?:says|said|asks|asked|nods|nodded|smiles|smiled|turns|replies|responds|shakes|laughs|grins|steps|stands|sits|walks|glances|leans|shrugs|sighs|whispers|tells|looks (?:at|over|up|down)|hands|gives|presents|frowns|winks|chuckles|knows|thinks|wants|doesn't|didn't|throws|waves|points|stares|watches|reaches|pulls|grabs|yells|shouts|screams|gasps))\b/i;
 // A spell or an ability, not a person or a place: "I cast Featherfall", "I can Commune With

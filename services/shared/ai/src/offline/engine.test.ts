@@ -131,6 +131,22 @@ describe('OfflineEngine', () => {
       expect(summary.length).toBeLessThan(10_000);
     });
 
+    it('ends the story where the game master closes the game: the chat after it names nobody', async () => {
+      const { crd3Transcript } = await crd3();
+      // C1E005 closes with "we'll pick that up next week", then a giveaway's winner and a video game.
+      const transcript = crd3Transcript('C1E005', { timed: true, secondsPerTurn: 4 });
+      const summary = await engine.summarizeSession(ctx('session_summary'), { name: 'C1E005', transcript });
+      const people = summary.split('### People met')[1]!.split('###')[0]!;
+      expect(people).toContain('**Clarota**');
+      expect(summary).not.toMatch(/\bAmy\b|Bloodborne|giveaway/);
+      // A god is one of the people, not a place ("a cleric to Sarenrae", "praying up to Sarenrae").
+      const c1e022 = await engine.summarizeSession(ctx('session_summary'), {
+        name: 'C1E022',
+        transcript: crd3Transcript('C1E022', { timed: true, secondsPerTurn: 5 }),
+      });
+      expect(c1e022.split('### Places')[1]!.split('###')[0]!).not.toContain('Sarenrae');
+    });
+
     it("lists what was found or paid as loot, not information handed over or a potion's dice", async () => {
       const { crd3Transcript } = await crd3();
       const transcript = crd3Transcript('C1E005', { timed: true, secondsPerTurn: 5 });

@@ -78,15 +78,40 @@ const GAME_START =
 export function storyStart(sentences: Sentence[]): number {
   const lines = (sentences.at(-1)?.line ?? 0) + 1;
   if (lines < 200) return 0;
-  const words = new Map<string, number>();
-  for (const s of sentences) if (s.speaker) words.set(s.speaker, (words.get(s.speaker) ?? 0) + s.text.length);
-  const narrator = [...words.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
+  const narrator = mostSpoken(sentences);
   const byNarrator = sentences.filter((s) => s.speaker === narrator);
   const begins = (s: Sentence) => GAME_START.test(s.text) && !/\brecap\b/i.test(s.text);
   const recap = byNarrator.find((s) => s.line < lines * 0.3 && RECAP_START.test(s.text));
   if (recap) return recapEnd(sentences, recap.line, narrator, lines) + 1;
   const start = byNarrator.find((s) => s.line < lines * 0.35 && begins(s));
   return start ? start.line + 1 : 0;
+}
+
+/** Who says most: in a whole session, the game master. */
+function mostSpoken(sentences: Sentence[]): string | null {
+  const words = new Map<string, number>();
+  for (const s of sentences) if (s.speaker) words.set(s.speaker, (words.get(s.speaker) ?? 0) + s.text.length);
+  return [...words.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
+}
+
+// The game master closing the game ("we'll pick that up next week", "and we'll leave it at
+// that", "bring this session to a close", "thank you all so much for tuning in").
+const GAME_END =
+  /\b(?:(?:we(?:'ll|’ll| will)|let's|let’s|let us) pick (?:that|this|it) up|(?:that's|that’s|this is|that is) where we(?:'ll|’ll| will)? (?:end|stop|leave (?:it|off)|pick (?:it )?up)|we(?:'ll|’ll| will|'re going to|’re going to) (?:leave it|end it|stop it|call it) (?:at that|there|here|for (?:tonight|today))|bring (?:this|the|tonight's|tonight’s) (?:session|game|episode|story) to (?:a close|an end)|(?:thank you|thanks)(?: (?:all|guys|everyone|everybody|folks))?(?: (?:so|very) much)? for (?:watching|tuning in|joining us))\b/i;
+
+/**
+ * Where the story ends: before the game master's sentence that closes the game in the last
+ * part of a long transcript, so the announcements and chat after it are left out (a window,
+ * or a session without such a sentence, ends with its last line).
+ */
+export function storyEnd(sentences: Sentence[]): number {
+  const lines = (sentences.at(-1)?.line ?? 0) + 1;
+  if (lines < 200) return sentences.length;
+  const narrator = mostSpoken(sentences);
+  const at = sentences.findIndex(
+    (s) => s.line >= lines * 0.85 && s.speaker === narrator && GAME_END.test(s.text),
+  );
+  return at < 0 ? sentences.length : at;
 }
 
 const RECAP_END =
@@ -221,7 +246,7 @@ export function pickSummary(transcript: string, opts: SummaryOptions = {}): Pick
   const all = transcriptSentences(transcript);
   const map = characterMapFor(transcript, opts.characters);
   const start = storyStart(all);
-  const story = all.filter((s) => s.line >= start);
+  const story = all.slice(0, storyEnd(all)).filter((s) => s.line >= start);
   const words = story.reduce((n, s) => n + s.text.split(/\s+/).length, 0);
   const budget = opts.maxSentences ?? summaryBudget(words);
   const long = words >= SHORT_WORDS;
