@@ -136,6 +136,17 @@ describe('narrate', () => {
     );
   });
 
+  it('tells "you and Percy" before their verb as a subject, and after one as an object', () => {
+    expect(toParty('The story bits you and Percy have been working on.')).toBe(
+      'The story bits they and Percy have been working on.',
+    );
+    expect(toThirdPerson('The thing you and Grog found is gone.', 'Vex', 'you')).toBe(
+      'The thing Vex and Grog found is gone.',
+    );
+    expect(toParty('It hits you and Percy.')).toBe('It hits them and Percy.');
+    expect(toParty('He looks at you and Percy gets up.')).toBe('He looks at them and Percy gets up.');
+  });
+
   it("conjugates the same character's next verbs after 'and'", () => {
     const vex = { ...ctx, character: 'Vex' };
     expect(narrate('I cast Hunter’s Mark and fire at the ooze.', vex)).toBe(

@@ -202,6 +202,22 @@ function subjectYou(previous: string, next: string | undefined): boolean {
   return !objectYou(previous, next);
 }
 
+// What a compound subject goes on with: "the story you and Percy have been working on", "the
+// thing you and Grog found" (a verb in the past as well).
+const COMPOUND_VERB =
+  /^(?:have|had|are|were|will|would|can|could|should|must|might|may|do|did|both|each|all|need|want|go|get|see|hear|find|make|take|look|start|begin|manage|try|decide)$/i;
+
+/** Whether "you" at `i` opens a compound subject with a name: "you and Percy have". */
+function compoundSubject(words: readonly string[], i: number): boolean {
+  return (
+    /^and$/i.test(words[i + 1] ?? '') &&
+    /^[\p{Lu}][\p{L}'’-]*$/u.test(words[i + 2] ?? '') &&
+    (COMPOUND_VERB.test(words[i + 3] ?? '') ||
+      PAST.has(words[i + 3] ?? '') ||
+      /^[a-z]{3,}ed$/.test(words[i + 3] ?? ''))
+  );
+}
+
 /**
  * "You guys" or "you all" called out to the table ("You guys, look!", "It's here, you guys!")
  * says nothing of anyone: it is left out.
@@ -246,7 +262,7 @@ export function toThirdPerson(
       /[,;:.!?"“—–-]$/.test(previous) ||
       (pronoun === 'you' &&
         (CONJUNCTION.test(previous) || !/[,;:.!?]$/.test(words[i]!)) &&
-        subjectYou(previous, words[i + 1]));
+        (subjectYou(previous, words[i + 1]) || compoundSubject(words, i)));
     if (!subjectPosition) continue;
     const start = i === 0 || /[.!?]$/.test(previous);
     const first = !named;
@@ -465,7 +481,9 @@ export function toParty(text: string): string {
     }
     if (/^(?:all|two|three|both)$/i.test(words[i + 1] ?? '')) words.splice(i + 1, 1);
     const previous = i === 0 ? '' : words[i - 1]!;
-    const subject = (i === 0 && (!m[4] || m[4] === ',')) || (!m[4] && subjectYou(previous, words[i + 1]));
+    const subject =
+      (i === 0 && (!m[4] || m[4] === ',')) ||
+      (!m[4] && (subjectYou(previous, words[i + 1]) || compoundSubject(words, i)));
     words[i] = `${m[1]}${subject ? (capital ? 'They' : 'they') : 'them'}${m[4]}`;
   }
   return words
