@@ -12,6 +12,14 @@ describe('narrate', () => {
     expect(compress('As he is frozen in place, Clarota steps up to the front of him.')).toBe(
       'Clarota steps up to the front of him.',
     );
+    // The game master framing a ruling before telling it.
+    expect(compress('I will say for the purposes of this, you watch as Nott pulls the mask back.')).toBe(
+      'You watch as Nott pulls the mask back.',
+    );
+    expect(compress('Easy enough, and as you exit the tavern, you see two guards.')).toBe(
+      'As you exit the tavern, you see two guards.',
+    );
+    expect(compress('For now, the door holds.')).toBe('For now, the door holds.');
   });
 
   it("uses a character's pronouns when the table's are known, and 'they' when not", () => {

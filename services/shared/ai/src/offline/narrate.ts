@@ -9,7 +9,11 @@
 
 // Words and phrases that carry no story at the start of a sentence.
 const LEADING_FILLER =
-  /^(?:(?:okay|ok|so|well|yeah|yes|yep|oh|ooh|ah|um|uh|hmm|alright|all right|and|but|now|right|anyway|anyways|actually|basically|i mean|you know|like|look|listen|wait|hey|guys|man|dude|sure|cool|great|nice|fine|good|oh man|oh god|oh my god|oh my gosh|my god|my gosh|oh gosh|oh boy|wow|whoa|huh)\b[,.!…-]*\s+)+/i;
+  /^(?:(?:okay|ok|so|well|yeah|yes|yep|oh|ooh|ah|um|uh|hmm|alright|all right|and|but|now|right|anyway|anyways|actually|basically|i mean|you know|like|look|listen|wait|hey|guys|man|dude|sure|cool|great|nice|fine|good|oh man|oh god|oh my god|oh my gosh|my god|my gosh|oh gosh|oh boy|wow|whoa|huh|easy enough)\b[,.!…-]*\s+)+/i;
+// The game master framing a ruling before telling it: "I'd say for the points of expediency,",
+// "I will say for the purposes of this,", "For the sake of brevity,".
+const FRAMING =
+  /^(?:I(?:['’]d| would| will|['’]ll)? say,?\s+)?(?:for (?:the (?:sake|purposes?|points?) of (?:\w+ ){0,2}\w+|now|simplicity's sake|simplicity['’]s sake)),\s+/i;
 // Fillers inside a sentence, set off by commas.
 const INNER_FILLER = /,\s*(?:like|you know|i mean|um|uh|basically|actually|sort of|kind of|right)\s*,/gi;
 // Stage notes of the table ("(laughter)", "[crosstalk]"); a sound effect inside a sentence stays.
@@ -68,6 +72,10 @@ export function compress(text: string): string {
     t = /[.!?…]$/.test(cut) ? cut : `${cut}${hanging ? '…' : '.'}`;
   }
   t = t.replace(LEADING_FILLER, '');
+  {
+    const framed = t.replace(FRAMING, '');
+    if (framed !== t && framed.split(' ').length >= 5) t = framed;
+  }
   t = t.replace(/^[,;:…\s-]+/, '');
   if (!t) return text.trim();
   return t.charAt(0).toUpperCase() + t.slice(1);
