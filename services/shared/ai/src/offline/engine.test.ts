@@ -263,6 +263,55 @@ describe('OfflineEngine', () => {
       ]);
     });
 
+    it("types names as the sessions' own sections did, most sessions first", async () => {
+      const offline = (happened: string, people: string[], places: string[]) =>
+        [
+          '### What happened',
+          `- ${happened}`,
+          '',
+          '### People met',
+          '- The party: Vex (Laura) and Grog (Travis)',
+          ...people.map((p) => `- **${p}** [[00:10:00]](#t=00:10:00)`),
+          '',
+          '### Places',
+          ...(places.length
+            ? places.map((p) => `- **${p}** [[00:20:00]](#t=00:20:00)`)
+            : ['- No named places found.']),
+        ].join('\n');
+      const sessions: SessionDigest[] = [
+        {
+          name: 'Into the Mines',
+          date: '2024-05-01T19:00:00Z',
+          // Read alone, "talks to Kraghammer" would make the city a person.
+          summary: offline(
+            'Vex talks to Kraghammer about the mines, and Nostoc waits.',
+            ['Nostoc'],
+            ['Kraghammer'],
+          ),
+        },
+        {
+          name: 'The Duergar',
+          date: '2024-05-08T19:00:00Z',
+          summary: offline(
+            'Clarota leads the way and Nostoc sends word from Kraghammer.',
+            ['Clarota', 'Nostoc'],
+            ['Kraghammer'],
+          ),
+        },
+      ];
+      const party = [
+        { speaker: 'LAURA', character: 'Vex' },
+        { speaker: 'TRAVIS', character: 'Grog' },
+      ];
+      const text = await engine.summarizeCampaign(ctx('campaign_summary'), {
+        name: 'VM',
+        sessions,
+        characters: party,
+      });
+      expect(text).toContain('- **Characters:** Nostoc and Clarota');
+      expect(text).toContain('- **Places:** Kraghammer');
+    });
+
     it("gives a session's line from its story, not a rule or a question at the table", async () => {
       const sessions: SessionDigest[] = [
         {

@@ -550,11 +550,7 @@ export function summarizeCampaignText(
     lines.push(`${name} spans ${count}.`);
   }
 
-  // Names counted once per session they appear in, so one chatty session doesn't decide.
-  const all: Sentence[] = withSummary.flatMap((s, k) =>
-    sentencesBySession.get(s)!.map((text, i) => ({ time: null, speaker: null, text, line: k * 1000 + i })),
-  );
-  const cast = namedCast(all, 1);
+  const cast = campaignCast(withSummary, sentencesBySession);
   const isParty = (term: string) =>
     party.some((p) => mentions(term, p.character.split(/['’\s]/)[0]!) || mentions(p.character, term));
   const partyNames = party.map((p) => p.character);
@@ -576,6 +572,60 @@ export function summarizeCampaignText(
     lines.push(key ? `- ${label}: ${key}` : `- ${label}: no summary yet.`);
   }
   return lines.join('\n');
+}
+
+/**
+ * The names of a session summary's own "People met" and "Places" sections (an offline one):
+ * typed there with the whole transcript to go on, not just the summary's sentences.
+ */
+function typedNames(summary: string): { people: string[]; places: string[] } | null {
+  const sections = summary.split(/^### /m);
+  const people = sections.find((x) => x.startsWith('People met'));
+  const places = sections.find((x) => x.startsWith('Places'));
+  if (people === undefined && places === undefined) return null;
+  const names = (section = '') => [...section.matchAll(/^- \*\*(.+?)\*\*/gm)].map((m) => m[1]!);
+  return { people: names(people), places: names(places) };
+}
+
+/**
+ * The campaign's other characters and places, most sessions first: each session votes once for
+ * each name, as its summary's sections typed it, or (a summary without them, written by a
+ * model or by hand) as its sentences suggest. "Beau" and "Beauregard" are one name.
+ */
+function campaignCast(
+  sessions: SessionDigest[],
+  sentencesBySession: Map<SessionDigest, string[]>,
+): { characters: string[]; places: string[] } {
+  const votes: { name: string; people: number; places: number }[] = [];
+  const vote = (name: string, kind: 'people' | 'places') => {
+    let entry = votes.find((v) => v.name === name || sameName(v.name, name));
+    if (!entry) votes.push((entry = { name, people: 0, places: 0 }));
+    entry[kind] += 1;
+  };
+  for (const [k, session] of sessions.entries()) {
+    const typed = typedNames(session.summary);
+    const found =
+      typed ??
+      (() => {
+        const sentences = sentencesBySession
+          .get(session)!
+          .map((text, i) => ({ time: null, speaker: null, text, line: k * 1000 + i }));
+        const cast = namedCast(sentences, 1);
+        return { people: cast.characters, places: cast.places };
+      })();
+    for (const name of new Set(found.people)) vote(name, 'people');
+    for (const name of new Set(found.places)) vote(name, 'places');
+  }
+  // Of names in as many sessions, the ones the summaries tell of most come first.
+  const told = sessions.flatMap((s) => sentencesBySession.get(s)!);
+  const ranked = votes
+    // Written as a name ("Lava pools" is not "the lava").
+    .map((v) => ({ ...v, told: told.filter((t) => mentions(t, v.name, true)).length }))
+    .sort((a, b) => b.people + b.places - (a.people + a.places) || b.told - a.told);
+  return {
+    characters: ranked.filter((v) => v.people >= v.places).map((v) => v.name),
+    places: ranked.filter((v) => v.places > v.people).map((v) => v.name),
+  };
 }
 
 /** The open threads a session summary lists (its own section, or sentences that leave things open). */

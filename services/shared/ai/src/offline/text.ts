@@ -199,10 +199,10 @@ export function sameName(a: string, b: string): boolean {
   );
 }
 
-/** Whether a text mentions a term as a whole word or phrase (case-insensitive). */
-export function mentions(text: string, term: string): boolean {
+/** Whether a text mentions a term as a whole word or phrase (in any case, unless `caseSensitive`). */
+export function mentions(text: string, term: string, caseSensitive = false): boolean {
   const escaped = term.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'iu').test(text);
+  return new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, caseSensitive ? 'u' : 'iu').test(text);
 }
 
 /** A text cut to `max` characters at a word boundary, with '…' when cut. */
