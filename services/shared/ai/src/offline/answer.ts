@@ -263,7 +263,7 @@ const SPELL_VERB_BEFORE =
 const SPELL_VERB_AFTER = /^(?:ed)?\s+(?:him|her|them|it|one)\b/;
 // Lines that leave something open: questions and obligations, promises, the missing.
 export const THREAD_CUES =
-  /\?|\b(?:must|(?<!(?:n['’]t|not|no) )needs? to|promised?|promises|swore|vow(?:ed|s)?|owe[sd]?|(?:gone|went|go|goes|still|been) missing|missing (?:person|people|child|children|friend|brother|sister|daughter|son|father|mother)|search(?:ing)? for|looking for|rescue|hunt(?:ing)? (?:for|down)|track(?:ing)? down|plan(?:s|ning)? to|will return|yet to|unknown|mysterious|secret|rumou?rs?|warn(?:ed|ing)?|disappeared|kidnapped|stolen|cursed?)\b/i;
+  /\?|\b(?:must|(?<!(?:n['’]t|not|no) |\bif \w+ )needs? to|promised?|promises|swore|vow(?:ed|s)?|owe[sd]?|(?:gone|went|go|goes|still|been) missing|missing (?:person|people|child|children|friend|brother|sister|daughter|son|father|mother)|search(?:ing)? for|looking for|rescue|hunt(?:ing)? (?:for|down)|track(?:ing)? down|plan(?:s|ning)? to|will return|yet to|unknown|mysterious|secret|rumou?rs?|warn(?:ed|ing)?|disappeared|kidnapped|stolen|cursed?)\b/i;
 
 /**
  * A question about the rules or the table, not the story: a player asking what they may do
@@ -350,19 +350,31 @@ export function openThreads(sentences: Sentence[], limit: number, names: string[
           (names.length > 0 && !names.some((n) => mentions(s.text, n))))
       ),
   );
-  const named = candidates.filter((s) => names.some((n) => mentions(s.text, n)));
+  const question = (s: Sentence) => /\?["”’']?$/.test(s.text.trim());
+  // What is owed, promised, sought or missing is open; most questions at a table are not, and
+  // one of distance, number or size ("How far away is he from the lava?") never is.
+  const named = candidates.filter(
+    (s) =>
+      names.some((n) => mentions(s.text, n)) &&
+      !(
+        question(s) &&
+        /\bhow (?:far|many|much|long|big|old|high|deep)\b|\b(?:bigger|smaller|taller|longer)\b/i.test(s.text)
+      ),
+  );
   // A line naming no one must say more to be a thread: not "I need to make another", nor a
   // rule ("If Grog wanted to do a frenzy action, but he doesn't need to"; the dice and the
   // like are table talk already).
   const unnamed = candidates.filter(
     (s) =>
+      !question(s) &&
       s.text.split(/\s+/).length >= 8 &&
       tableTalk(s.text) <= 0.2 &&
       !/\b(?:action|reaction|check|turn|frenzy|concentration|hit point)\b/i.test(s.text),
   );
   const out: Sentence[] = [];
   const seen = new Set<number>();
-  for (const pool of [named, unnamed]) {
+  const statements = named.filter((s) => !question(s));
+  for (const pool of [statements, unnamed, named]) {
     for (let i = pool.length - 1; i >= 0 && out.length < limit; i--) {
       const s = pool[i]!;
       if (seen.has(s.line)) continue;

@@ -165,6 +165,23 @@ describe('open threads', () => {
     );
     expect(openThreads(lines, 4, []).map((s) => s.time)).toEqual(['02:00:20']);
   });
+
+  it('takes what is promised or sought before a question, and no question of distance or size', () => {
+    const lines = transcriptSentences(
+      [
+        '[03:00:00] MATT: Ophelia promises to find out who took the crystal from Zadash.',
+        '[03:00:05] LIAM: How far away is Ophelia from the lava?',
+        '[03:00:10] SAM: Is Zadash bigger or smaller than Westruun?',
+        '[03:00:15] LAURA: I back up against the wall so I can hide if I need to, and I call Trinket.',
+        '[03:00:20] TRAVIS: Ophelia, where did you hide the key to the vault below Zadash?',
+      ].join('\n'),
+    );
+    expect(openThreads(lines, 1, ['Ophelia', 'Zadash', 'Trinket']).map((s) => s.time)).toEqual(['03:00:00']);
+    expect(openThreads(lines, 4, ['Ophelia', 'Zadash', 'Trinket']).map((s) => s.time)).toEqual([
+      '03:00:20',
+      '03:00:00',
+    ]);
+  });
 });
 
 describe('answers', () => {
