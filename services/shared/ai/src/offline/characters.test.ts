@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { characterMapFor, inferCharacterMap } from './characters.ts';
 import { findAnswer, namedCast, openThreads, questionType } from './answer.ts';
-import { transcriptSentences } from './text.ts';
+import { tableTalk, transcriptSentences } from './text.ts';
 
 const table = [
   '[00:00:01] MATT: Welcome, everyone.',
@@ -134,6 +134,17 @@ describe('who is who', () => {
     expect(map.pronounsOf('Vex')).toBe('she');
     expect(map.pronounsOf('Grog')).toBe('he');
     expect(map.pronounsOf('Pike')).toBe('they');
+  });
+});
+
+describe('table talk', () => {
+  it('takes a call for a check or a rules reminder for the table, not the story', () => {
+    expect(tableTalk('Percy, I want you to go ahead and make a tinkering check.')).toBeGreaterThan(0.3);
+    expect(tableTalk('Do keep in mind, the Bag of Holding can hold upwards of 500 pounds.')).toBeGreaterThan(
+      0.3,
+    );
+    expect(tableTalk('Give me an Intelligence saving throw.')).toBeGreaterThan(0.3);
+    expect(tableTalk('You check the door for traps and find the hidden latch.')).toBe(0);
   });
 });
 
