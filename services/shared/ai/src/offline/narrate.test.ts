@@ -20,6 +20,10 @@ describe('narrate', () => {
       'As you exit the tavern, you see two guards.',
     );
     expect(compress('For now, the door holds.')).toBe('For now, the door holds.');
+    // A start broken off before the sentence proper.
+    expect(compress('I--" And she takes a long sip of her flagon and sets it down.')).toBe(
+      'She takes a long sip of her flagon and sets it down.',
+    );
   });
 
   it("uses a character's pronouns when the table's are known, and 'they' when not", () => {

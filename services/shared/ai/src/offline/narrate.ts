@@ -71,6 +71,8 @@ export function compress(text: string): string {
       );
     t = /[.!?…]$/.test(cut) ? cut : `${cut}${hanging ? '…' : '.'}`;
   }
+  // A start broken off before the sentence proper: 'I--" And she takes a sip'.
+  t = t.replace(/^(?:I|we|you|he|she|they|it|so|and|but|the|a|um|uh)\s*(?:--|—|–)["”]?\s+(?=\S)/i, '');
   t = t.replace(LEADING_FILLER, '');
   {
     const framed = t.replace(FRAMING, '');
