@@ -212,6 +212,13 @@ describe('narrate', () => {
     expect(narrate('Have you seen my son?', { ...ctx, character: 'Caleb' })).toBe(
       'Caleb: Have you seen my son?',
     );
+    // Said to someone, it stays as said; to the table, or thanks, it is told.
+    expect(
+      narrate('I saved your life. You should be really grateful.', { ...ctx, character: 'Jester' }),
+    ).toBe('Jester: I saved your life. You should be grateful.');
+    expect(narrate('Thank you, I grab the rope.', { ...ctx, character: 'Jester' })).toBe(
+      'Thank you, Jester grabs the rope.',
+    );
   });
 
   it('leaves out "you guys" called out to the table', () => {

@@ -404,9 +404,12 @@ export function narrate(text: string, ctx: NarrationContext): string {
       'I',
       ctx.pronounsOf?.(ctx.character),
     );
-    // "Have you seen my son?" is asked in character, of someone: it keeps its speaker.
-    const asks = /\?["”’']?$/.test(t) && /\byou\b/i.test(t) && !/\bI\b/.test(t);
-    if (told !== t && !asks) return plainPresent(told);
+    // Said to someone in character keeps its speaker: "Have you seen my son?", "I saved your
+    // life. You should be grateful" (not "you guys" to the table, nor "thank you").
+    const says = /\b(?:you|your|you['’](?:re|ve|ll|d))\b/i.test(
+      t.replace(/\b(?:thank you|you know|you guys|if you will|mind you|see you)\b/gi, ''),
+    );
+    if (told !== t && !says) return plainPresent(told);
     // "Caleb is too poor": a player telling of their own character needs no name in front.
     const first = ctx.character.split(/['’\s-]/)[0]!;
     if (t.toLowerCase().startsWith(first.toLowerCase()) && !/\p{L}/u.test(t.charAt(first.length)))
