@@ -209,6 +209,7 @@ describe('narrate', () => {
       }),
     ).toBe('Vex blasts the ogre with three.');
     expect(compress('The dwarves at the door go, (hearty laughter).')).toBe('The dwarves at the door go.');
+    expect(compress('Your jury summons is (groans).')).toBe('Your jury summons is…');
     expect(narrate('Have you seen my son?', { ...ctx, character: 'Caleb' })).toBe(
       'Caleb: Have you seen my son?',
     );
