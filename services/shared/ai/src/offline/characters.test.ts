@@ -138,12 +138,14 @@ describe('who is who', () => {
 });
 
 describe('table talk', () => {
-  it('takes a call for a check or a rules reminder for the table, not the story', () => {
+  it('takes a call for a check, a rules reminder or talk of the game for the table, not the story', () => {
     expect(tableTalk('Percy, I want you to go ahead and make a tinkering check.')).toBeGreaterThan(0.3);
     expect(tableTalk('Do keep in mind, the Bag of Holding can hold upwards of 500 pounds.')).toBeGreaterThan(
       0.3,
     );
     expect(tableTalk('Give me an Intelligence saving throw.')).toBeGreaterThan(0.3);
+    expect(tableTalk('Is it too early in the campaign to walk away?')).toBeGreaterThan(0.3);
+    expect(tableTalk('The first piece of paper of the game!')).toBeGreaterThan(0.3);
     expect(tableTalk('You check the door for traps and find the hidden latch.')).toBe(0);
   });
 });

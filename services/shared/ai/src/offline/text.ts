@@ -56,7 +56,7 @@ const TABLE_TALK_WORDS = new Set(
   guys fine good god dude man`.split(/\s+/),
 );
 const OUT_OF_GAME =
-  /\b(?:break|twitch|twitter|chat(?:room)?|stream|subscribe|sponsor|patreon|giveaway|loot crate|merch|podcast|episode|camera|mic|bathroom|snack|pizza|dice|d20|d\d+|roll(?:ed|ing|s)?|initiative|natural (?:one|1|20)|nat (?:one|1|20)|hit points|spell slot|sneak attack|melee|bonus|damage|cantrip|proficiency|modifier|advantage|saving throw|(?:perception|investigation|insight|athletics|acrobatics|stealth|arcana|history|nature|religion|medicine|survival|persuasion|deception|intimidation|performance|tinkering|constitution|strength|dexterity|wisdom|intelligence|charisma|skill|ability) (?:check|save)s?|(?:make|roll|give me) (?:a|an|me a|me an) (?:\w+ ){0,2}(?:check|save)|keep in mind|armor class|ac)\b/i;
+  /\b(?:break|twitch|twitter|chat(?:room)?|stream|subscribe|sponsor|patreon|giveaway|loot crate|merch|podcast|episode|camera|mic|bathroom|snack|pizza|dice|d20|d\d+|roll(?:ed|ing|s)?|initiative|natural (?:one|1|20)|nat (?:one|1|20)|hit points|spell slot|sneak attack|melee|bonus|damage|cantrip|proficiency|modifier|advantage|saving throw|(?:perception|investigation|insight|athletics|acrobatics|stealth|arcana|history|nature|religion|medicine|survival|persuasion|deception|intimidation|performance|tinkering|constitution|strength|dexterity|wisdom|intelligence|charisma|skill|ability) (?:check|save)s?|(?:make|roll|give me) (?:a|an|me a|me an) (?:\w+ ){0,2}(?:check|save)|keep in mind|armor class|ac|campaign|character sheet|(?:of|in) the game|this game|last game|next game|game master|dm|gm)\b/i;
 const STAGE_NOTE =
   /^\(?\s*(?:laugh|cheer|groan|sigh|gasp|applause|music|crosstalk|inaudible)\w*\s*\)?[.!]*$/i;
 
