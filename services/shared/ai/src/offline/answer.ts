@@ -257,6 +257,9 @@ const PERSON_AFTER =
 // Nature", "my Thorn Whip", "the Hunter's Mark spell".
 const SPELL_BEFORE = /\b(?:cast|casts|casting|to do|I do|can do|I can|you can|use|uses|using|my|your)\s+$/i;
 const SPELL_AFTER = /^\s+(?:spell|cantrip|ritual|damage)\b/i;
+// Before a language: "speaking Black Speech", "speaks Dwarvish", "shouts back in Giant".
+const LANGUAGE_BEFORE =
+  /(?:\b(?:speak|speaks|speaking|spoke|fluent in|written in|translates?(?: it)? (?:from|into)|(?:say|says|said|shout|shouts|yell|yells|call|calls|reply|replies|answer|answers)(?: \w+)? in)\s+)$/i;
 // A spell said as a verb: "I Hunter's Mark him", "going to Hunter's Mark one of them".
 const SPELL_VERB_BEFORE =
   /\b(?:I|you|he|she|we|they|to|gonna|I'll|I’ll|didn't|didn’t|I've|I’ve|will|can)\s+$/;
@@ -293,9 +296,12 @@ export function namedCast(sentences: Sentence[], minCount = 2): { characters: st
       if (at < 0) continue;
       const before = s.text.slice(Math.max(0, at - 16), at);
       const after = s.text.slice(at + term.length, at + term.length + 16);
-      if (PLACE_CONTEXT.test(before) && !PERSON_BEFORE.test(before)) {
+      // "towards Reginald's daughter" is towards a person.
+      if (PLACE_CONTEXT.test(before) && !PERSON_BEFORE.test(before) && !PERSON_AFTER.test(after)) {
         placeHits.set(term, (placeHits.get(term) ?? 0) + 1);
       }
+      // A language spoken ("speaking Black Speech", "calls back in Giant") is no one and nowhere.
+      if (LANGUAGE_BEFORE.test(before)) spellHits.set(term, (spellHits.get(term) ?? 0) + 1);
       if (
         SPELL_BEFORE.test(before) ||
         SPELL_AFTER.test(after) ||

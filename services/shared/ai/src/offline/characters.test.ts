@@ -84,6 +84,25 @@ describe('who is who', () => {
     expect(characters).not.toContain('Vicious Mockery');
   });
 
+  it("takes no language, no word mostly written in lower case, and a daughter's father for a person", () => {
+    const story = transcriptSentences(
+      [
+        '[00:00:01] MATT: They all start speaking Black Speech, and you shout back in Black Speech.',
+        '[00:00:04] MATT: The lava rises. The lava glows, and the lava hisses around the lava pools.',
+        '[00:00:07] LAURA: Oh! Lava pools, Lava pools.',
+        '[00:00:08] MATT: The lava pours into the tunnel, and the lava cools.',
+        "[00:00:10] LIAM: I ask my sister to point me towards Reginald's daughter.",
+        "[00:00:13] LAURA: We knew Reginald. Reginald's wife waits by the door.",
+        '[00:00:16] MATT: You ride to Westruun. In Westruun the gates are open.',
+      ].join('\n'),
+    );
+    const { characters, places } = namedCast(story, 2);
+    expect([...characters, ...places]).not.toContain('Black Speech');
+    expect([...characters, ...places]).not.toContain('Lava');
+    expect(characters).toContain('Reginald');
+    expect(places).toEqual(['Westruun']);
+  });
+
   it('takes a spell by how it is used, a name called out or whose turn it is for a person, and no sponsor', () => {
     const story = transcriptSentences(
       [

@@ -127,7 +127,8 @@ const NAME_WORD = /^[\p{Lu}][\p{L}'’-]*$/u;
 /**
  * Capitalised names (single words or runs like "Lady Kima", "Firebrook Inn") with how often
  * they occur, most frequent first. A single word at a sentence start counts only when the
- * same name also occurs mid-sentence, so "Then" or "Suddenly" don't pass for names. All-caps speaker
+ * same name also occurs mid-sentence, so "Then" or "Suddenly" don't pass for names, and a word
+ * mostly written in lower case is not one. All-caps speaker
  * tags and the words in `exclude` (e.g. the players' names) are left out.
  */
 export function namedTerms(
@@ -137,7 +138,10 @@ export function namedTerms(
   const excluded = new Set([...exclude].map((e) => e.toLowerCase()));
   const counts = new Map<string, number>();
   const midSentence = new Set<string>();
+  const lowered = new Map<string, number>();
   for (const text of texts) {
+    for (const m of text.matchAll(/(?<![\p{L}'’])\p{Ll}[\p{Ll}'’-]*/gu))
+      lowered.set(m[0], (lowered.get(m[0]) ?? 0) + 1);
     for (const sentence of splitSentences(text)) {
       const words = sentence.split(/\s+/);
       let run: string[] = [];
@@ -183,8 +187,11 @@ export function namedTerms(
     }
   }
   // Two capitalised words in a row are a name even at a sentence start ("Nostoc Greyspine").
+  // A word the table mostly writes in lower case is a word, not a name ("Lava pools, Lava
+  // pools." among thirty mentions of the lava).
   return [...counts.entries()]
     .filter(([term]) => midSentence.has(term) || term.includes(' '))
+    .filter(([term, count]) => term.includes(' ') || (lowered.get(term.toLowerCase()) ?? 0) <= 2 * count)
     .map(([term, count]) => ({ term, count }))
     .sort((a, b) => b.count - a.count || a.term.localeCompare(b.term));
 }
