@@ -22,6 +22,7 @@ import {
   clip,
   cosine,
   inverseDocFreq,
+  mentionPattern,
   mentions,
   sameName,
   splitSentences,
@@ -620,7 +621,10 @@ function campaignCast(
   const told = sessions.flatMap((s) => sentencesBySession.get(s)!);
   const ranked = votes
     // Written as a name ("Lava pools" is not "the lava").
-    .map((v) => ({ ...v, told: told.filter((t) => mentions(t, v.name, true)).length }))
+    .map((v) => {
+      const name = mentionPattern(v.name, true);
+      return { ...v, told: told.filter((t) => name.test(t)).length };
+    })
     .sort((a, b) => b.people + b.places - (a.people + a.places) || b.told - a.told);
   return {
     characters: ranked.filter((v) => v.people >= v.places).map((v) => v.name),

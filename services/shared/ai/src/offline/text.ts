@@ -206,10 +206,15 @@ export function sameName(a: string, b: string): boolean {
   );
 }
 
-/** Whether a text mentions a term as a whole word or phrase (in any case, unless `caseSensitive`). */
-export function mentions(text: string, term: string, caseSensitive = false): boolean {
+/** A pattern for a term as a whole word or phrase (in any case, unless `caseSensitive`). */
+export function mentionPattern(term: string, caseSensitive = false): RegExp {
   const escaped = term.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, caseSensitive ? 'u' : 'iu').test(text);
+  return new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, caseSensitive ? 'u' : 'iu');
+}
+
+/** Whether a text mentions a term as a whole word or phrase, in any case. */
+export function mentions(text: string, term: string): boolean {
+  return mentionPattern(term).test(text);
 }
 
 /** A text cut to `max` characters at a word boundary, with '…' when cut. */
