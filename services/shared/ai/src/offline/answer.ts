@@ -152,16 +152,31 @@ export function findAnswer(
   // A sentence's first word is capitalised anyway: it is a name when it is capitalised inside
   // a sentence too, or is a sentence of its own that is never written in lower case ("Shelby."
   // is, "Drops a couple of horse apples." and "Correctly hit a horse!" are not).
-  const lowered = new Set<string>();
-  const capitalised = new Set<string>();
-  for (const l of lines) {
-    for (const m of l.text.matchAll(/(?<![\p{L}'’])\p{Ll}[\p{Ll}'’-]*/gu)) lowered.add(m[0]);
-    for (const m of l.text.matchAll(/(?<=[\p{L},;] )\p{Lu}[\p{Ll}'’-]+/gu))
-      capitalised.add(m[0].toLowerCase());
-  }
-  const opensAsName = (word: string, sentence: string) =>
-    capitalised.has(word.toLowerCase()) ||
-    (!lowered.has(word.toLowerCase()) && sentence.split(/\s+/).length <= 2);
+  // (The whole transcript is read for it once, and only when a sentence asks.)
+  let cases: { lowered: Set<string>; capitalised: Set<string> } | null = null;
+  const opensAsName = (word: string, sentence: string) => {
+    if (!cases) {
+      cases = { lowered: new Set(), capitalised: new Set() };
+      for (const l of lines) {
+        for (const m of l.text.matchAll(/(?<![\p{L}'’])\p{Ll}[\p{Ll}'’-]*/gu)) cases.lowered.add(m[0]);
+        for (const m of l.text.matchAll(/(?<=[\p{L},;] )\p{Lu}[\p{Ll}'’-]+/gu))
+          cases.capitalised.add(m[0].toLowerCase());
+      }
+    }
+    const w = word.toLowerCase();
+    return cases.capitalised.has(w) || (!cases.lowered.has(w) && sentence.split(/\s+/).length <= 2);
+  };
+  // The names a sentence gives that the question and the table don't already know.
+  const namesIn = (sentence: string) =>
+    [...` ${sentence}`.matchAll(/(?<=[\s"“(])[\p{Lu}][\p{Ll}'’-]+/gu)].filter(
+      (m) =>
+        !asked.has(m[0].toLowerCase()) &&
+        !terms.has(searchTerm(m[0]) ?? '') &&
+        !STOP_WORDS.has(m[0].toLowerCase()) &&
+        !NOT_NAMES.has(m[0].toLowerCase()) &&
+        !known(m[0].replace(/['’]s$/, '')) &&
+        (m.index !== 1 || opensAsName(m[0], sentence)),
+    ).length;
   const top = hits[0]!.score;
   let best: FoundAnswer['answer'] | null = null;
   for (const hit of hits) {
@@ -174,15 +189,7 @@ export function findAnswer(
       for (const sentence of splitSentences(line.text)) {
         const own = searchTerms(sentence);
         const overlap = own.filter((t) => terms.has(t)).length / Math.max(1, terms.size);
-        const newNames = [...` ${sentence}`.matchAll(/(?<=[\s"“(])[\p{Lu}][\p{Ll}'’-]+/gu)].filter(
-          (m) =>
-            !asked.has(m[0].toLowerCase()) &&
-            !terms.has(searchTerm(m[0]) ?? '') &&
-            !STOP_WORDS.has(m[0].toLowerCase()) &&
-            !NOT_NAMES.has(m[0].toLowerCase()) &&
-            !known(m[0].replace(/['’]s$/, '')) &&
-            (m.index !== 1 || opensAsName(m[0], sentence)),
-        ).length;
+        const newNames = type === 'name' || type === 'who' ? namesIn(sentence) : 0;
         const words = sentence.split(/\s+/).length;
         let fit = 0;
         // A name offered in a question ("Is its name Roy?") is a guess, not an answer; "that
