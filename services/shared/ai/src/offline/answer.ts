@@ -349,6 +349,7 @@ export function namedCast(sentences: Sentence[], minCount = 2): { characters: st
  * naming one of `names` are preferred: at a table most open questions are about rules.
  */
 export function openThreads(sentences: Sentence[], limit: number, names: string[] = []): Sentence[] {
+  const question = (s: Sentence) => /\?["”’']?$/.test(s.text.trim());
   const candidates = sentences.filter(
     (s) =>
       THREAD_CUES.test(s.text) &&
@@ -357,13 +358,12 @@ export function openThreads(sentences: Sentence[], limit: number, names: string[
       // A question is a thread when it is asked in the story: of or about someone or somewhere
       // it names, not about the rules, the dice or the show.
       !(
-        /\?["”’']?$/.test(s.text.trim()) &&
+        question(s) &&
         (RULES_QUESTION.test(s.text) ||
           /\d/.test(s.text) ||
           (names.length > 0 && !names.some((n) => mentions(s.text, n))))
       ),
   );
-  const question = (s: Sentence) => /\?["”’']?$/.test(s.text.trim());
   // What is owed, promised, sought or missing is open; most questions at a table are not, and
   // one of distance, number or size ("How far away is he from the lava?") never is.
   const named = candidates.filter(

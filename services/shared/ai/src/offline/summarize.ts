@@ -110,7 +110,14 @@ export function storyEnd(sentences: Sentence[]): number {
   if (lines < 200) return sentences.length;
   const narrator = mostSpoken(sentences);
   const at = sentences.findIndex(
-    (s) => s.line >= lines * 0.85 && s.speaker === narrator && GAME_END.test(s.text),
+    (s) =>
+      s.line >= lines * 0.85 &&
+      s.speaker === narrator &&
+      GAME_END.test(s.text) &&
+      // "We'll pick this up after the break" is a pause, not the end.
+      !/\b(?:break|back in|after (?:the|a|this|our)|in a (?:few|couple|bit|moment|minute)|right back)\b/i.test(
+        s.text,
+      ),
   );
   return at < 0 ? sentences.length : at;
 }
