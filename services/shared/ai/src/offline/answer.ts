@@ -12,6 +12,7 @@ import { joinList } from './summarize.ts';
 import {
   citation,
   clip,
+  lowerCaseWords,
   mentions,
   namedTerms,
   sameName,
@@ -153,15 +154,14 @@ export function findAnswer(
   // a sentence too, or is a sentence of its own that is never written in lower case ("Shelby."
   // is, "Drops a couple of horse apples." and "Correctly hit a horse!" are not).
   // (The whole transcript is read for it once, and only when a sentence asks.)
-  let cases: { lowered: Set<string>; capitalised: Set<string> } | null = null;
+  let cases: { lowered: Map<string, number>; capitalised: Set<string> } | null = null;
   const opensAsName = (word: string, sentence: string) => {
     if (!cases) {
-      cases = { lowered: new Set(), capitalised: new Set() };
-      for (const l of lines) {
-        for (const m of l.text.matchAll(/(?<![\p{L}'’])\p{Ll}[\p{Ll}'’-]*/gu)) cases.lowered.add(m[0]);
-        for (const m of l.text.matchAll(/(?<=[\p{L},;] )\p{Lu}[\p{Ll}'’-]+/gu))
-          cases.capitalised.add(m[0].toLowerCase());
-      }
+      const texts = lines.map((l) => l.text);
+      const capitalised = texts.flatMap((t) =>
+        [...t.matchAll(/(?<=[\p{L},;] )\p{Lu}[\p{Ll}'’-]+/gu)].map((m) => m[0].toLowerCase()),
+      );
+      cases = { lowered: lowerCaseWords(texts), capitalised: new Set(capitalised) };
     }
     const w = word.toLowerCase();
     return cases.capitalised.has(w) || (!cases.lowered.has(w) && sentence.split(/\s+/).length <= 2);

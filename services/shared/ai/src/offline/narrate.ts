@@ -37,11 +37,12 @@ const TRAILING = /\s*(?:--|—|–)\s*[^-—–]*$/;
 
 /** A sentence without its discourse markers, fillers and stage notes (laughter, crosstalk). */
 export function compress(text: string): string {
-  let t = text.replace(STAGE, ' ').replace(/\s+/g, ' ').trim();
+  const unstaged = text.replace(STAGE, ' ');
+  let t = unstaged.replace(/\s+/g, ' ').trim();
   // A stage note taken out of "the dwarves go, (laughter)." leaves no ", ." behind.
   t = t.replace(/\s*[,;:]\s*(?=[.!?…]|$)/g, '').replace(/\s+(?=[.!?…](?:\s|$))/g, '');
   // One that stood for the words ("Your jury summons is (groans).") leaves the thought hanging.
-  if (t !== text.trim())
+  if (unstaged !== text)
     t = t.replace(/\b(a|an|the|to|of|is|are|was|were|be|my|your|his|her|their)\.$/i, '$1…');
   // A word said twice as the speaker finds their feet: "so you, you blast the ogre".
   t = t.replace(/\b(I|you|we|he|she|they|it|the|a|an|and|so|but|then)(?:,? \1\b)+/gi, '$1');

@@ -76,10 +76,9 @@ const GAME_START =
  * The first line of the story: after the pre-show and the recap of earlier episodes when the
  * transcript opens with them (a long transcript only; a window has neither).
  */
-export function storyStart(sentences: Sentence[]): number {
+export function storyStart(sentences: Sentence[], narrator = mostSpoken(sentences)): number {
   const lines = (sentences.at(-1)?.line ?? 0) + 1;
   if (lines < 200) return 0;
-  const narrator = mostSpoken(sentences);
   const byNarrator = sentences.filter((s) => s.speaker === narrator);
   const begins = (s: Sentence) => GAME_START.test(s.text) && !/\brecap\b/i.test(s.text);
   const recap = byNarrator.find((s) => s.line < lines * 0.3 && RECAP_START.test(s.text));
@@ -105,10 +104,9 @@ const GAME_END =
  * part of a long transcript, so the announcements and chat after it are left out (a window,
  * or a session without such a sentence, ends with its last line).
  */
-export function storyEnd(sentences: Sentence[]): number {
+export function storyEnd(sentences: Sentence[], narrator = mostSpoken(sentences)): number {
   const lines = (sentences.at(-1)?.line ?? 0) + 1;
   if (lines < 200) return sentences.length;
-  const narrator = mostSpoken(sentences);
   const at = sentences.findIndex(
     (s) =>
       s.line >= lines * 0.85 &&
@@ -253,8 +251,9 @@ function quality(
 export function pickSummary(transcript: string, opts: SummaryOptions = {}): PickedSummary {
   const all = transcriptSentences(transcript);
   const map = characterMapFor(transcript, opts.characters);
-  const start = storyStart(all);
-  const story = all.slice(0, storyEnd(all)).filter((s) => s.line >= start);
+  const host = mostSpoken(all);
+  const start = storyStart(all, host);
+  const story = all.slice(0, storyEnd(all, host)).filter((s) => s.line >= start);
   const words = story.reduce((n, s) => n + s.text.split(/\s+/).length, 0);
   const budget = opts.maxSentences ?? summaryBudget(words);
   const long = words >= SHORT_WORDS;
@@ -262,14 +261,10 @@ export function pickSummary(transcript: string, opts: SummaryOptions = {}): Pick
   if (story.length === 0)
     return { sentences: [], story, characters: map, narrator: null, narration: none, long };
 
-  const wordsBySpeaker = new Map<string, number>();
-  for (const s of story) {
-    if (s.speaker) wordsBySpeaker.set(s.speaker, (wordsBySpeaker.get(s.speaker) ?? 0) + s.text.length);
-  }
   // The game master speaks most; alone, they are the one who plays no character of the party.
-  const top = [...wordsBySpeaker.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
-  const narrator =
-    wordsBySpeaker.size > 1 || (top !== null && map.size > 0 && !map.characterOf(top)) ? top : null;
+  const top = mostSpoken(story);
+  const several = new Set(story.flatMap((s) => (s.speaker ? [s.speaker] : []))).size > 1;
+  const narrator = several || (top !== null && map.size > 0 && !map.characterOf(top)) ? top : null;
   const speakerOfLine = new Map(story.map((s) => [s.line, s.speaker]));
   const narration = (s: Sentence): NarrationContext => ({
     character: map.characterOf(s.speaker),

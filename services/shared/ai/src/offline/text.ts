@@ -124,6 +124,15 @@ const NOT_NAMES = new Set(
 );
 const NAME_WORD = /^[\p{Lu}][\p{L}'’-]*$/u;
 
+/** How often each word is written in lower case in these texts ("lava", not "Lava"). */
+export function lowerCaseWords(texts: Iterable<string>): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const text of texts)
+    for (const m of text.matchAll(/(?<![\p{L}'’])\p{Ll}[\p{Ll}'’-]*/gu))
+      counts.set(m[0], (counts.get(m[0]) ?? 0) + 1);
+  return counts;
+}
+
 /**
  * Capitalised names (single words or runs like "Lady Kima", "Firebrook Inn") with how often
  * they occur, most frequent first. A single word at a sentence start counts only when the
@@ -138,10 +147,8 @@ export function namedTerms(
   const excluded = new Set([...exclude].map((e) => e.toLowerCase()));
   const counts = new Map<string, number>();
   const midSentence = new Set<string>();
-  const lowered = new Map<string, number>();
+  const lowered = lowerCaseWords(texts);
   for (const text of texts) {
-    for (const m of text.matchAll(/(?<![\p{L}'’])\p{Ll}[\p{Ll}'’-]*/gu))
-      lowered.set(m[0], (lowered.get(m[0]) ?? 0) + 1);
     for (const sentence of splitSentences(text)) {
       const words = sentence.split(/\s+/);
       let run: string[] = [];
