@@ -41,6 +41,12 @@ export const GatewayConfigSchema = Type.Object({
   RATE_LIMIT_IP_MAX: Type.Integer({ default: 600, minimum: 1 }),
   /** Requests per window per signed-in user, on /api. */
   RATE_LIMIT_USER_MAX: Type.Integer({ default: 600, minimum: 1 }),
+  /**
+   * Requests per window per client address on the live feed entry (/api/live-ingest), instead
+   * of the address and user limits: sized for live speech, hundreds of sessions from one
+   * replay or bridge (three requests a turn), and never counted against a user's browser.
+   */
+  RATE_LIMIT_FEED_MAX: Type.Integer({ default: 60_000, minimum: 1 }),
   /** Sign-in attempts per window per client address. */
   RATE_LIMIT_SIGN_IN_MAX: Type.Integer({ default: 30, minimum: 1 }),
   /**

@@ -42,6 +42,11 @@ declare module 'fastify' {
     /** A sign-in endpoint: counted against the stricter per-address sign-in limit. */
     signIn?: boolean;
     /**
+     * A live feed's entry (/api/live-ingest): held to the feed limit (RATE_LIMIT_FEED_MAX per
+     * address) instead of the address and user limits that browsers share.
+     */
+    feed?: boolean;
+    /**
      * A GET that changes state (logout): held to the same-origin rule of writes, since a
      * foreign page can make the browser send a GET with our cookie (a link, an image).
      */

@@ -45,7 +45,10 @@ export default fp(
     const windowMs = cfg.RATE_LIMIT_WINDOW_MS;
     app.decorateRequest('rateLimitCounted', false);
 
+    const isFeed = (req: FastifyRequest): boolean => req.routeOptions.config.feed === true;
     const addressLimits = (req: FastifyRequest): RateLimitHit[] => {
+      // A feed is not a user: its own limit, apart from the browsers behind the same address.
+      if (isFeed(req)) return [{ key: `rl:feed:${req.ip}`, limit: cfg.RATE_LIMIT_FEED_MAX, windowMs }];
       const hits = [{ key: `rl:ip:${req.ip}`, limit: cfg.RATE_LIMIT_IP_MAX, windowMs }];
       if (req.routeOptions.config.signIn) {
         hits.push({ key: `rl:sign-in:${req.ip}`, limit: cfg.RATE_LIMIT_SIGN_IN_MAX, windowMs });
@@ -110,7 +113,8 @@ export default fp(
       if (!isApi(req.url)) return payload;
       const hits = req.rateLimitCounted ? [] : addressLimits(req);
       req.rateLimitCounted = true;
-      if (req.user) hits.push({ key: `rl:user:${req.user.id}`, limit: cfg.RATE_LIMIT_USER_MAX, windowMs });
+      if (req.user && !isFeed(req))
+        hits.push({ key: `rl:user:${req.user.id}`, limit: cfg.RATE_LIMIT_USER_MAX, windowMs });
       if (hits.length > 0) await limit(req, reply, hits);
       return payload;
     });

@@ -4,8 +4,12 @@ import { Type, type Static } from '@sinclair/typebox';
 
 /** Part of the transcript service's configuration (see service.ts). */
 export const StaleSessionsConfigSchema = Type.Object({
-  /** A live session with no stored line and no bot heartbeat for this long is ended. */
-  LIVE_SESSION_STALE_MINUTES: Type.Number({ default: 30, minimum: 0.01 }),
+  /**
+   * A live session with no stored line and no bot heartbeat for this long is ended (and then
+   * summarised): a feed that stopped (a replay killed, a bot that never came back). A bot that
+   * holds its session keeps it open through a long break at the table by its heartbeat.
+   */
+  LIVE_SESSION_STALE_MINUTES: Type.Number({ default: 5, minimum: 0.01 }),
 });
 
 /** Most sessions one sweep ends; the next sweep takes the rest. */

@@ -97,8 +97,14 @@ async function main(): Promise<void> {
   }
 
   const stop = new AbortController();
-  process.once('SIGINT', () => stop.abort());
-  const results = await Promise.all(
+  // Ctrl-C ends the sessions (each gets its end, with what was sent so far); a second one quits.
+  process.once('SIGINT', () => {
+    say('interrupted: ending the sessions (Ctrl-C again to quit at once)');
+    stop.abort();
+    process.once('SIGINT', () => process.exit(130));
+  });
+  // Settled, not all: a session that gave up is ended by replaySession, and the others play on.
+  const results = await Promise.allSettled(
     Array.from({ length: sessions }, async (_, i) => {
       // Staggered, so many sessions do not speak in lockstep.
       await new Promise((r) => setTimeout(r, (i * 997) % 3000));
@@ -113,7 +119,18 @@ async function main(): Promise<void> {
     }),
   );
   await sink.close();
-  for (const r of results) out(JSON.stringify(r));
+  let failed = 0;
+  for (const r of results) {
+    if (r.status === 'fulfilled') out(JSON.stringify(r.value));
+    else {
+      failed++;
+      say(r.reason instanceof Error ? r.reason.message : r.reason);
+    }
+  }
+  if (failed > 0) {
+    say(`${failed} of ${results.length} sessions stopped early (each was ended)`);
+    process.exitCode = 1;
+  }
 }
 
 main().catch((err: unknown) => {

@@ -70,53 +70,74 @@ export async function replaySession(
   let offset = 0;
   let interims = 0;
   let finals = 0;
-  for (const [i, turn] of turns.entries()) {
-    if (opts.signal?.aborted) break;
-    const words = turn.text.split(' ');
-    const seconds = Math.max(0.6, words.length / WORDS_PER_SECOND);
-    const utteranceId = `replay-${i + 1}`;
-    const base = {
-      utterance_id: utteranceId,
-      speaker_tag: turn.speaker,
-      speaker_info: { displayName: turn.speaker.slice(0, 100) },
-      start_seconds: round(offset),
-      session_start_time: startedAt,
-    };
-    for (let k = 1; k <= perTurn; k++) {
-      await sleep(((seconds / (perTurn + 1)) * 1000) / speed, undefined, { signal: opts.signal }).catch(
-        () => {},
-      );
-      interims++;
-      const partial: ReplayUtterance = {
-        ...base,
-        text: words.slice(0, Math.max(1, Math.round((words.length * k) / (perTurn + 1)))).join(' '),
-        end_seconds: round(offset + (seconds * k) / (perTurn + 1)),
-        is_final: false,
+  try {
+    await playTurns();
+  } catch (err) {
+    // The feed gave up (the server kept refusing, or went away): the session is ended, not
+    // left active, with what was stored so far. If even the end cannot be sent, the transcript
+    // service ends it after LIVE_SESSION_STALE_MINUTES without a line.
+    const reason = err instanceof Error ? err.message : String(err);
+    await sink
+      .end(transcriptId, {
+        final_count: finals,
         interim_count: interims,
-      };
-      await sink.send(transcriptId, [partial]);
-    }
-    await sleep(((seconds / (perTurn + 1)) * 1000) / speed, undefined, { signal: opts.signal }).catch(
-      () => {},
-    );
-    finals++;
-    const publishedAt = performance.now();
-    await sink.send(transcriptId, [
-      {
-        ...base,
-        text: turn.text.slice(0, 10_000),
-        end_seconds: round(offset + seconds),
-        is_final: true,
-        interim_count: interims,
-        final_index: finals,
-      },
-    ]);
-    opts.onFinal?.({ transcriptId, utteranceId, publishedAt, index: i });
-    // A short pause between speakers, as at a table.
-    offset += seconds + 0.4;
+        error: `Replay stopped: ${reason}`.slice(0, 1000),
+      })
+      .catch(() => {});
+    throw err;
   }
   await sink.end(transcriptId, { final_count: finals, interim_count: interims });
   return { transcriptId, finals, interims };
+
+  async function playTurns(): Promise<void> {
+    for (const [i, turn] of turns.entries()) {
+      if (opts.signal?.aborted) break;
+      const words = turn.text.split(' ');
+      const seconds = Math.max(0.6, words.length / WORDS_PER_SECOND);
+      const utteranceId = `replay-${i + 1}`;
+      const base = {
+        utterance_id: utteranceId,
+        speaker_tag: turn.speaker,
+        speaker_info: { displayName: turn.speaker.slice(0, 100) },
+        start_seconds: round(offset),
+        session_start_time: startedAt,
+      };
+      for (let k = 1; k <= perTurn; k++) {
+        await sleep(((seconds / (perTurn + 1)) * 1000) / speed, undefined, { signal: opts.signal }).catch(
+          () => {},
+        );
+        if (opts.signal?.aborted) return;
+        interims++;
+        const partial: ReplayUtterance = {
+          ...base,
+          text: words.slice(0, Math.max(1, Math.round((words.length * k) / (perTurn + 1)))).join(' '),
+          end_seconds: round(offset + (seconds * k) / (perTurn + 1)),
+          is_final: false,
+          interim_count: interims,
+        };
+        await sink.send(transcriptId, [partial]);
+      }
+      await sleep(((seconds / (perTurn + 1)) * 1000) / speed, undefined, { signal: opts.signal }).catch(
+        () => {},
+      );
+      if (opts.signal?.aborted) return;
+      finals++;
+      const publishedAt = performance.now();
+      await sink.send(transcriptId, [
+        {
+          ...base,
+          text: turn.text.slice(0, 10_000),
+          end_seconds: round(offset + seconds),
+          is_final: true,
+          interim_count: interims,
+          final_index: finals,
+        },
+      ]);
+      opts.onFinal?.({ transcriptId, utteranceId, publishedAt, index: i });
+      // A short pause between speakers, as at a table.
+      offset += seconds + 0.4;
+    }
+  }
 }
 
 const round = (s: number): number => Math.round(s * 1000) / 1000;

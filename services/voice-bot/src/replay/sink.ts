@@ -10,6 +10,7 @@ import type { Bus } from '@chronicler/kit';
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export type ReplayUtterance = Omit<LiveUtterance, 'transcript_id'> & { is_final: boolean };
 
@@ -67,21 +68,54 @@ export function busSink(bus: Bus, opts: { closeBus?: boolean } = {}): LiveSink {
   };
 }
 
+/** How an HTTP sink retries a refused or failed request. */
+export interface HttpSinkOptions {
+  /** Tries of one request in all (default 8). */
+  attempts?: number;
+  /** First back-off (ms, default 250), doubled each try up to maxBackoffMs, or Retry-After when sent. */
+  backoffMs?: number;
+  maxBackoffMs?: number;
+}
+
+/** Answers worth another try: the server is busy or briefly away, not refusing this request. */
+const RETRIED = new Set([429, 502, 503, 504]);
+
 /**
  * Through a running gateway's /api/live-ingest, authenticated with the machine key (the
- * embedded system's DATA_DIR/live-ingest.key) or an admin's token.
+ * embedded system's DATA_DIR/live-ingest.key) or an admin's token. A 429 or 503 (and a
+ * connection that failed) is tried again after the server's Retry-After, else a back-off
+ * doubling from backoffMs: the writes are idempotent (a final by its utterance id, the end by
+ * the session's id), so a request that did arrive before its answer was lost counts once.
  */
-export function httpSink(baseUrl: string, credential: string): LiveSink {
+export function httpSink(baseUrl: string, credential: string, opts: HttpSinkOptions = {}): LiveSink {
+  const attempts = Math.max(1, opts.attempts ?? 8);
+  const backoffMs = opts.backoffMs ?? 250;
+  const maxBackoffMs = opts.maxBackoffMs ?? 10_000;
   const tokens = new Map<string, string>();
   const post = async <T>(p: string, body: unknown): Promise<T> => {
-    const res = await fetch(new URL(`/api/live-ingest${p}`, baseUrl), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${credential}` },
-      body: JSON.stringify(body),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`POST /api/live-ingest${p}: ${res.status} ${text}`);
-    return JSON.parse(text) as T;
+    for (let attempt = 1; ; attempt++) {
+      let failure: string;
+      let waitMs = Math.min(maxBackoffMs, backoffMs * 2 ** (attempt - 1));
+      try {
+        const res = await fetch(new URL(`/api/live-ingest${p}`, baseUrl), {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${credential}` },
+          body: JSON.stringify(body),
+        });
+        const text = await res.text();
+        if (res.ok) return JSON.parse(text) as T;
+        failure = `POST /api/live-ingest${p}: ${res.status} ${text}`;
+        if (!RETRIED.has(res.status)) throw new Error(failure);
+        const after = Number(res.headers.get('retry-after'));
+        if (Number.isFinite(after) && after > 0) waitMs = Math.min(maxBackoffMs, after * 1000);
+      } catch (err) {
+        // A refusal that no retry changes, or the last try: the caller ends the session.
+        if (err instanceof Error && err.message.startsWith('POST /api/live-ingest')) throw err;
+        failure = `POST /api/live-ingest${p}: ${err instanceof Error ? err.message : String(err)}`;
+      }
+      if (attempt >= attempts) throw new Error(`${failure} (gave up after ${attempts} tries)`);
+      await sleep(waitMs);
+    }
   };
   return {
     async start(s) {

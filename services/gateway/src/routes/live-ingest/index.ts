@@ -54,7 +54,7 @@ export default async function liveIngestRoutes(app: FastifyInstance): Promise<vo
     if (!sameSecret(token, tokenFor(id))) throw new ServiceError('not_found', 'Live session not found');
   }
 
-  const opts = { config: { public: true }, preHandler: allowed };
+  const opts = { config: { public: true, feed: true }, preHandler: allowed };
 
   app.post(
     '/live-ingest/sessions',
