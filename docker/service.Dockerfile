@@ -3,7 +3,7 @@
 #
 #   docker build -f docker/service.Dockerfile --build-arg SERVICE=gateway -t chronicler-gateway .
 #
-# SERVICE is one of the ten names of services/shared/contracts/src/services.ts (checked
+# SERVICE is one of the nine names of services/shared/contracts/src/services.ts (checked
 # below and by tests/integration/delivery.test.ts). The image holds `pnpm deploy --prod` of
 # that service only (its workspace packages copied in, no dev dependencies), tsx (services run
 # their TypeScript through it, as `pnpm start` does: there is no compile step), tini as PID 1,
@@ -21,8 +21,8 @@ ARG SERVICE
 ARG TSX_VERSION=4.23.15
 ARG PNPM_VERSION=10.34.9
 RUN case "${SERVICE}" in \
-      gateway|auth|transcript|group|chat|planning|summary|live-fanout|admin-stats|voice-bot) ;; \
-      *) echo "SERVICE must be one of: gateway auth transcript group chat planning summary live-fanout admin-stats voice-bot (got '${SERVICE}')" >&2; exit 1 ;; \
+      gateway|auth|transcript|group|chat|planning|summary|admin-stats|voice-bot) ;; \
+      *) echo "SERVICE must be one of: gateway auth transcript group chat planning summary admin-stats voice-bot (got '${SERVICE}')" >&2; exit 1 ;; \
     esac
 ENV PNPM_HOME=/pnpm CI=true
 ENV PATH=$PNPM_HOME:$PATH

@@ -24,7 +24,6 @@ import {
   liveRoom,
   type FanoutDelivery,
   type JoinedTranscription,
-  type LiveLineStored,
   type LiveTranscriptionEvent,
   type SessionEndEvent,
 } from '@chronicler/contracts';
@@ -158,7 +157,7 @@ async function startBareServer(): Promise<{ child: ChildProcess; url: string; st
   };
 }
 
-/** What the pipeline would publish, handed to the bare server's rooms as live-fanout would shape it. */
+/** What the pipeline would publish, handed to the bare server's rooms shaped as the gateway emits it. */
 function bareSink(child: ChildProcess): LiveSink {
   const starts = new Map<string, string>();
   const emit = (transcriptId: string, event: string, payload: unknown) =>
@@ -671,7 +670,6 @@ export async function benchLive(): Promise<void> {
   });
   let bus: Bus | undefined;
   let result: RunResult;
-  const storedAt = new Map<string, number>();
   const fanoutAt = new Map<string, number>();
   try {
     const opsPort = await freePort();
@@ -691,12 +689,8 @@ export async function benchLive(): Promise<void> {
       name: 'bench-live',
       logger: createLogger(null, { level: 'warn' }),
     });
-    // Where the time goes: the stored line as the transcript service re-publishes it, and the
-    // delivery live-fanout hands the gateways (this process listens beside them).
-    bus.subscribe('live.*.line', (p) => {
-      const s = p as LiveLineStored;
-      storedAt.set(key(s.transcript_id, s.line.utterance_id), performance.now());
-    });
+    // Where the time goes: the delivery the transcript service hands the gateways once the line
+    // is stored (this process listens beside them).
     bus.subscribe('fanout.*', (p) => {
       const d = p as FanoutDelivery;
       if (d.event !== LiveSocketEvents.final && d.event !== LiveSocketEvents.userFinal) return;
@@ -772,16 +766,14 @@ export async function benchLive(): Promise<void> {
   );
 
   // Hop by hop, for the finals this process saw at every step.
-  const hops = { ack: result.ackMs, store: [] as number[], fanout: [] as number[], gateway: [] as number[] };
+  const hops = { ack: result.ackMs, store: [] as number[], gateway: [] as number[] };
   for (const r of result.viewerReceipts) {
     const fanned = fanoutAt.get(r.key);
     if (fanned !== undefined) hops.gateway.push(r.at - fanned);
   }
   for (const [k, from] of result.publishedAt) {
-    const stored = storedAt.get(k);
     const fanned = fanoutAt.get(k);
-    if (stored !== undefined) hops.store.push(stored - from);
-    if (stored !== undefined && fanned !== undefined) hops.fanout.push(fanned - stored);
+    if (fanned !== undefined) hops.store.push(fanned - from);
   }
   if (process.env.BENCH_LIVE_DUMP) {
     // Per final: times after its publish (ms) at each hop, for a closer look at the tail.
@@ -794,7 +786,6 @@ export async function benchLive(): Promise<void> {
     const records = [...result.publishedAt].map(([k, from]) => ({
       final: k,
       publishedAt: from,
-      storedMs: (storedAt.get(k) ?? Number.NaN) - from,
       fanoutMs: (fanoutAt.get(k) ?? Number.NaN) - from,
       viewersMs: (seen.get(k) ?? []).map((at) => at - from),
     }));
@@ -813,8 +804,7 @@ export async function benchLive(): Promise<void> {
   };
   printTable('live: where the time goes (cluster run; stamps in this process as it receives each message)', [
     hop('publish -> JetStream ack (LIVE)', hops.ack),
-    hop('publish -> stored line (transcript: consume, PostgreSQL, re-publish)', hops.store),
-    hop('stored line -> fanout.<tid> (live-fanout: LIVE_OUT consumer)', hops.fanout),
+    hop('publish -> fanout.<tid> (transcript: consume from LIVE, PostgreSQL, hand on)', hops.store),
     hop('fanout.<tid> -> viewer (gateway, Redis adapter, socket.io, client)', hops.gateway),
     hop('publish -> viewer (end to end)', [...result.latencies]),
   ]);

@@ -11,7 +11,7 @@ describe(`health (${testMode} mode)`, () => {
     await system?.stop();
   });
 
-  it('GET /api/health lists all ten services up (the voice bot idle without its token), each with a semver version', async () => {
+  it('GET /api/health lists all nine services up (the voice bot idle without its token), each with a semver version', async () => {
     const res = await fetch(`${system.url}/api/health`);
     expect(res.status).toBe(200);
     const body = (await res.json()) as HealthResponse;

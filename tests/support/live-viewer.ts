@@ -69,6 +69,7 @@ export class LiveViewer {
             start_seconds: e.start_seconds,
             end_seconds: e.end_seconds,
             timestamp: e.timestamp,
+            ...(e.lost ? { lost: true as const } : {}),
           });
         }
         if (e.seq > this.lastSeq() + 1 || (e.seq > 1 && !this.lines.has(e.seq - 1))) this.join();

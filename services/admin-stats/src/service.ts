@@ -6,9 +6,7 @@ import {
   adminUserMetricsRpc,
   aiRequestRecordedEvent,
   countUsersRpc,
-  LIVE_OUT_STREAM,
   LIVE_STREAM,
-  liveOutStream,
   liveStream,
   transcriptAdminCountsRpc,
   transcriptionRecordedEvent,
@@ -23,7 +21,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { onAiRequestRecorded } from './consumers/ai-request-recorded.ts';
 import {
-  liveClosedAll,
   liveEndAll,
   liveStartAll,
   onLiveSessionEnded,
@@ -60,7 +57,6 @@ export default defineService({
     // Producers ensure the streams too (idempotent), so either side may start first.
     await ctx.bus.ensureStream(usageEventsStream);
     await ctx.bus.ensureStream(liveStream);
-    await ctx.bus.ensureStream(liveOutStream);
     const gate = createStreamGate(ctx.coord, streamLimits(ctx.config));
     const prices = {
       inputPerMillionUsd: ctx.config.AI_PRICE_INPUT_PER_MILLION_USD,
@@ -100,7 +96,7 @@ export default defineService({
         aiRequestRecordedEvent,
         onAiRequestRecorded(store, ctx.logger),
       ),
-      // Upserts keyed by transcript id in which the first end wins: order between the three
+      // Upserts keyed by transcript id in which the first end wins: order between the two
       // consumers does not matter, so they run side by side.
       await consume(
         ctx.bus,
@@ -112,12 +108,6 @@ export default defineService({
         ctx.bus,
         { stream: LIVE_STREAM, durable: 'admin-stats-live-end', concurrency: 4 },
         liveEndAll,
-        onLiveSessionEnded(store, ctx.logger),
-      ),
-      await consume(
-        ctx.bus,
-        { stream: LIVE_OUT_STREAM, durable: 'admin-stats-live-closed', concurrency: 4 },
-        liveClosedAll,
         onLiveSessionEnded(store, ctx.logger),
       ),
     ];

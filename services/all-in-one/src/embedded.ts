@@ -21,7 +21,6 @@ import {
   type RunningService,
   type ServiceDefinition,
 } from '@chronicler/kit';
-import liveFanout from '@chronicler/live-fanout';
 import planning from '@chronicler/planning';
 import summary from '@chronicler/summary';
 import transcript from '@chronicler/transcript';
@@ -36,7 +35,6 @@ export const SERVICES: ServiceDefinition<TObject>[] = [
   chat,
   planning,
   summary,
-  liveFanout,
   adminStats,
   voiceBot,
   gateway,
@@ -46,13 +44,13 @@ export interface EmbeddedSystem {
   readonly platform: Platform;
   readonly port: number;
   readonly url: string;
-  /** The one ops listener of the process (/healthz, /readyz, /metrics for all ten services). */
+  /** The one ops listener of the process (/healthz, /readyz, /metrics for all nine services). */
   readonly opsPort: number;
   stop(): Promise<void>;
 }
 
 /**
- * Runs all ten services in one process on one platform (by default PGlite in DATA_DIR,
+ * Runs all nine services in one process on one platform (by default PGlite in DATA_DIR,
  * the in-process bus, memory locks), with one ops listener for the process. Configuration
  * comes from `env`; every invalid variable of every service is reported at once.
  */

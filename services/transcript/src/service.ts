@@ -19,7 +19,6 @@ import {
   groupNamesRpc,
   listActiveTranscriptsRpc,
   liveJoinRpc,
-  liveOutStream,
   liveStream,
   listTranscriptsPageRpc,
   putNotesRpc,
@@ -39,7 +38,7 @@ import { Type } from '@sinclair/typebox';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startLiveSessionsGauge } from './consumers/live-sessions-gauge.ts';
-import { startLiveConsumer } from './consumers/live-sessions.ts';
+import { LiveGapConfigSchema, startGapSweep, startLiveConsumer } from './consumers/live-sessions.ts';
 import { StaleSessionsConfigSchema, startStaleSessionSweep } from './consumers/stale-sessions.ts';
 import { startAudioWorker } from './consumers/transcribe-audio.ts';
 import { LiveStore } from './db/live-store.ts';
@@ -66,8 +65,9 @@ import { updateTranscript } from './handlers/update-transcript.ts';
 export default defineService({
   name: 'transcript',
   version: packageVersion(import.meta.url),
-  // The speech provider of uploaded recordings, and when a live session whose bot vanished is ended.
-  config: Type.Composite([SpeechConfigSchema, StaleSessionsConfigSchema]),
+  // The speech provider of uploaded recordings, when a live session whose bot vanished is
+  // ended, and when a gap in its finals is closed as lost.
+  config: Type.Composite([SpeechConfigSchema, StaleSessionsConfigSchema, LiveGapConfigSchema]),
   migrationsDir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../migrations'),
   async start(ctx) {
     const store = new TranscriptStore(ctx.db, ctx.schema);
@@ -79,7 +79,6 @@ export default defineService({
     await ctx.bus.ensureStream(usageEventsStream);
     await ctx.bus.ensureStream(transcriptEventsStream);
     await ctx.bus.ensureStream(liveStream);
-    await ctx.bus.ensureStream(liveOutStream);
     const subs = [
       serve(ctx.bus, groupMembersRpc, (req) => store.groupMembers(req.owner_id, req.group_ids)),
       serve(ctx.bus, getTranscriptRpc, getTranscript(store, live)),
@@ -121,11 +120,13 @@ export default defineService({
     const audioWorker = await startAudioWorker({ bus: ctx.bus, store, provider: speech, logger: ctx.logger });
     const liveConsumer = await startLiveConsumer({ bus: ctx.bus, store: live, logger: ctx.logger });
     const staleSweep = startStaleSessionSweep(ctx);
+    const gapSweep = startGapSweep({ ...ctx, store: live });
     const sessionsGauge = startLiveSessionsGauge(live, ctx.logger);
     return {
       async stop() {
         sessionsGauge.stop();
         staleSweep.stop();
+        gapSweep.stop();
         await liveConsumer.stop();
         await audioWorker.stop();
         await consumer.stop();

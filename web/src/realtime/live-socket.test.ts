@@ -188,6 +188,32 @@ describe('the live transcript store', () => {
     expect(socket.joins().at(-1)).toEqual({ transcriptId: TID, last_seq: 6 });
   });
 
+  it('takes a lost marker as its seq held: no gap asked for it, and the end is not held up', () => {
+    connectAndJoin();
+    socket.deliver(LiveSocketEvents.final, finalEvent(1));
+    const marker = { ...line(2, ''), utterance_id: 'lost:2', speaker_tag: 0, lost: true as const };
+    socket.deliver(LiveSocketEvents.final, {
+      transcript_id: TID,
+      type: 'final',
+      ...marker,
+      session_start_time: START,
+    });
+    socket.deliver(LiveSocketEvents.final, finalEvent(3));
+    expect(socket.joins()).toHaveLength(1);
+    expect(seqs()).toEqual([1, 2, 3]);
+    expect(store.getSnapshot().lines[1]!.lost).toBe(true);
+    // The same marker inside a catch-up answer is kept too.
+    socket.deliver(
+      LiveSocketEvents.final,
+      initialEvent([line(4), { ...marker, seq: 5, utterance_id: 'lost:5' }]),
+    );
+    expect(seqs()).toEqual([1, 2, 3, 4, 5]);
+    const ended: SessionEndEvent[] = [];
+    store.onEnd((event) => ended.push(event));
+    socket.deliver(LiveSocketEvents.sessionEnd, endEvent(5));
+    expect(ended).toEqual([endEvent(5)]);
+  });
+
   it('merges the lines of an initial answer by seq, and takes its text when it has no lines', () => {
     connectAndJoin();
     socket.deliver(LiveSocketEvents.final, finalEvent(3));

@@ -90,13 +90,14 @@ function validLine(event: Partial<LiveTranscriptionEvent> | null | undefined, us
   return true;
 }
 
+/** A stored line; a lost marker (its final never reached the server) has no text but holds its seq. */
 function validStoredLine(line: Partial<LiveLine> | null | undefined): line is LiveLine {
   return Boolean(
     line &&
     Number.isInteger(line.seq) &&
     (line.seq as number) >= 1 &&
     hasText(line.utterance_id) &&
-    hasText(line.text),
+    (hasText(line.text) || line.lost === true),
   );
 }
 
@@ -234,6 +235,11 @@ export function createLiveTranscriptStore(transcriptId: string, socket: LiveSock
   }
 
   function onFinal(event: LiveTranscriptionEvent, userLine: boolean) {
+    if (event.lost === true && validStoredLine(event)) {
+      // A lost marker: nothing to show, but its place is taken (no gap to ask for).
+      onLostMarker(event);
+      return;
+    }
     if (!validLine(event, userLine)) {
       console.warn('Live transcription: final line without utterance_id, text or speaker; ignored', event);
       return;
@@ -256,6 +262,24 @@ export function createLiveTranscriptStore(transcriptId: string, socket: LiveSock
     });
     advanceContiguous();
     // Still above the run of held lines: some before it were missed (a dropped delivery).
+    if (seq > contiguous) requestGap();
+    changed();
+    maybeFinishEnd();
+  }
+
+  function onLostMarker(event: LiveTranscriptionEvent) {
+    const seq = event.seq as number;
+    addFinal({
+      seq,
+      utterance_id: event.utterance_id,
+      text: '',
+      speaker_tag: event.speaker_tag,
+      start_seconds: event.start_seconds,
+      end_seconds: event.end_seconds,
+      timestamp: event.timestamp,
+      lost: true,
+    });
+    advanceContiguous();
     if (seq > contiguous) requestGap();
     changed();
     maybeFinishEnd();

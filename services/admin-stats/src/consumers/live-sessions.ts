@@ -1,10 +1,8 @@
 import {
-  LiveSessionClosedSchema,
   LiveSessionEndSchema,
   LiveSessionStartSchema,
   liveSubject,
   type BusEvent,
-  type LiveSessionClosed,
   type LiveSessionEnd,
   type LiveSessionStart,
 } from '@chronicler/contracts';
@@ -13,9 +11,9 @@ import type { UsageStore } from '../db/store.ts';
 
 /**
  * The live events this service follows, as events of the kit's `consume` (one subject filter
- * per durable: nats-server 2.9 takes only one). Starts and the pipeline's ends come from LIVE
- * (kept 7 days, so a new durable replays both consistently); the transcript service's close
- * from LIVE_OUT (kept an hour) also ends a session whose pipeline end was lost.
+ * per durable: nats-server 2.9 takes only one). Starts and ends come from LIVE (kept 7 days, so
+ * a new durable replays both consistently): the pipeline's end, or the transcript service's
+ * for a session whose feed stopped.
  */
 export const liveStartAll: BusEvent<typeof LiveSessionStartSchema> = {
   subject: liveSubject.start('*'),
@@ -24,10 +22,6 @@ export const liveStartAll: BusEvent<typeof LiveSessionStartSchema> = {
 export const liveEndAll: BusEvent<typeof LiveSessionEndSchema> = {
   subject: liveSubject.end('*'),
   payload: LiveSessionEndSchema,
-};
-export const liveClosedAll: BusEvent<typeof LiveSessionClosedSchema> = {
-  subject: liveSubject.closed('*'),
-  payload: LiveSessionClosedSchema,
 };
 
 function time(value: string, field: string): Date {
@@ -44,11 +38,10 @@ export const onLiveSessionStarted =
     logger.debug({ transcript_id: start.transcript_id, seq: ctx.seq }, 'live session started');
   };
 
-/** live.*.end and live.*.closed (durable): the session is no longer active; the first end counts. */
+/** live.*.end (durable): the session is no longer active; the first end counts. */
 export const onLiveSessionEnded =
   (store: UsageStore, logger: Logger) =>
-  async (end: LiveSessionEnd | LiveSessionClosed, ctx: DurableContext): Promise<void> => {
-    const owner = 'owner_id' in end ? end.owner_id : '';
-    await store.liveSessionEnded(end.transcript_id, owner, time(end.ended_at, 'ended_at'));
+  async (end: LiveSessionEnd, ctx: DurableContext): Promise<void> => {
+    await store.liveSessionEnded(end.transcript_id, '', time(end.ended_at, 'ended_at'));
     logger.debug({ transcript_id: end.transcript_id, subject: ctx.subject }, 'live session ended');
   };

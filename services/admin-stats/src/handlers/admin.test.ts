@@ -228,15 +228,8 @@ describe('live sessions and svc.admin-stats.stats', () => {
     ]);
 
     await onLiveSessionEnded(store, logger)(
-      {
-        transcript_id: a,
-        owner_id: owner,
-        session_start_time: '2033-02-07T10:00:00.000Z',
-        ended_at: '2033-02-07T10:03:00.000Z',
-        last_seq: 0,
-        name: 'Live Transcription',
-      },
-      ctx(`live.${a}.closed`),
+      { transcript_id: a, ended_at: '2033-02-07T10:03:00.000Z', final_count: 0 },
+      ctx(`live.${a}.end`),
     );
     const after = await stats();
     expect(after.active_sessions.filter((s) => s.owner_id === owner)).toEqual([]);

@@ -1,6 +1,9 @@
 import {
   FANOUT_ALL,
   FanoutDeliverySchema,
+  interimDelivery,
+  LIVE_INTERIM_ALL,
+  LiveUtteranceSchema,
   LiveJoinSchema,
   LiveSocketEvents,
   SOCKET_EDGE_QUEUE,
@@ -9,6 +12,7 @@ import {
   liveRoom,
   sessionRevokedEvent,
   type AuthUser,
+  type FanoutDelivery,
   type JoinedTranscription,
   type LiveTranscriptionEvent,
   type SessionEndEvent,
@@ -62,8 +66,11 @@ interface SocketData {
  * with the token of the auth payload (or query, header, cookie: checkHandshake). A socket
  * joins a transcript's room only for its owner; the join answers with the stored lines the
  * client is missing (`last_seq`), so a reconnect or a restarted fan-out loses nothing.
- * Deliveries come from live-fanout on `fanout.<tid>`: one gateway of the queue group takes
- * each and emits it to the room; across gateways the Redis adapter carries it (cluster).
+ * Stored lines and session ends come from the transcript service on `fanout.<tid>`, as it
+ * stores them; interims straight from the pipeline on `live.<tid>.interim`. One gateway of
+ * the queue group takes each and emits it to the room; across gateways the Redis adapter
+ * carries it (cluster). Neither hop is stored: a client that missed a line asks for the
+ * stored lines after the last it holds.
  */
 export default fp(
   async (app: FastifyInstance) => {
@@ -230,6 +237,11 @@ export default fp(
       }
     }
 
+    const emit = (d: FanoutDelivery): void => {
+      liveEvents.inc({ event: d.event });
+      io.to(liveRoom(d.transcript_id)).emit(d.event as never, d.payload as never);
+      observeFinalLatency(d.payload);
+    };
     const deliveries = bus.subscribe(
       FANOUT_ALL,
       (payload) => {
@@ -237,9 +249,19 @@ export default fp(
           logger.warn('invalid live delivery dropped');
           return;
         }
-        liveEvents.inc({ event: payload.event });
-        io.to(liveRoom(payload.transcript_id)).emit(payload.event as never, payload.payload as never);
-        observeFinalLatency(payload.payload);
+        emit(payload);
+      },
+      { queue: SOCKET_EDGE_QUEUE },
+    );
+    // Interims are a preview, worth nothing late: from the pipeline to the room, no store between.
+    const interims = bus.subscribe(
+      LIVE_INTERIM_ALL,
+      (payload) => {
+        if (!Value.Check(LiveUtteranceSchema, payload)) {
+          logger.warn('invalid live interim dropped');
+          return;
+        }
+        emit(interimDelivery(payload));
       },
       { queue: SOCKET_EDGE_QUEUE },
     );
@@ -263,6 +285,7 @@ export default fp(
 
     app.addHook('onClose', async () => {
       await deliveries.unsubscribe();
+      await interims.unsubscribe();
       await revoked.unsubscribe();
       io.disconnectSockets(true);
       await new Promise<void>((resolve) => {

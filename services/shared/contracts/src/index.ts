@@ -17,3 +17,4 @@ export * from './planning.ts';
 export * from './rest.ts';
 export * from './live.ts';
 export * from './characters.ts';
+export * from './live-events.ts';

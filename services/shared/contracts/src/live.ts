@@ -10,11 +10,14 @@ import { formatTranscriptLine } from './transcript-lines.ts';
  * service stores and re-publishes with a per-transcript sequence number, and what the
  * socket at /socket.io sends to browsers (02 §3, §4, §7).
  *
- *   pipeline --live.<tid>.start|final|end (JetStream LIVE, msgId)--> transcript service
- *   pipeline --live.<tid>.interim (core, fire-and-forget)----------> live-fanout
- *   transcript --live.<tid>.line|closed (JetStream LIVE_OUT)-------> live-fanout
- *   live-fanout --fanout.<tid> (core, queue 'socket-edge')-------> one gateway -> socket.io room
- *                                                                  (Redis adapter: every gateway)
+ *   pipeline --live.<tid>.start|final|end (JetStream LIVE, msgId)--> transcript service (stores)
+ *   transcript --fanout.<tid> (core, queue 'socket-edge')-------------> one gateway -> socket.io room
+ *   pipeline --live.<tid>.interim (core, fire-and-forget)-------------> one gateway -> socket.io room
+ *                                                                       (Redis adapter: every gateway)
+ *
+ * LIVE is the one stored hop: what reaches the transcript service is kept until it is stored.
+ * The hop to the sockets is not stored: a viewer that missed a delivery (a gateway restarting,
+ * a dropped connection) asks for the stored lines after the last seq it holds without a gap.
  */
 
 /** Durable stream of what the pipeline sends; the transcript service consumes it. */
@@ -28,23 +31,12 @@ export const liveStream = {
   duplicateWindowMs: 10 * 60 * 1000,
 };
 
-/** Durable stream of stored lines and ended sessions; live-fanout consumes it. */
-export const LIVE_OUT_STREAM = 'LIVE_OUT';
-export const liveOutStream = {
-  name: LIVE_OUT_STREAM,
-  subjects: ['live.*.line', 'live.*.closed'],
-  // Only a fan-out outage needs this; viewers catch up from the stored lines anyway.
-  maxAgeMs: 60 * 60 * 1000,
-};
-
 export const liveSubject = {
   start: (transcriptId: string) => `live.${transcriptId}.start`,
   final: (transcriptId: string) => `live.${transcriptId}.final`,
   end: (transcriptId: string) => `live.${transcriptId}.end`,
   interim: (transcriptId: string) => `live.${transcriptId}.interim`,
-  line: (transcriptId: string) => `live.${transcriptId}.line`,
-  closed: (transcriptId: string) => `live.${transcriptId}.closed`,
-  /** live-fanout -> the gateways' socket edge. */
+  /** The transcript service -> the gateways' socket edge. */
   fanout: (transcriptId: string) => `fanout.${transcriptId}`,
 };
 /** Wildcards for subscribers. */
@@ -57,8 +49,6 @@ export const liveMsgId = {
   start: (transcriptId: string) => `start:${transcriptId}`,
   final: (transcriptId: string, utteranceId: string) => `final:${transcriptId}:${utteranceId}`,
   end: (transcriptId: string) => `end:${transcriptId}`,
-  line: (transcriptId: string, seq: number) => `line:${transcriptId}:${seq}`,
-  closed: (transcriptId: string) => `closed:${transcriptId}`,
 };
 
 /** Longest line text a pipeline may send (a minute of fast speech is ~1,500 characters). */
@@ -109,8 +99,9 @@ export const LiveUtteranceSchema = Type.Object({
   interim_count: Type.Optional(Type.Integer({ minimum: 0 })),
   /**
    * Finals: this one's place in the session (1, 2, 3 ... in the order the pipeline published
-   * them). The transcript service stores a final only after the one before it, so lines keep
-   * the spoken order even when a redelivery after a crash comes after newer ones.
+   * them), which becomes the stored line's seq. The transcript service stores a final at its
+   * place as soon as it arrives, so a redelivery after a crash that comes after newer ones
+   * still reads in the spoken order, and holds nothing up.
    */
   final_index: Type.Optional(Type.Integer({ minimum: 1 })),
   /** The session's start (ISO), so an interim can be shown with its time before any line is stored. */
@@ -129,9 +120,9 @@ export const LiveSessionEndSchema = Type.Object({
 });
 export type LiveSessionEnd = Static<typeof LiveSessionEndSchema>;
 
-/** A stored final line, as the transcript service keeps it and re-publishes it. */
+/** A stored final line, as the transcript service keeps it and sends it to viewers. */
 export const LiveLineSchema = Type.Object({
-  /** 1, 2, 3 ... per transcript, in the order lines were stored: the replay cursor. */
+  /** 1, 2, 3 ... per transcript, the final's place in the session (final_index): the replay cursor. */
   seq: Type.Integer({ minimum: 1 }),
   utterance_id: Type.String(),
   text: Type.String(),
@@ -141,6 +132,11 @@ export const LiveLineSchema = Type.Object({
   end_seconds: Type.Number(),
   /** ISO time the utterance started (session start + start_seconds). */
   timestamp: Type.String(),
+  /**
+   * A marker, not speech: the final of this place never arrived (the pipeline died between
+   * numbering and publishing it) and its gap was closed as lost. Its text is empty.
+   */
+  lost: Type.Optional(Type.Literal(true)),
 });
 export type LiveLine = Static<typeof LiveLineSchema>;
 
@@ -152,29 +148,12 @@ export const liveLineText = (line: LiveLine): string =>
     text: line.text,
   });
 
-/** The text of a live session: one line per final, in seq order. */
-export const liveContent = (lines: readonly LiveLine[]): string => lines.map(liveLineText).join('\n');
-
-/** live.<tid>.line: a line stored by the transcript service. */
-export const LiveLineStoredSchema = Type.Object({
-  transcript_id: Type.String(),
-  owner_id: Type.String(),
-  session_start_time: Type.String(),
-  line: LiveLineSchema,
-});
-export type LiveLineStored = Static<typeof LiveLineStoredSchema>;
-
-/** live.<tid>.closed: the session ended and its transcript is complete up to last_seq. */
-export const LiveSessionClosedSchema = Type.Object({
-  transcript_id: Type.String(),
-  owner_id: Type.String(),
-  session_start_time: Type.String(),
-  ended_at: Type.String(),
-  last_seq: Type.Integer({ minimum: 0 }),
-  name: Type.String(),
-  error: Type.Optional(Type.String()),
-});
-export type LiveSessionClosed = Static<typeof LiveSessionClosedSchema>;
+/** The text of a live session: one line per final, in seq order (lost markers are not speech). */
+export const liveContent = (lines: readonly LiveLine[]): string =>
+  lines
+    .filter((l) => !l.lost)
+    .map(liveLineText)
+    .join('\n');
 
 // --- The socket (02 §7). Event names as the specification gives them. -----------------
 
@@ -227,6 +206,8 @@ export interface LiveTranscriptionEvent {
   content?: string;
   /** initial: the stored lines after the client's last_seq, in order. */
   lines?: LiveLine[];
+  /** A final that is a lost marker (LiveLine.lost): it holds its seq and says nothing. */
+  lost?: true;
 }
 
 /** session_end (02 §3's session-end payload: name, summary, llm_summary, with ours added). */
@@ -241,7 +222,7 @@ export interface SessionEndEvent {
   error?: string;
 }
 
-/** What live-fanout hands the socket edge: one socket.io event for one transcript's room. */
+/** What the transcript service hands the socket edge: one socket.io event for one transcript's room. */
 export const FanoutDeliverySchema = Type.Object({
   transcript_id: Type.String(),
   event: Type.String(),

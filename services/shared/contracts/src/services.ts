@@ -1,4 +1,4 @@
-/** The ten services, one name each, used for folders, packages, bus subjects and images. */
+/** The nine services, one name each, used for folders, packages, bus subjects and images. */
 export const SERVICE_NAMES = [
   'gateway',
   'auth',
@@ -7,7 +7,6 @@ export const SERVICE_NAMES = [
   'chat',
   'planning',
   'summary',
-  'live-fanout',
   'admin-stats',
   'voice-bot',
 ] as const;

@@ -1,15 +1,16 @@
 import {
+  finalDelivery,
   LIVE_STREAM,
   LiveSessionEndSchema,
   LiveSessionStartSchema,
   LiveUtteranceSchema,
-  liveMsgId,
   liveSubject,
+  sessionEndDelivery,
   summaryMsgId,
   transcriptionRecordedEvent,
   transcriptReadyForSummaryEvent,
-  type LiveLineStored,
-  type LiveSessionClosed,
+  type FanoutDelivery,
+  type LiveLine,
   type TranscriptionRecorded,
 } from '@chronicler/contracts';
 import {
@@ -18,34 +19,40 @@ import {
   RetryLater,
   type Bus,
   type Consumer,
+  type Coordination,
   type DurableContext,
   type Logger,
 } from '@chronicler/kit';
-import type { LiveStore } from '../db/live-store.ts';
+import { Type, type Static } from '@sinclair/typebox';
+import { GAP_SECONDS_DEFAULT, LiveStore, type LiveSessionRow } from '../db/live-store.ts';
 
-/** Finals stored at once across sessions (each session serialises on its own row). */
+/** Part of the transcript service's configuration (see service.ts). */
+export const LiveGapConfigSchema = Type.Object({
+  /** A gap in a live session's finals open this long (no line stored meanwhile) is closed as lost. */
+  LIVE_GAP_SECONDS: Type.Number({ default: GAP_SECONDS_DEFAULT, minimum: 0.1 }),
+});
+
+/** Messages handled at once across sessions (each session's go one after another, see below). */
 const CONCURRENCY = 16;
-/**
- * Deliveries a final (or an end) waits for the finals before it before it may go on without
- * them: about 20 s (naks back off 250 ms doubling, capped at 2 s), and then only if the
- * session has stalled (see STALL_SECONDS). The cap keeps a backlog draining: after a restart
- * dozens of finals of one session arrive together in any order, and each waits only about as
- * long as the one before it takes. The patience is counted in time, never against a final
- * that is merely queued behind others, so lines stay in the order they were spoken.
- */
-const PATIENCE = 12;
 /** Dead-lettered only after minutes of failing (a database down that long). */
 const MAX_DELIVER = 120;
+const GAP_LOCK_KEY = 'transcript:live-gaps';
 
-/** A message that cannot be handled yet (its start is not stored, finals still coming). */
-class NotYet extends RetryLater {}
+/** A final that overtook its session's start on the stream (a second replica took the start). */
+class NotStarted extends RetryLater {}
 
 /**
- * Consumes the LIVE stream: session starts create the transcript, finals become lines with
- * the next seq (exactly once: unique per transcript and utterance), ends close the session.
- * Each stored line and each close is re-published on LIVE_OUT for live-fanout, after the
- * commit: a crash in between redelivers the message, which finds the line stored and
- * publishes it again (de-duplicated by its msgId).
+ * Consumes the LIVE stream, the one stored hop between the pipeline and the store: a session
+ * start creates the transcript, a final is stored at its place (final_index) the moment it
+ * arrives and handed to the viewers' sockets, an end closes the session (or is kept until its
+ * missing finals are in or closed as lost). No message waits by being refused: redeliveries
+ * happen only when handling failed. Messages of one session are handled in the order they
+ * came, one after another, on this replica (a start before its finals).
+ *
+ * Deliveries to the sockets go on `fanout.<tid>` (core NATS, the gateways' queue group) after
+ * the commit. They are not stored: a viewer that missed one asks for the stored lines after
+ * the last it holds; a crash between commit and delivery redelivers the message, which finds
+ * the line stored ('duplicate') and hands it on again.
  */
 export async function startLiveConsumer(opts: {
   bus: Bus;
@@ -53,6 +60,7 @@ export async function startLiveConsumer(opts: {
   logger: Logger;
 }): Promise<Consumer> {
   const { bus, store, logger } = opts;
+  const publisher = livePublisher(bus, logger);
 
   async function onStart(payload: unknown): Promise<void> {
     assertValid(LiveSessionStartSchema, payload, 'live session start');
@@ -64,73 +72,47 @@ export async function startLiveConsumer(opts: {
     }
   }
 
-  async function onFinal(payload: unknown, ctx: DurableContext): Promise<void> {
+  async function onFinal(payload: unknown): Promise<void> {
     assertValid(LiveUtteranceSchema, payload, 'live final utterance');
-    // After PATIENCE deliveries, in a stalled session, the finals before it are taken as lost
-    // (the pipeline died before publishing them): better a line out of place than a session stuck.
-    const result = await store.append(payload, ctx.deliveryCount >= PATIENCE);
+    const result = await store.append(payload);
     if (result.kind === 'not-started')
-      throw new NotYet(`session ${payload.transcript_id} has not started yet`);
-    if (result.kind === 'out-of-order') {
-      throw new NotYet(`final ${payload.final_index} waits for the ones before it (${result.stored} stored)`);
-    }
+      throw new NotStarted(`session ${payload.transcript_id} has not started yet`);
     if (result.kind === 'stored') liveLinesStored.inc();
-    const out: LiveLineStored = {
-      transcript_id: payload.transcript_id,
-      owner_id: result.session.ownerId,
-      session_start_time: result.session.startedAt,
-      line: result.line,
-    };
-    await bus.publishDurable(liveSubject.line(payload.transcript_id), out, {
-      msgId: liveMsgId.line(payload.transcript_id, result.line.seq),
-    });
+    publisher.line(result.session, result.line);
+    // The last missing final of a session whose end came first: the end is due now.
+    if (LiveStore.endDue(result.session)) {
+      const end = await store.end(result.session.pendingEnd!);
+      if (end.kind === 'ended') await publisher.closed(end.session);
+    }
   }
 
-  async function onEnd(payload: unknown, ctx: DurableContext): Promise<void> {
+  async function onEnd(payload: unknown): Promise<void> {
     assertValid(LiveSessionEndSchema, payload, 'live session end');
-    const result = await store.end(payload, ctx.deliveryCount >= PATIENCE);
+    const result = await store.end(payload);
     if (result.kind === 'not-started')
-      throw new NotYet(`session ${payload.transcript_id} has not started yet`);
+      throw new NotStarted(`session ${payload.transcript_id} has not started yet`);
     if (result.kind === 'waiting') {
-      throw new NotYet(`session end waits for finals: ${result.stored} of ${result.expected} stored`);
-    }
-    const { session } = result;
-    if (result.kind === 'ended' && session.finalCount < payload.final_count) {
-      logger.warn(
-        { transcriptId: session.transcriptId, stored: session.finalCount, published: payload.final_count },
-        'live session closed without every final the pipeline published',
+      logger.info(
+        { transcriptId: payload.transcript_id, stored: result.stored, expected: result.expected },
+        'live session end kept until its missing finals are stored or closed as lost',
       );
+      return;
     }
-    const closed: LiveSessionClosed = {
-      transcript_id: session.transcriptId,
-      owner_id: session.ownerId,
-      session_start_time: session.startedAt,
-      ended_at: session.endedAt ?? payload.ended_at,
-      last_seq: session.finalCount,
-      name: session.name,
-      ...(session.error ? { error: session.error } : {}),
-    };
-    await bus.publishDurable(liveSubject.closed(session.transcriptId), closed, {
-      msgId: liveMsgId.closed(session.transcriptId),
+    // Ended here, or before (a redelivery after a crash between commit and publish).
+    await publisher.closed(result.session);
+  }
+
+  // Messages of one session, one after another in the order they came (this replica).
+  const chains = new Map<string, Promise<void>>();
+  function inOrder(key: string, work: () => Promise<void>): Promise<void> {
+    const prev = chains.get(key) ?? Promise.resolve();
+    const next = prev.then(work, work);
+    const tail = next.catch(() => {});
+    chains.set(key, tail);
+    void tail.then(() => {
+      if (chains.get(key) === tail) chains.delete(key);
     });
-    const seconds = Math.max(0, (Date.parse(closed.ended_at) - Date.parse(session.startedAt)) / 1000);
-    const usage: TranscriptionRecorded = {
-      record_id: `live:${session.transcriptId}`,
-      owner_id: session.ownerId,
-      transcript_id: session.transcriptId,
-      source: 'live',
-      provider: session.provider,
-      seconds,
-      recorded_at: closed.ended_at,
-    };
-    await bus.publishDurable(transcriptionRecordedEvent.subject, usage, { msgId: usage.record_id });
-    if (session.finalCount > 0) {
-      await bus.publishDurable(
-        transcriptReadyForSummaryEvent.subject,
-        { owner_id: session.ownerId, transcript_id: session.transcriptId },
-        { msgId: summaryMsgId(session.transcriptId) },
-      );
-    }
+    return next;
   }
 
   return bus.consume(
@@ -145,13 +127,118 @@ export async function startLiveConsumer(opts: {
       // which is how long the live view of its sessions can stall.
       ackWaitMs: 5_000,
     },
-    async (payload, ctx) => {
-      // A NotYet comes back after the backoff; the bus logs it at debug (RetryLater).
-      const kind = ctx.subject.slice(ctx.subject.lastIndexOf('.') + 1);
-      if (kind === 'start') await onStart(payload);
-      else if (kind === 'final') await onFinal(payload, ctx);
-      else if (kind === 'end') await onEnd(payload, ctx);
-      else logger.warn({ subject: ctx.subject }, 'unknown live message; ignored');
+    async (payload, ctx: DurableContext) => {
+      const parts = ctx.subject.split('.');
+      const kind = parts.at(-1);
+      const tid = parts.at(-2) ?? '';
+      await inOrder(tid, async () => {
+        if (kind === 'start') await onStart(payload);
+        else if (kind === 'final') await onFinal(payload);
+        else if (kind === 'end') await onEnd(payload);
+        else logger.warn({ subject: ctx.subject }, 'unknown live message; ignored');
+      });
     },
   );
+}
+
+/**
+ * What a stored line or a closed session sends on: the socket events (core, to the gateways),
+ * and for a close the usage record and the summary request (durable, de-duplicated by msgId).
+ */
+export function livePublisher(bus: Bus, logger: Logger) {
+  const deliver = (d: FanoutDelivery): void => {
+    // Not stored, not awaited by the store: a viewer that misses it catches up by seq.
+    bus.publish(liveSubject.fanout(d.transcript_id), d).catch((err: unknown) => {
+      logger.warn({ err, transcriptId: d.transcript_id }, 'live delivery not sent; viewers catch up by seq');
+    });
+  };
+  return {
+    line(session: LiveSessionRow, line: LiveLine): void {
+      deliver(finalDelivery(session.transcriptId, session.startedAt, line));
+    },
+    async closed(session: LiveSessionRow): Promise<void> {
+      const endedAt = session.endedAt ?? new Date().toISOString();
+      if (session.lineCount < session.finalCount) {
+        logger.warn(
+          { transcriptId: session.transcriptId, stored: session.lineCount, last: session.finalCount },
+          'live session closed without every final the pipeline published',
+        );
+      }
+      deliver(
+        sessionEndDelivery({
+          transcript_id: session.transcriptId,
+          name: session.name,
+          ended_at: endedAt,
+          last_seq: session.finalCount,
+          ...(session.error ? { error: session.error } : {}),
+        }),
+      );
+      const seconds = Math.max(0, (Date.parse(endedAt) - Date.parse(session.startedAt)) / 1000);
+      const usage: TranscriptionRecorded = {
+        record_id: `live:${session.transcriptId}`,
+        owner_id: session.ownerId,
+        transcript_id: session.transcriptId,
+        source: 'live',
+        provider: session.provider,
+        seconds,
+        recorded_at: endedAt,
+      };
+      await bus.publishDurable(transcriptionRecordedEvent.subject, usage, { msgId: usage.record_id });
+      if (session.finalCount > 0) {
+        await bus.publishDurable(
+          transcriptReadyForSummaryEvent.subject,
+          { owner_id: session.ownerId, transcript_id: session.transcriptId },
+          { msgId: summaryMsgId(session.transcriptId) },
+        );
+      }
+    },
+  };
+}
+
+/**
+ * Closes the gaps that stayed open LIVE_GAP_SECONDS: lost markers handed to the viewers, and a
+ * kept end carried out (usage, summary). One replica at a time sweeps (a lock held until the
+ * next sweep is due); every few seconds, so a gap costs the viewer about LIVE_GAP_SECONDS.
+ */
+export function startGapSweep(opts: {
+  bus: Bus;
+  store: LiveStore;
+  coord: Coordination;
+  logger: Logger;
+  config: Static<typeof LiveGapConfigSchema>;
+}): { stop(): void; sweep(): Promise<number> } {
+  const gapSeconds = opts.config.LIVE_GAP_SECONDS;
+  const everyMs = Math.max(100, Math.min(5_000, Math.floor((gapSeconds * 1000) / 4)));
+  const log = opts.logger.child({ component: 'live-gaps' });
+  const publisher = livePublisher(opts.bus, log);
+
+  async function sweep(): Promise<number> {
+    const closed = await opts.store.closeGaps(gapSeconds);
+    for (const c of closed) {
+      log.warn(
+        { transcriptId: c.session.transcriptId, lost: c.markers.map((m) => m.seq), ended: c.end !== null },
+        'live session gap closed as lost',
+      );
+      for (const m of c.markers) publisher.line(c.session, m);
+      if (c.end?.kind === 'ended') await publisher.closed(c.end.session);
+    }
+    return closed.length;
+  }
+
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    void (async () => {
+      const lock = await opts.coord.locks.acquire(GAP_LOCK_KEY, Math.max(50, everyMs - 50));
+      if (!lock) return;
+      await sweep();
+    })()
+      .catch((err: unknown) => log.warn({ err }, 'live gap sweep failed'))
+      .finally(() => {
+        running = false;
+      });
+  }, everyMs);
+  timer.unref();
+  return { stop: () => clearInterval(timer), sweep };
 }

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { LiveUtterance } from '@chronicler/contracts';
+import type { LiveSessionEnd, LiveUtterance } from '@chronicler/contracts';
 import { openServiceTestbed, type ServiceTestbed } from '@chronicler/kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LiveStore, STALL_SECONDS } from './live-store.ts';
+import { LiveStore } from './live-store.ts';
 
 const migrationsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
 
@@ -33,14 +33,21 @@ async function session(): Promise<string> {
   return id;
 }
 
-const final = (id: string, n: number): LiveUtterance => ({
+const final = (id: string, n: number, utterance = `u-${n}`): LiveUtterance => ({
   transcript_id: id,
-  utterance_id: `u-${n}`,
+  utterance_id: utterance,
   text: `Line ${n}`,
   speaker_tag: 1,
   start_seconds: n,
   end_seconds: n + 0.5,
   final_index: n,
+});
+
+const endOf = (id: string, finals: number): LiveSessionEnd => ({
+  transcript_id: id,
+  ended_at: new Date().toISOString(),
+  final_count: finals,
+  interim_count: 0,
 });
 
 /** Makes the session's last line look stored `seconds` ago. */
@@ -51,68 +58,132 @@ async function age(id: string, seconds: number): Promise<void> {
   );
 }
 
-describe('live finals keep the order they were spoken', () => {
-  it('stores finals that arrive out of order only once those before them are stored', async () => {
+const seqsOf = async (id: string) => {
+  const view = await joinAll(id);
+  return view.lines.map((l) => [l.seq, l.lost ? 'lost' : l.text]);
+};
+async function joinAll(id: string) {
+  const [row] = await bed.db.query<{ owner_id: string }>(
+    `select owner_id from "${bed.schema}".live_sessions where transcript_id = $1`,
+    [id],
+  );
+  return (await store.join(String(row!.owner_id), id, 0, 1000))!;
+}
+const contentOf = async (id: string) =>
+  (
+    await bed.db.query<{ content: string; status: string }>(
+      `select content, status from "${bed.schema}".transcripts where id = $1`,
+      [id],
+    )
+  )[0]!;
+
+describe('live finals are stored at their place the moment they arrive', () => {
+  it('stores finals delivered in reverse order at once and reads them in spoken order', async () => {
     const id = await session();
-    expect((await store.append(final(id, 1))).kind).toBe('stored');
-    expect(await store.append(final(id, 3))).toEqual({ kind: 'out-of-order', stored: 1 });
-    const second = await store.append(final(id, 2));
-    expect(second.kind === 'stored' && second.line.seq).toBe(2);
+    for (const n of [5, 4, 3, 2, 1]) {
+      const r = await store.append(final(id, n));
+      expect(r.kind === 'stored' && r.line.seq).toBe(n);
+    }
+    expect(await seqsOf(id)).toEqual([1, 2, 3, 4, 5].map((n) => [n, `Line ${n}`]));
+    expect((await store.end(endOf(id, 5))).kind).toBe('ended');
+    expect((await contentOf(id)).content.split('\n')).toEqual([
+      '[00:00:01] 1: Line 1',
+      '[00:00:02] 1: Line 2',
+      '[00:00:03] 1: Line 3',
+      '[00:00:04] 1: Line 4',
+      '[00:00:05] 1: Line 5',
+    ]);
+  });
+
+  it('stores a final past a gap without waiting, and the late one fills the gap', async () => {
+    const id = await session();
+    await store.append(final(id, 1));
     const third = await store.append(final(id, 3));
-    expect(third.kind === 'stored' && third.line.seq).toBe(3);
-  });
-
-  it('lets a waiting final go on without the missing one only once the session has stalled', async () => {
-    const id = await session();
-    await store.append(final(id, 1));
-    // Out of patience, but a line was stored just now: the backlog is still draining.
-    expect((await store.append(final(id, 3), true)).kind).toBe('out-of-order');
-    await age(id, STALL_SECONDS + 1);
-    expect((await store.append(final(id, 3), false)).kind).toBe('out-of-order');
-    const forced = await store.append(final(id, 3), true);
-    expect(forced.kind === 'stored' && forced.line.text).toBe('Line 3');
-  });
-
-  it('holds the end while finals still arrive, and ends a stalled session without the lost ones', async () => {
-    const id = await session();
-    await store.append(final(id, 1));
-    const end = { transcript_id: id, ended_at: new Date().toISOString(), final_count: 2, interim_count: 0 };
-    expect(await store.end(end, false)).toEqual({ kind: 'waiting', stored: 1, expected: 2 });
-    expect((await store.end(end, true)).kind).toBe('waiting');
-    await age(id, STALL_SECONDS + 1);
-    expect((await store.end(end, true)).kind).toBe('ended');
-  });
-
-  it('does not take a draining backlog for a stall when it waited for the line just stored', async () => {
-    // Finals 2 and 3 were late (the session looks stalled); 4 is out of patience. While 2 is
-    // being stored, 4 queues for the session's row lock. Once it has the lock, a line was
-    // stored just now: the backlog is draining, and 4 must wait for 3. A CI run once stored a
-    // final ahead of two earlier ones: the waiting statement's snapshot of the lines predated
-    // the line it waited for, so the session looked stalled.
-    const id = await session();
-    await store.append(final(id, 1));
-    await age(id, STALL_SECONDS + 1);
-    let forced: Promise<Awaited<ReturnType<LiveStore['append']>>> | undefined;
-    await bed.db.transaction(async (tx) => {
-      await tx.query(`select 1 from "${bed.schema}".live_sessions where transcript_id = $1 for update`, [id]);
-      forced = store.append(final(id, 4), true);
-      // Long enough for the append to take its snapshot and queue for the lock.
-      await new Promise((r) => setTimeout(r, 300));
-      await tx.query(
-        `insert into "${bed.schema}".transcript_lines
-                (transcript_id, seq, utterance_id, speaker_tag, text, start_seconds, end_seconds)
-         values ($1, 2, 'u-2', '1'::jsonb, 'Line 2', 2, 2.5)`,
-        [id],
-      );
-      await tx.query(
-        `update "${bed.schema}".live_sessions set final_count = 2, last_line_at = now() where transcript_id = $1`,
-        [id],
-      );
+    expect(third).toMatchObject({
+      kind: 'stored',
+      line: { seq: 3 },
+      session: { finalCount: 3, lineCount: 2 },
     });
-    expect(await forced).toEqual({ kind: 'out-of-order', stored: 2 });
+    const second = await store.append(final(id, 2));
+    expect(second).toMatchObject({
+      kind: 'stored',
+      line: { seq: 2 },
+      session: { finalCount: 3, lineCount: 3 },
+    });
+    // A redelivery answers the stored line and counts nothing twice.
+    expect(await store.append(final(id, 2))).toMatchObject({ kind: 'duplicate', line: { seq: 2 } });
+    expect(await seqsOf(id)).toEqual([
+      [1, 'Line 1'],
+      [2, 'Line 2'],
+      [3, 'Line 3'],
+    ]);
+  });
+
+  it('keeps an end that came before its last finals, and says when it is due', async () => {
+    const id = await session();
+    await store.append(final(id, 1));
+    expect(await store.end(endOf(id, 3))).toEqual({ kind: 'waiting', stored: 1, expected: 3 });
+    expect((await contentOf(id)).status).toBe('active');
     const third = await store.append(final(id, 3));
-    expect(third.kind === 'stored' && third.line.seq).toBe(3);
-    const fourth = await store.append(final(id, 4));
-    expect(fourth.kind === 'stored' && fourth.line).toMatchObject({ seq: 4, text: 'Line 4' });
+    expect(third.kind === 'stored' && LiveStore.endDue(third.session)).toBe(false);
+    const second = await store.append(final(id, 2));
+    expect(second.kind === 'stored' && LiveStore.endDue(second.session)).toBe(true);
+    const ended = await store.end(second.kind === 'stored' ? second.session.pendingEnd! : endOf(id, 3));
+    expect(ended).toMatchObject({ kind: 'ended', session: { finalCount: 3, lineCount: 3 } });
+    expect((await contentOf(id)).content).toContain('Line 2');
+  });
+
+  it('closes a gap older than the bound as lost, with a marker, and carries out the kept end', async () => {
+    const id = await session();
+    await store.append(final(id, 1));
+    await store.append(final(id, 3));
+    await store.end(endOf(id, 5));
+    // Not yet: the gap is fresh.
+    expect((await store.closeGaps(30)).filter((c) => c.session.transcriptId === id)).toEqual([]);
+    await age(id, 31);
+    const [closed] = (await store.closeGaps(30)).filter((c) => c.session.transcriptId === id);
+    expect(closed!.markers.map((m) => [m.seq, m.lost, m.text])).toEqual([
+      [2, true, ''],
+      [4, true, ''],
+      [5, true, ''],
+    ]);
+    expect(closed!.end).toMatchObject({ kind: 'ended' });
+    expect(await seqsOf(id)).toEqual([
+      [1, 'Line 1'],
+      [2, 'lost'],
+      [3, 'Line 3'],
+      [4, 'lost'],
+      [5, 'lost'],
+    ]);
+    // The markers are not speech: the transcript's text holds only what was said.
+    expect((await contentOf(id)).content.split('\n')).toEqual([
+      '[00:00:01] 1: Line 1',
+      '[00:00:03] 1: Line 3',
+    ]);
+    // A final that comes after all takes its marker's place, and the text is rebuilt in order.
+    const late = await store.append(final(id, 2));
+    expect(late).toMatchObject({ kind: 'stored', line: { seq: 2, text: 'Line 2' } });
+    expect(late.kind === 'stored' && late.line.lost).toBeUndefined();
+    expect((await contentOf(id)).content.split('\n')).toEqual([
+      '[00:00:01] 1: Line 1',
+      '[00:00:02] 1: Line 2',
+      '[00:00:03] 1: Line 3',
+    ]);
+  });
+
+  it('puts a final whose place another utterance holds after the others, losing nothing', async () => {
+    const id = await session();
+    await store.append(final(id, 1));
+    const other = await store.append(final(id, 1, 'u-other'));
+    expect(other).toMatchObject({ kind: 'stored', line: { seq: 2, utterance_id: 'u-other' } });
+  });
+
+  it('serialises finals of one session that arrive together', async () => {
+    const id = await session();
+    const results = await Promise.all([3, 1, 2, 5, 4].map((n) => store.append(final(id, n))));
+    expect(results.every((r) => r.kind === 'stored')).toBe(true);
+    const view = await joinAll(id);
+    expect(view.session).toMatchObject({ finalCount: 5, lineCount: 5 });
+    expect(view.lines.map((l) => l.seq)).toEqual([1, 2, 3, 4, 5]);
   });
 });

@@ -10,15 +10,12 @@ import { isUuid, type DatabaseHandle, type Queryable } from '@chronicler/kit';
 import { previewOf } from '../validation.ts';
 
 /**
- * A session is stalled when its last line was stored longer ago than this: only then may a
- * final (or the end) go on without the finals before it, which are then taken as lost. A
- * killed replica's unacked messages come back after the consumer's 5 s ack wait; but when
- * the whole machine stalls (a CI run saw it with 10 s), the missing final is merely queued
- * for its next delivery, and a later one must not take its place. Only a pipeline that died
- * between numbering a final and publishing it loses one, and the voice bot journals each
- * first: waiting half a minute for it costs a rare live view half a minute, never the order.
+ * How long a gap in a session's finals (a final_index not stored while later ones are) may
+ * stay open before it is closed as lost, with a marker at each missing place. Only a pipeline
+ * that died between numbering a final and publishing it loses one (the voice bot journals
+ * each first); a final held up by a redelivery after a crash arrives well within this.
  */
-export const STALL_SECONDS = 30;
+export const GAP_SECONDS_DEFAULT = 30;
 
 const iso = (v: unknown): string => (v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString());
 
@@ -34,20 +31,32 @@ export interface LiveSessionRow {
   error: string;
   /** The speech provider that streamed it, else how it was fed ('replay'). */
   provider: string;
+  /** Rows stored (lines and lost markers): below finalCount while a gap is open. */
+  lineCount: number;
+  /** An end that came while finals were missing, carried out once they are in. */
+  pendingEnd: LiveSessionEnd | null;
 }
 
 export type AppendResult =
   | { kind: 'stored' | 'duplicate'; session: LiveSessionRow; line: LiveLine }
   /** No start stored yet (a final overtook its start on the stream): try again later. */
-  | { kind: 'not-started' }
-  /** Finals before this one (by final_index) are not stored yet: try again later. */
-  | { kind: 'out-of-order'; stored: number };
+  | { kind: 'not-started' };
 
 export type EndResult =
   | { kind: 'ended' | 'already-ended'; session: LiveSessionRow }
   | { kind: 'not-started' }
-  /** The pipeline published more finals than are stored: some are still on their way. */
+  /**
+   * The pipeline published more finals than are stored: the end is kept (pending_end) and
+   * carried out by the append that stores the last one, or when the gap is closed as lost.
+   */
   | { kind: 'waiting'; stored: number; expected: number };
+
+/** A session whose open gap was closed as lost by closeGaps. */
+export interface ClosedGap {
+  session: LiveSessionRow;
+  /** The lost markers written, in seq order. */
+  markers: LiveLine[];
+}
 
 /** What a joining viewer gets. */
 export interface JoinView {
@@ -118,21 +127,36 @@ export class LiveStore {
   }
 
   /**
-   * Stores a final utterance once and gives it the next seq. A redelivered utterance answers
-   * its stored line ('duplicate'). A line that arrives after the end is kept too (nothing
-   * said is lost) and appended to the ended transcript's content. A final whose
-   * final_index is ahead of what is stored waits ('out-of-order'), unless `force` and the
-   * session has stalled (no line stored for STALL_SECONDS): while earlier finals are still
-   * being stored (a backlog after a restart drains) nothing jumps the queue.
+   * Stores a final utterance once, at its place: seq is its final_index (the pipeline's
+   * numbering), or the next seq for a final without one. It is stored the moment it arrives,
+   * whatever has not arrived yet: a final ahead of others leaves a gap (line_count below
+   * final_count), which the late one fills when it comes, or closeGaps closes as lost. A
+   * redelivered utterance answers its stored line ('duplicate'); a late final takes the
+   * place of its lost marker. A line that arrives after the end is kept too (nothing said
+   * is lost) and the ended transcript's content is rebuilt in order.
    */
-  async append(u: LiveUtterance, force = false): Promise<AppendResult> {
+  async append(u: LiveUtterance): Promise<AppendResult> {
+    const result = await this.appendAt(u, u.final_index ?? null);
+    if (result.kind === 'taken') {
+      // Another utterance holds that place (a pipeline that numbered twice): nothing said is
+      // dropped, the line goes after the others.
+      const next = await this.appendAt(u, null);
+      if (next.kind === 'taken') throw new Error(`no place for final ${u.utterance_id}`);
+      return next;
+    }
+    if (result.kind === 'stored' && result.session.endedAt) await this.rebuildContent(u.transcript_id);
+    return result;
+  }
+
+  private async appendAt(u: LiveUtterance, seq: number | null): Promise<AppendResult | { kind: 'taken' }> {
     // One statement, one round trip: a final is the hot path of every live session (the
     // benchmark found seven sequential round trips queueing up under load). The session row
-    // is locked first, so finals of one session take their seq one after another. A statement
+    // is locked first, so finals of one session are stored one after another. A statement
     // that waited for that lock reads the row as the store before it left it (final_count,
-    // last_line_at), but its snapshot of the lines is older: nothing here may depend on lines
-    // stored by the statement it waited for (a duplicate among them fails the unique key and
-    // comes back as 'duplicate' on its next delivery).
+    // line_count), but its snapshot of the lines is older: nothing here may depend on lines
+    // stored by the statement it waited for. The insert's conflict check sees them (a place
+    // taken meanwhile; a duplicate utterance fails the unique key and comes back as
+    // 'duplicate' on its next delivery).
     const text = u.text.trim();
     const start = u.start_seconds;
     const display = lineText({
@@ -159,30 +183,32 @@ export class LiveStore {
          insert into ${this.lines}
                 (transcript_id, seq, utterance_id, speaker_tag, speaker_name, speaker_user_id,
                  text, start_seconds, end_seconds)
-         select $1, s.final_count + 1, $2, $3::jsonb, $4, $5, $6, $7, $8 from s
+         select $1, coalesce($9::int, s.final_count + 1), $2, $3::jsonb, $4, $5, $6, $7, $8 from s
           where not exists (select 1 from existing)
-            and ($9::int is null or $9::int <= s.final_count + 1
-                 or ($10::boolean and not ${this.storedWithin('s.last_line_at', '$13')}))
-         returning *
+         on conflict (transcript_id, seq) do update
+            set utterance_id = excluded.utterance_id, speaker_tag = excluded.speaker_tag,
+                speaker_name = excluded.speaker_name, speaker_user_id = excluded.speaker_user_id,
+                text = excluded.text, start_seconds = excluded.start_seconds,
+                end_seconds = excluded.end_seconds, stored_at = now(), lost = false
+          where ${this.lines}.lost
+         returning *, (xmax = 0) as fresh
        ), counted as (
          -- Data-modifying parts run once whether or not the final select reads them.
          update ${this.sessions} ls
-            set final_count = ins.seq, interim_count = greatest(ls.interim_count, $11),
+            set final_count = greatest(ls.final_count, ins.seq),
+                line_count = ls.line_count + case when ins.fresh then 1 else 0 end,
+                interim_count = greatest(ls.interim_count, $10),
                 last_line_at = ins.stored_at
            from ins where ls.transcript_id = ins.transcript_id
          returning 1
        ), touched as (
-         -- The preview is the first 100 characters: only the first lines change it. A line
-         -- after the end (nothing said is lost) is appended to the ended transcript's content.
+         -- The preview is the first 100 characters: only the first lines change it.
          update ${this.transcripts} t
             set last_activity = now(),
                 preview = case when length(t.preview) > 100 then t.preview
-                               when length(case when t.preview = '' then $12 else t.preview || E'\\n' || $12 end) > 100
-                                 then left(case when t.preview = '' then $12 else t.preview || E'\\n' || $12 end, 100) || '...'
-                               else case when t.preview = '' then $12 else t.preview || E'\\n' || $12 end end,
-                content = case when t.status = 'ended' then
-                            case when t.content = '' then $12 else t.content || E'\\n' || $12 end
-                          else t.content end
+                               when length(case when t.preview = '' then $11 else t.preview || E'\\n' || $11 end) > 100
+                                 then left(case when t.preview = '' then $11 else t.preview || E'\\n' || $11 end, 100) || '...'
+                               else case when t.preview = '' then $11 else t.preview || E'\\n' || $11 end end
            from ins where t.id = ins.transcript_id
          returning 1
        )
@@ -198,64 +224,147 @@ export class LiveStore {
         text,
         start,
         Math.max(start, u.end_seconds),
-        u.final_index ?? null,
-        force,
+        seq,
         u.interim_count ?? 0,
         display,
-        STALL_SECONDS,
       ],
     );
     const row = r?.session ? toSession(parseJson(r.session)) : null;
     if (!row) return { kind: 'not-started' };
     if (r!.existing)
       return { kind: 'duplicate', session: row, line: toLine(parseJson(r!.existing), row.startedAt) };
-    if (!r!.inserted) return { kind: 'out-of-order', stored: row.finalCount };
-    const line = toLine(parseJson(r!.inserted), row.startedAt);
-    return { kind: 'stored', session: { ...row, finalCount: line.seq }, line };
+    if (!r!.inserted) return { kind: 'taken' };
+    const inserted = parseJson(r!.inserted);
+    const line = toLine(inserted, row.startedAt);
+    return {
+      kind: 'stored',
+      session: {
+        ...row,
+        finalCount: Math.max(row.finalCount, line.seq),
+        lineCount: row.lineCount + (inserted.fresh === true || inserted.fresh === 't' ? 1 : 0),
+      },
+      line,
+    };
   }
 
   /**
    * Ends the session: the transcript becomes 'ended' with its content built from the lines.
-   * Until `expected` finals are stored the end waits ('waiting'), unless `force` (the finals
-   * that are missing never came: the pipeline crashed between publishing them and the end).
+   * While finals are missing (fewer rows than the pipeline published, or a gap) the end is
+   * kept as pending_end and answered 'waiting': the append that stores the last missing final
+   * carries it out (the caller sees session.pendingEnd complete), or closeGaps does once the
+   * gap is closed as lost. Nothing waits by being refused.
    */
-  async end(msg: LiveSessionEnd, force: boolean): Promise<EndResult> {
+  async end(msg: LiveSessionEnd): Promise<EndResult> {
     return this.db.transaction(async (tx) => {
       const session = await this.lockSession(tx, msg.transcript_id);
       if (!session) return { kind: 'not-started' };
       if (session.endedAt) return { kind: 'already-ended', session };
-      if (
-        session.finalCount < msg.final_count &&
-        (!force || (await this.storedLately(tx, session.transcriptId)))
-      ) {
-        return { kind: 'waiting', stored: session.finalCount, expected: msg.final_count };
+      const expected = Math.max(msg.final_count, session.finalCount);
+      if (session.lineCount < expected) {
+        if (!session.pendingEnd) {
+          await tx.query(`update ${this.sessions} set pending_end = $2 where transcript_id = $1`, [
+            msg.transcript_id,
+            JSON.stringify(msg),
+          ]);
+        }
+        return { kind: 'waiting', stored: session.lineCount, expected };
       }
-      const lines = await this.linesAfter(
-        tx,
-        msg.transcript_id,
-        0,
-        Number.MAX_SAFE_INTEGER,
-        session.startedAt,
-      );
-      const content = contentOf(lines);
-      const [ended] = await tx.query<{ ended_at: unknown }>(
-        `update ${this.sessions}
-            set ended_at = $2, error = $3, interim_count = greatest(interim_count, $4)
-          where transcript_id = $1 returning ended_at`,
-        [msg.transcript_id, msg.ended_at, msg.error ?? '', msg.interim_count ?? 0],
-      );
-      await tx.query(
-        // A session the pipeline had to end (the speech provider stayed down) says why.
-        `update ${this.transcripts}
-            set status = 'ended', content = $2, preview = $3, last_activity = now(),
-                transcription_error = $4
-          where id = $1`,
-        [msg.transcript_id, content, previewOf(content), msg.error ?? ''],
-      );
-      return {
-        kind: 'ended',
-        session: { ...session, endedAt: iso(ended!.ended_at), error: msg.error ?? '' },
-      };
+      return this.close(tx, session, msg);
+    });
+  }
+
+  /** Whether the session's kept end can be carried out now (every final it counts is stored). */
+  static endDue(session: LiveSessionRow): boolean {
+    return (
+      session.pendingEnd !== null &&
+      !session.endedAt &&
+      session.lineCount >= Math.max(session.pendingEnd.final_count, session.finalCount)
+    );
+  }
+
+  /**
+   * Closes the gaps of open sessions whose newest line is older than `gapSeconds`: a lost
+   * marker at each missing place up to the highest seq (or the kept end's count), and the
+   * kept end carried out. At most `limit` sessions a call.
+   */
+  async closeGaps(gapSeconds: number, limit = 100): Promise<Array<ClosedGap & { end: EndResult | null }>> {
+    const due = await this.db.query<{ transcript_id: string }>(
+      `select transcript_id from ${this.sessions}
+        where ended_at is null and (line_count < final_count or pending_end is not null)
+          and last_line_at < now() - make_interval(secs => $1)
+        order by last_line_at limit $2`,
+      [gapSeconds, limit],
+    );
+    const closed: Array<ClosedGap & { end: EndResult | null }> = [];
+    for (const { transcript_id: id } of due) {
+      const r = await this.db.transaction(async (tx) => {
+        const session = await this.lockSession(tx, String(id));
+        if (!session || session.endedAt) return null;
+        const upTo = Math.max(session.finalCount, session.pendingEnd?.final_count ?? 0);
+        const rows = await tx.query<Record<string, unknown>>(
+          `insert into ${this.lines}
+                  (transcript_id, seq, utterance_id, speaker_tag, text, start_seconds, end_seconds, lost)
+           select $1, g, 'lost:' || g, '0'::jsonb, '', t, t, true
+             from generate_series(1, $2::int) g,
+                  lateral (select coalesce(max(l.end_seconds), 0) as t from ${this.lines} l
+                            where l.transcript_id = $1 and l.seq < g) prev
+            where not exists (select 1 from ${this.lines} l where l.transcript_id = $1 and l.seq = g)
+           on conflict do nothing
+           returning *`,
+          [session.transcriptId, upTo],
+        );
+        const markers = rows.map((row) => toLine(row, session.startedAt)).sort((x, y) => x.seq - y.seq);
+        await tx.query(
+          `update ${this.sessions} set line_count = line_count + $2, final_count = greatest(final_count, $3)
+            where transcript_id = $1`,
+          [session.transcriptId, markers.length, upTo],
+        );
+        const after = { ...session, lineCount: session.lineCount + markers.length, finalCount: upTo };
+        const end = after.pendingEnd ? await this.close(tx, after, after.pendingEnd) : null;
+        return { session: after, markers, end };
+      });
+      if (r) closed.push(r);
+    }
+    return closed;
+  }
+
+  private async close(
+    tx: Queryable,
+    session: LiveSessionRow,
+    msg: LiveSessionEnd,
+  ): Promise<{ kind: 'ended'; session: LiveSessionRow }> {
+    const lines = await this.linesAfter(tx, msg.transcript_id, 0, Number.MAX_SAFE_INTEGER, session.startedAt);
+    const content = contentOf(lines);
+    const [ended] = await tx.query<{ ended_at: unknown }>(
+      `update ${this.sessions}
+          set ended_at = $2, error = $3, interim_count = greatest(interim_count, $4), pending_end = null
+        where transcript_id = $1 returning ended_at`,
+      [msg.transcript_id, msg.ended_at, msg.error ?? '', msg.interim_count ?? 0],
+    );
+    await tx.query(
+      // A session the pipeline had to end (the speech provider stayed down) says why.
+      `update ${this.transcripts}
+          set status = 'ended', content = $2, preview = $3, last_activity = now(),
+              transcription_error = $4
+        where id = $1`,
+      [msg.transcript_id, content, previewOf(content), msg.error ?? ''],
+    );
+    return {
+      kind: 'ended',
+      session: { ...session, endedAt: iso(ended!.ended_at), error: msg.error ?? '', pendingEnd: null },
+    };
+  }
+
+  /** An ended session's content again from its lines, in order (a final that came after the end). */
+  private async rebuildContent(id: string): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const session = await this.lockSession(tx, id);
+      if (!session) return;
+      const content = contentOf(await this.linesAfter(tx, id, 0, Number.MAX_SAFE_INTEGER, session.startedAt));
+      await tx.query(`update ${this.transcripts} set content = $2 where id = $1 and status = 'ended'`, [
+        id,
+        content,
+      ]);
     });
   }
 
@@ -310,24 +419,6 @@ export class LiveStore {
     );
   }
 
-  /** Whether the session's last line was stored within STALL_SECONDS (its finals still arrive). */
-  private async storedLately(q: Queryable, id: string): Promise<boolean> {
-    const [r] = await q.query<{ fresh: boolean }>(
-      `select ${this.storedWithin('last_line_at', '$2')} as fresh from ${this.sessions} where transcript_id = $1`,
-      [id, STALL_SECONDS],
-    );
-    return r?.fresh === true;
-  }
-
-  /**
-   * SQL that is true when `lastLineAt` (a session's last_line_at, read from its locked row)
-   * is less than `seconds` ago: the stall rule, shared by append (a final may jump the queue)
-   * and end (may give up waiting).
-   */
-  private storedWithin(lastLineAt: string, seconds: string): string {
-    return `(${lastLineAt} > now() - make_interval(secs => ${seconds}))`;
-  }
-
   private async lockSession(tx: Queryable, id: string): Promise<LiveSessionRow | null> {
     return this.readSession(tx, id, true);
   }
@@ -375,6 +466,7 @@ function toLine(r: Record<string, unknown>, startedAt: string): LiveLine {
     start_seconds: start,
     end_seconds: Number(r.end_seconds),
     timestamp: new Date(Date.parse(startedAt) + start * 1000).toISOString(),
+    ...(r.lost === true || r.lost === 't' ? { lost: true } : {}),
   };
 }
 
@@ -397,6 +489,8 @@ function toSession(r: Record<string, unknown>): LiveSessionRow {
     name: String(r.name),
     error: String(r.error ?? ''),
     provider: String(r.provider || r.origin),
+    lineCount: Number(r.line_count ?? 0),
+    pendingEnd: r.pending_end ? (parseJson(r.pending_end) as unknown as LiveSessionEnd) : null,
   };
 }
 

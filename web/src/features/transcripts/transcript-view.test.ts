@@ -79,6 +79,13 @@ describe('transcript lines for the viewer', () => {
     expect(clock.time).toMatch(/^\d{1,2}:04:12\s?[AP]M$/);
   });
 
+  it('shows nothing for a lost marker: it only holds its place', () => {
+    const lines = [live(1, 'One'), { ...live(2, ''), lost: true as const }, live(3, 'Three')];
+    expect(
+      shown(liveFinalLines({ content: null, contentSeq: 0, lines, sessionStartTime: START }, '')),
+    ).toEqual(['00:00:10 | MATT | One', '00:00:30 | MATT | Three']);
+  });
+
   it('shows the polled text until the socket sends lines, then the socket text and the lines after it', () => {
     const polled = '[00:00:05] MATT: From the poll.';
     expect(

@@ -107,7 +107,8 @@ export function liveFinalLines(
   const base = live.content ?? (live.lines.length === 0 ? polledContent : '');
   const lines = base ? parsedContent(base) : [];
   for (const line of live.lines) {
-    if (line.seq > live.contentSeq) lines.push(liveLineView(line, live.sessionStartTime));
+    // A lost marker holds its place in the sequence; there is nothing of it to read.
+    if (line.seq > live.contentSeq && !line.lost) lines.push(liveLineView(line, live.sessionStartTime));
   }
   return lines;
 }
