@@ -10,7 +10,7 @@ import {
   TranscriptListItemSchema,
   TranscriptSchema,
 } from '@chronicler/contracts';
-import { migrate, openDatabase } from '@chronicler/kit';
+import { createBus, createLogger, EventOutbox, migrate, openDatabase } from '@chronicler/kit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import Fastify from 'fastify';
@@ -29,21 +29,35 @@ const db = await openDatabase(
   process.env.DATABASE_URL ? { url: process.env.DATABASE_URL } : { dataDir: process.env.DATA_DIR! },
 );
 const store = new TranscriptStore(db, SCHEMA);
-const live = new LiveStore(db, SCHEMA);
+// The baseline answers reads and a rename: nothing it does writes an event, but the live store
+// is built with its outbox (on an in-process bus) as the service builds it.
+const logger = createLogger(null, { level: 'warn' });
+const outbox = new EventOutbox({
+  db,
+  schema: SCHEMA,
+  bus: await createBus({ prefix: 'baseline', name: 'gateway-baseline', logger }),
+  logger,
+});
+const live = new LiveStore(db, SCHEMA, outbox);
 let owner = process.env.BASELINE_OWNER ?? '';
 if (!owner) {
   // PGlite: a database of its own, seeded like the system it is compared with.
   await migrate(db, { schema: SCHEMA, migrationsDir: path.join(repoRoot, 'services/transcript/migrations') });
   owner = randomUUID();
   for (let i = 0; i < Number(process.env.BASELINE_SESSIONS ?? 10); i++) {
-    await store.createManual(owner, {
-      name: `Session ${i + 1}`,
-      sessionTimestamp: new Date(Date.UTC(2024, 0, 1 + i)).toISOString(),
-      summary: 'The party rests at the inn.',
-      content: 'GM: You enter the tavern.\n'.repeat(40),
-      preview: 'GM: You enter the tavern.',
-      groupId: null,
-    });
+    // Seed rows: no summary is wanted for them, so no event goes with them.
+    await store.createManual(
+      owner,
+      {
+        name: `Session ${i + 1}`,
+        sessionTimestamp: new Date(Date.UTC(2024, 0, 1 + i)).toISOString(),
+        summary: 'The party rests at the inn.',
+        content: 'GM: You enter the tavern.\n'.repeat(40),
+        preview: 'GM: You enter the tavern.',
+        groupId: null,
+      },
+      async () => {},
+    );
   }
 }
 

@@ -14,7 +14,7 @@ import {
   setGroupGeneratedSummaryRpc,
   updateGroupRpc,
 } from '@chronicler/contracts';
-import { defineService, packageVersion, serve } from '@chronicler/kit';
+import { defineService, EventOutbox, packageVersion, serve } from '@chronicler/kit';
 import { Type } from '@sinclair/typebox';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,15 +39,18 @@ export default defineService({
   migrationsDir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../migrations'),
   async start(ctx) {
     const store = new GroupStore(ctx.db, ctx.schema);
+    // Events committed with their change, relayed to the bus after the commit.
+    const outbox = new EventOutbox({ db: ctx.db, schema: ctx.schema, bus: ctx.bus, logger: ctx.logger });
     const characters = new CharacterStore(ctx.db, ctx.schema);
     // The durable stream of group events (evt.group.>), de-duplicated by msgId.
     await ctx.bus.ensureStream(groupEventsStream);
+    outbox.start();
     const subs = [
       serve(ctx.bus, listGroupsRpc, listGroups(store, ctx.bus)),
       serve(ctx.bus, getGroupRpc, getGroup(store, ctx.bus)),
       serve(ctx.bus, createGroupRpc, createGroup(store)),
       serve(ctx.bus, updateGroupRpc, updateGroup(store, ctx.bus)),
-      serve(ctx.bus, deleteGroupRpc, deleteGroup(store, ctx.bus)),
+      serve(ctx.bus, deleteGroupRpc, deleteGroup(store, outbox)),
       serve(ctx.bus, groupExistsRpc, groupExists(store)),
       serve(ctx.bus, findGroupsRpc, findGroups(ctx.db, ctx.schema)),
       serve(ctx.bus, setGroupGeneratedSummaryRpc, setGeneratedSummary(store, ctx.bus)),
@@ -60,6 +63,7 @@ export default defineService({
     return {
       async stop() {
         await Promise.all(subs.map((s) => s.unsubscribe()));
+        await outbox.stop();
       },
     };
   },

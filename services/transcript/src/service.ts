@@ -32,7 +32,7 @@ import {
   updateTranscriptSummaryRpc,
   usageEventsStream,
 } from '@chronicler/contracts';
-import { consume, defineService, packageVersion, serve } from '@chronicler/kit';
+import { consume, defineService, EventOutbox, packageVersion, serve } from '@chronicler/kit';
 import { createSpeechProvider, SpeechConfigSchema } from '@chronicler/speech';
 import { Type } from '@sinclair/typebox';
 import path from 'node:path';
@@ -71,7 +71,9 @@ export default defineService({
   migrationsDir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../migrations'),
   async start(ctx) {
     const store = new TranscriptStore(ctx.db, ctx.schema);
-    const live = new LiveStore(ctx.db, ctx.schema);
+    // Events committed with the change they announce, relayed to the bus after the commit.
+    const outbox = new EventOutbox({ db: ctx.db, schema: ctx.schema, bus: ctx.bus, logger: ctx.logger });
+    const live = new LiveStore(ctx.db, ctx.schema, outbox);
     const speech = createSpeechProvider(ctx.config);
     await ctx.bus.ensureStream(audioJobsStream);
     // A failed transcription keeps its recording for another try, within this retention.
@@ -79,22 +81,23 @@ export default defineService({
     await ctx.bus.ensureStream(usageEventsStream);
     await ctx.bus.ensureStream(transcriptEventsStream);
     await ctx.bus.ensureStream(liveStream);
+    outbox.start();
     const subs = [
       serve(ctx.bus, groupMembersRpc, (req) => store.groupMembers(req.owner_id, req.group_ids)),
       serve(ctx.bus, getTranscriptRpc, getTranscript(store, live)),
       serve(ctx.bus, transcriptExistsRpc, async (req) => ({
         exists: (await store.getItem(req.owner_id, req.id)) !== null,
       })),
-      serve(ctx.bus, createManualTranscriptRpc, createManual(store, ctx.bus)),
+      serve(ctx.bus, createManualTranscriptRpc, createManual(store, ctx.bus, outbox)),
       serve(ctx.bus, updateTranscriptRpc, updateTranscript(store)),
       serve(ctx.bus, renameTranscriptRpc, renameTranscript(store)),
       serve(ctx.bus, assignTranscriptGroupRpc, assignGroup(store, ctx.bus)),
       serve(ctx.bus, deleteTranscriptRpc, deleteTranscript(store, ctx.bus, ctx.logger)),
-      serve(ctx.bus, retryAudioTranscriptionRpc, retryAudio(store, ctx.bus, speech)),
+      serve(ctx.bus, retryAudioTranscriptionRpc, retryAudio(store, ctx.bus, outbox, speech)),
       serve(ctx.bus, getNotesRpc, getNotes(store)),
       serve(ctx.bus, putNotesRpc, putNotes(store)),
       serve(ctx.bus, audioConfigRpc, () => ({ speech_provider: speech?.name ?? null })),
-      serve(ctx.bus, createAudioTranscriptRpc, createAudio(store, ctx.bus, speech)),
+      serve(ctx.bus, createAudioTranscriptRpc, createAudio(store, ctx.bus, outbox, speech)),
       serve(ctx.bus, listTranscriptsPageRpc, listPage(store)),
       serve(ctx.bus, listActiveTranscriptsRpc, listActive(store, live)),
       serve(ctx.bus, liveJoinRpc, liveJoin(live)),
@@ -117,10 +120,16 @@ export default defineService({
       groupDeletedEvent,
       onGroupDeleted(store, ctx.logger),
     );
-    const audioWorker = await startAudioWorker({ bus: ctx.bus, store, provider: speech, logger: ctx.logger });
-    const liveConsumer = await startLiveConsumer({ bus: ctx.bus, store: live, logger: ctx.logger });
+    const audioWorker = await startAudioWorker({
+      bus: ctx.bus,
+      outbox,
+      store,
+      provider: speech,
+      logger: ctx.logger,
+    });
+    const liveConsumer = await startLiveConsumer({ bus: ctx.bus, outbox, store: live, logger: ctx.logger });
     const staleSweep = startStaleSessionSweep(ctx);
-    const gapSweep = startGapSweep({ ...ctx, store: live });
+    const gapSweep = startGapSweep({ ...ctx, outbox, store: live });
     const sessionsGauge = startLiveSessionsGauge(live, ctx.logger);
     return {
       async stop() {
@@ -131,6 +140,7 @@ export default defineService({
         await audioWorker.stop();
         await consumer.stop();
         await Promise.all(subs.map((s) => s.unsubscribe()));
+        await outbox.stop();
       },
     };
   },

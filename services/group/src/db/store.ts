@@ -1,4 +1,4 @@
-import { isUuid, type DatabaseHandle } from '@chronicler/kit';
+import { isUuid, type DatabaseHandle, type Queryable } from '@chronicler/kit';
 
 const COLUMNS = 'id, name, summary, llm_summary, summary_generated_at';
 
@@ -149,11 +149,15 @@ export class GroupStore {
   }
 
   /**
-   * Deletes the group in a transaction and runs `beforeCommit` (publishing the deletion)
-   * before it commits: when `beforeCommit` throws, the delete is rolled back. Answers false,
-   * without calling `beforeCommit`, when there is no such group.
+   * Deletes the group in a transaction and runs `beforeCommit` in it (writing the deletion's
+   * event to the outbox): both commit or neither. Answers false, without calling
+   * `beforeCommit`, when there is no such group.
    */
-  async deleteWithin(ownerId: string, id: string, beforeCommit: () => Promise<void>): Promise<boolean> {
+  async deleteWithin(
+    ownerId: string,
+    id: string,
+    beforeCommit: (tx: Queryable) => Promise<void>,
+  ): Promise<boolean> {
     if (!isUuid(id) || !isUuid(ownerId)) return false;
     return this.db.transaction(async (tx) => {
       const rows = await tx.query(`delete from ${this.table} where id = $1 and owner_id = $2 returning id`, [
@@ -161,7 +165,7 @@ export class GroupStore {
         ownerId,
       ]);
       if (rows.length === 0) return false;
-      await beforeCommit();
+      await beforeCommit(tx);
       return true;
     });
   }

@@ -9,7 +9,7 @@ import {
   groupMembersRpc,
   type Group,
 } from '@chronicler/contracts';
-import { createBus, serve, ServiceError } from '@chronicler/kit';
+import { createBus, createLogger, EventOutbox, serve, ServiceError } from '@chronicler/kit';
 import { openServiceTestbed, type ServiceTestbed } from '@chronicler/kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GroupStore } from '../db/store.ts';
@@ -21,6 +21,9 @@ import { updateGroup } from './update-group.ts';
 const migrationsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
 
 let bed: ServiceTestbed;
+const quiet = createLogger(null, { level: 'silent' });
+const outboxOn = (bus: ServiceTestbed['bus']) =>
+  new EventOutbox({ db: bed.db, schema: bed.schema, bus, logger: quiet });
 let store: GroupStore;
 /** What the transcript service (which owns membership) answers: session ids by group id. */
 const members: Record<string, string[]> = {};
@@ -157,14 +160,18 @@ describe('svc.group.delete', () => {
       },
     );
     try {
-      expect(await deleteGroup(store, bed.bus)({ owner_id: owner, id: group.id })).toEqual({ ok: true });
+      expect(await deleteGroup(store, outboxOn(bed.bus))({ owner_id: owner, id: group.id })).toEqual({
+        ok: true,
+      });
       await seen;
       expect(announced).toEqual([{ group_id: group.id, owner_id: owner }]);
       expect(await store.get(owner, group.id)).toBeNull();
-      expect(await refusal(deleteGroup(store, bed.bus)({ owner_id: owner, id: group.id }))).toEqual({
-        code: 'not_found',
-        message: 'Group not found',
-      });
+      expect(await refusal(deleteGroup(store, outboxOn(bed.bus))({ owner_id: owner, id: group.id }))).toEqual(
+        {
+          code: 'not_found',
+          message: 'Group not found',
+        },
+      );
     } finally {
       await consumer.stop();
     }
@@ -174,23 +181,41 @@ describe('svc.group.delete', () => {
     const owner = randomUUID();
     const group = await createGroup(store)({ owner_id: owner, name: 'Safe' });
     expect(
-      await refusal(deleteGroup(store, bed.bus)({ owner_id: randomUUID(), id: group.id })),
+      await refusal(deleteGroup(store, outboxOn(bed.bus))({ owner_id: randomUUID(), id: group.id })),
     ).toMatchObject({
       code: 'not_found',
     });
     expect(await store.get(owner, group.id)).not.toBeNull();
   });
 
-  it('keeps the group when its deletion cannot be announced', async () => {
+  it('deletes the group even when the bus fails at that moment, and announces it once the bus answers', async () => {
     const owner = randomUUID();
     const group = await createGroup(store)({ owner_id: owner, name: 'Survivor' });
-    // A bus without the group events stream: the publish fails, so the delete must roll back.
+    const announced: unknown[] = [];
+    const consumer = await bed.bus.consume(
+      { stream: GROUP_EVENTS_STREAM, durable: `later-${owner}`, filterSubject: groupDeletedEvent.subject },
+      async (payload) => {
+        if ((payload as { owner_id: string }).owner_id === owner) announced.push(payload);
+      },
+    );
+    // A bus without the group events stream: every publish fails.
     const bare = await createBus({ prefix: `bare${randomUUID().slice(0, 8)}`, name: 'group-test' });
     try {
-      await expect(deleteGroup(store, bare)({ owner_id: owner, id: group.id })).rejects.toThrow();
+      const failing = outboxOn(bare);
+      expect(await deleteGroup(store, failing)({ owner_id: owner, id: group.id })).toEqual({ ok: true });
+      expect(await failing.drain()).toBe(0);
+      expect(await store.get(owner, group.id)).toBeNull();
+      // The event waited in the outbox, committed with the delete; the working relay sends it once.
+      await outboxOn(bed.bus).drain();
+      await waitUntil(() => announced.length > 0);
+      expect(announced).toEqual([{ group_id: group.id, owner_id: owner }]);
     } finally {
       await bare.close();
+      await consumer.stop();
     }
-    expect((await store.get(owner, group.id))?.name).toBe('Survivor');
   });
 });
+
+async function waitUntil(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !done(); i++) await new Promise((r) => setTimeout(r, 50));
+}

@@ -13,3 +13,4 @@ export * from './runtime/platform.ts';
 export * from './runtime/service.ts';
 export * from './runtime/standalone.ts';
 export * from './runtime/shutdown.ts';
+export * from './outbox/event-outbox.ts';

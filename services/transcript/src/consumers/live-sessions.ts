@@ -6,12 +6,8 @@ import {
   LiveUtteranceSchema,
   liveSubject,
   sessionEndDelivery,
-  summaryMsgId,
-  transcriptionRecordedEvent,
-  transcriptReadyForSummaryEvent,
   type FanoutDelivery,
   type LiveLine,
-  type TranscriptionRecorded,
 } from '@chronicler/contracts';
 import {
   assertValid,
@@ -21,6 +17,7 @@ import {
   type Consumer,
   type Coordination,
   type DurableContext,
+  type EventOutbox,
   type Logger,
 } from '@chronicler/kit';
 import { Type, type Static } from '@sinclair/typebox';
@@ -56,11 +53,12 @@ class NotStarted extends RetryLater {}
  */
 export async function startLiveConsumer(opts: {
   bus: Bus;
+  outbox: EventOutbox;
   store: LiveStore;
   logger: Logger;
 }): Promise<Consumer> {
   const { bus, store, logger } = opts;
-  const publisher = livePublisher(bus, logger);
+  const publisher = livePublisher(bus, opts.outbox, logger);
 
   async function onStart(payload: unknown): Promise<void> {
     assertValid(LiveSessionStartSchema, payload, 'live session start');
@@ -82,7 +80,7 @@ export async function startLiveConsumer(opts: {
     // The last missing final of a session whose end came first: the end is due now.
     if (LiveStore.endDue(result.session)) {
       const end = await store.end(result.session.pendingEnd!);
-      if (end.kind === 'ended') await publisher.closed(end.session);
+      if (end.kind === 'ended') publisher.closed(end.session);
     }
   }
 
@@ -98,8 +96,8 @@ export async function startLiveConsumer(opts: {
       );
       return;
     }
-    // Ended here, or before (a redelivery after a crash between commit and publish).
-    await publisher.closed(result.session);
+    // Ended here, or before (a redelivery): the viewers are told again; the events are in the outbox.
+    publisher.closed(result.session);
   }
 
   // Messages of one session, one after another in the order they came (this replica).
@@ -142,10 +140,10 @@ export async function startLiveConsumer(opts: {
 }
 
 /**
- * What a stored line or a closed session sends on: the socket events (core, to the gateways),
- * and for a close the usage record and the summary request (durable, de-duplicated by msgId).
+ * What a stored line or a closed session sends to the viewers' sockets, after the commit
+ * (a close's usage record and summary request went into the outbox with it).
  */
-export function livePublisher(bus: Bus, logger: Logger) {
+export function livePublisher(bus: Bus, outbox: EventOutbox, logger: Logger) {
   const deliver = (d: FanoutDelivery): void => {
     // Not stored, not awaited by the store: a viewer that misses it catches up by seq.
     bus.publish(liveSubject.fanout(d.transcript_id), d).catch((err: unknown) => {
@@ -156,8 +154,8 @@ export function livePublisher(bus: Bus, logger: Logger) {
     line(session: LiveSessionRow, line: LiveLine): void {
       deliver(finalDelivery(session.transcriptId, session.startedAt, line));
     },
-    async closed(session: LiveSessionRow): Promise<void> {
-      const endedAt = session.endedAt ?? new Date().toISOString();
+    closed(session: LiveSessionRow): void {
+      outbox.wake();
       if (session.lineCount < session.finalCount) {
         logger.warn(
           { transcriptId: session.transcriptId, stored: session.lineCount, last: session.finalCount },
@@ -168,29 +166,11 @@ export function livePublisher(bus: Bus, logger: Logger) {
         sessionEndDelivery({
           transcript_id: session.transcriptId,
           name: session.name,
-          ended_at: endedAt,
+          ended_at: session.endedAt ?? new Date().toISOString(),
           last_seq: session.finalCount,
           ...(session.error ? { error: session.error } : {}),
         }),
       );
-      const seconds = Math.max(0, (Date.parse(endedAt) - Date.parse(session.startedAt)) / 1000);
-      const usage: TranscriptionRecorded = {
-        record_id: `live:${session.transcriptId}`,
-        owner_id: session.ownerId,
-        transcript_id: session.transcriptId,
-        source: 'live',
-        provider: session.provider,
-        seconds,
-        recorded_at: endedAt,
-      };
-      await bus.publishDurable(transcriptionRecordedEvent.subject, usage, { msgId: usage.record_id });
-      if (session.finalCount > 0) {
-        await bus.publishDurable(
-          transcriptReadyForSummaryEvent.subject,
-          { owner_id: session.ownerId, transcript_id: session.transcriptId },
-          { msgId: summaryMsgId(session.transcriptId) },
-        );
-      }
     },
   };
 }
@@ -202,6 +182,7 @@ export function livePublisher(bus: Bus, logger: Logger) {
  */
 export function startGapSweep(opts: {
   bus: Bus;
+  outbox: EventOutbox;
   store: LiveStore;
   coord: Coordination;
   logger: Logger;
@@ -210,7 +191,7 @@ export function startGapSweep(opts: {
   const gapSeconds = opts.config.LIVE_GAP_SECONDS;
   const everyMs = Math.max(100, Math.min(5_000, Math.floor((gapSeconds * 1000) / 4)));
   const log = opts.logger.child({ component: 'live-gaps' });
-  const publisher = livePublisher(opts.bus, log);
+  const publisher = livePublisher(opts.bus, opts.outbox, log);
 
   async function sweep(): Promise<number> {
     const closed = await opts.store.closeGaps(gapSeconds);
@@ -220,7 +201,7 @@ export function startGapSweep(opts: {
         'live session gap closed as lost',
       );
       for (const m of c.markers) publisher.line(c.session, m);
-      if (c.end?.kind === 'ended') await publisher.closed(c.end.session);
+      if (c.end?.kind === 'ended') publisher.closed(c.end.session);
     }
     return closed.length;
   }

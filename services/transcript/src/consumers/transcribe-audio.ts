@@ -8,7 +8,15 @@ import {
   type AudioJob,
   type TranscriptionRecorded,
 } from '@chronicler/contracts';
-import { consume, type Bus, type Consumer, type DurableContext, type Logger } from '@chronicler/kit';
+import {
+  consume,
+  type Bus,
+  type Consumer,
+  type DurableContext,
+  type EventOutbox,
+  type Logger,
+  type OutboxMessage,
+} from '@chronicler/kit';
 import {
   MIME_BY_FORMAT,
   SpeechError,
@@ -18,7 +26,7 @@ import {
 } from '@chronicler/speech';
 import type { TranscriptStore } from '../db/store.ts';
 import { previewOf, TRANSCRIPT_MAX } from '../validation.ts';
-import { publishReadyForSummary } from '../handlers/summaries.ts';
+import { readyForSummary } from '../handlers/summaries.ts';
 
 /** Deliveries of one job before it is given up as failed (the last one marks it failed). */
 export const AUDIO_JOB_MAX_DELIVER = 5;
@@ -56,11 +64,12 @@ class Stopping extends Error {
  */
 export async function startAudioWorker(opts: {
   bus: Bus;
+  outbox: EventOutbox;
   store: TranscriptStore;
   provider: SpeechProvider | null;
   logger: Logger;
 }): Promise<Consumer> {
-  const { bus, store, provider, logger } = opts;
+  const { bus, outbox, store, provider, logger } = opts;
   const stopping = new AbortController();
 
   const dropBlob = (job: AudioJob) =>
@@ -69,7 +78,7 @@ export async function startAudioWorker(opts: {
       return false;
     });
 
-  async function recordUsage(job: AudioJob, seconds: number, providerName: string): Promise<void> {
+  function usageOf(job: AudioJob, seconds: number, providerName: string): OutboxMessage {
     const usage: TranscriptionRecorded = {
       record_id: `audio:${job.transcript_id}`,
       owner_id: job.owner_id,
@@ -79,7 +88,7 @@ export async function startAudioWorker(opts: {
       seconds,
       recorded_at: new Date().toISOString(),
     };
-    await bus.publishDurable(transcriptionRecordedEvent.subject, usage, { msgId: usage.record_id });
+    return { subject: transcriptionRecordedEvent.subject, payload: usage, msgId: usage.record_id };
   }
 
   async function handle(job: AudioJob, ctx: DurableContext): Promise<void> {
@@ -126,18 +135,26 @@ export async function startAudioWorker(opts: {
         signal: stopping.signal,
       });
       const content = transcriptContent(result.lines);
-      const completed = await store.completeAudio(job.owner_id, job.transcript_id, {
-        content,
-        preview: previewOf(content),
-        audioSeconds: result.durationSeconds,
-        provider: provider.name,
-      });
+      // The transcript, its usage record and its summary request commit together (the
+      // outbox relays the events), so a bus failing at that moment loses neither.
+      const completed = await store.completeAudio(
+        job.owner_id,
+        job.transcript_id,
+        {
+          content,
+          preview: previewOf(content),
+          audioSeconds: result.durationSeconds,
+          provider: provider.name,
+        },
+        (tx, item) =>
+          outbox.add(
+            tx,
+            usageOf(job, result.durationSeconds, provider.name),
+            ...readyForSummary(item, job.owner_id),
+          ),
+      );
       if (completed) {
-        // The usage record carries its id as msgId and the ledger keys on it, so publishing
-        // it again after a failure here (the job is redelivered) records it once.
-        await recordUsage(job, result.durationSeconds, provider.name);
-        const item = await store.getItem(job.owner_id, job.transcript_id);
-        if (item) await publishReadyForSummary(bus, item, job.owner_id);
+        outbox.wake();
         log.info({ seconds: result.durationSeconds, lines: result.lines.length }, 'audio transcribed');
       }
       await dropBlob(job);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LiveSessionEnd, LiveUtterance } from '@chronicler/contracts';
+import { createLogger, EventOutbox } from '@chronicler/kit';
 import { openServiceTestbed, type ServiceTestbed } from '@chronicler/kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LiveStore } from './live-store.ts';
@@ -10,13 +11,20 @@ const migrationsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)),
 
 let bed: ServiceTestbed;
 let store: LiveStore;
+let outbox: EventOutbox;
 
 // In cluster mode on PostgreSQL: only a server runs two statements at once (the lock race below).
 const url = process.env.CHRONICLER_TEST_MODE === 'cluster' ? process.env.DATABASE_URL : undefined;
 
 beforeAll(async () => {
   bed = await openServiceTestbed({ schema: 'transcript', migrationsDir, ...(url ? { url } : {}) });
-  store = new LiveStore(bed.db, bed.schema);
+  outbox = new EventOutbox({
+    db: bed.db,
+    schema: bed.schema,
+    bus: bed.bus,
+    logger: createLogger(null, { level: 'silent' }),
+  });
+  store = new LiveStore(bed.db, bed.schema, outbox);
 });
 afterAll(async () => {
   await bed?.close();

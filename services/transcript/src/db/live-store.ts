@@ -1,12 +1,16 @@
 import {
   liveContent as contentOf,
   liveLineText as lineText,
+  summaryMsgId,
+  transcriptionRecordedEvent,
+  transcriptReadyForSummaryEvent,
   type LiveLine,
   type LiveSessionEnd,
   type LiveSessionStart,
   type LiveUtterance,
+  type TranscriptionRecorded,
 } from '@chronicler/contracts';
-import { isUuid, type DatabaseHandle, type Queryable } from '@chronicler/kit';
+import { isUuid, type DatabaseHandle, type EventOutbox, type Queryable } from '@chronicler/kit';
 import { previewOf } from '../validation.ts';
 
 /**
@@ -77,6 +81,8 @@ export class LiveStore {
   constructor(
     private readonly db: DatabaseHandle,
     schema: string,
+    /** Where a close writes its usage record and summary request, committed with it. */
+    private readonly outbox: EventOutbox,
   ) {
     this.transcripts = `"${schema}".transcripts`;
     this.sessions = `"${schema}".live_sessions`;
@@ -349,9 +355,33 @@ export class LiveStore {
         where id = $1`,
       [msg.transcript_id, content, previewOf(content), msg.error ?? ''],
     );
+    const endedAt = iso(ended!.ended_at);
+    // Its usage record and, when anything was said, its automatic summary: committed with the
+    // close, relayed by the outbox, so a bus failing at that moment loses neither.
+    const usage: TranscriptionRecorded = {
+      record_id: `live:${session.transcriptId}`,
+      owner_id: session.ownerId,
+      transcript_id: session.transcriptId,
+      source: 'live',
+      provider: session.provider,
+      seconds: Math.max(0, (Date.parse(endedAt) - Date.parse(session.startedAt)) / 1000),
+      recorded_at: endedAt,
+    };
+    await this.outbox.add(tx, {
+      subject: transcriptionRecordedEvent.subject,
+      payload: usage,
+      msgId: usage.record_id,
+    });
+    if (lines.some((l) => !l.lost)) {
+      await this.outbox.add(tx, {
+        subject: transcriptReadyForSummaryEvent.subject,
+        payload: { owner_id: session.ownerId, transcript_id: session.transcriptId },
+        msgId: summaryMsgId(session.transcriptId),
+      });
+    }
     return {
       kind: 'ended',
-      session: { ...session, endedAt: iso(ended!.ended_at), error: msg.error ?? '', pendingEnd: null },
+      session: { ...session, endedAt, error: msg.error ?? '', pendingEnd: null },
     };
   }
 

@@ -1,5 +1,8 @@
 import type { Transcript, TranscriptListItem } from '@chronicler/contracts';
-import { isUuid, type DatabaseHandle } from '@chronicler/kit';
+import { isUuid, type DatabaseHandle, type Queryable } from '@chronicler/kit';
+
+/** Work done in the transaction of a write, before it commits (the events announcing it). */
+export type WithinWrite<T> = (tx: Queryable, written: T) => Promise<void>;
 
 const iso = (v: unknown): string => (v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString());
 
@@ -198,15 +201,24 @@ export class TranscriptStore {
     return r ? toItem(r) : null;
   }
 
-  async createManual(ownerId: string, t: NewTranscript): Promise<TranscriptListItem> {
-    const [r] = await this.db.query<Record<string, unknown>>(
-      `insert into ${this.table}
-              (owner_id, group_id, name, session_timestamp, summary, content, preview, source, status)
-       values ($1, $2, $3, $4, $5, $6, $7, 'manual', 'ended')
-       returning ${ITEM_COLUMNS}`,
-      [ownerId, t.groupId, t.name, t.sessionTimestamp, t.summary, t.content, t.preview],
-    );
-    return toItem(r!);
+  /** `within` runs in the insert's transaction (its events commit with it). */
+  async createManual(
+    ownerId: string,
+    t: NewTranscript,
+    within: WithinWrite<TranscriptListItem>,
+  ): Promise<TranscriptListItem> {
+    return this.db.transaction(async (tx) => {
+      const [r] = await tx.query<Record<string, unknown>>(
+        `insert into ${this.table}
+                (owner_id, group_id, name, session_timestamp, summary, content, preview, source, status)
+         values ($1, $2, $3, $4, $5, $6, $7, 'manual', 'ended')
+         returning ${ITEM_COLUMNS}`,
+        [ownerId, t.groupId, t.name, t.sessionTimestamp, t.summary, t.content, t.preview],
+      );
+      const item = toItem(r!);
+      await within(tx, item);
+      return item;
+    });
   }
 
   /** Name and summary always; date and content only when given. */
@@ -308,36 +320,38 @@ export class TranscriptStore {
     );
     return r ? r.content : null;
   }
-  /** A session made from an uploaded recording: no content yet, transcription queued. */
-  async createAudio(ownerId: string, t: NewAudioTranscript): Promise<TranscriptListItem> {
-    const [r] = await this.db.query<Record<string, unknown>>(
-      `insert into ${this.table}
+  /**
+   * A session made from an uploaded recording: no content yet, transcription queued. `within`
+   * runs in the insert's transaction (queueing its job commits with it).
+   */
+  async createAudio(
+    ownerId: string,
+    t: NewAudioTranscript,
+    within: WithinWrite<TranscriptListItem>,
+  ): Promise<TranscriptListItem> {
+    return this.db.transaction(async (tx) => {
+      const [r] = await tx.query<Record<string, unknown>>(
+        `insert into ${this.table}
               (owner_id, group_id, name, session_timestamp, summary, source, status,
                transcription_status, transcription_provider, audio_blob, audio_size, audio_format)
        values ($1, $2, $3, $4, $5, 'audio', 'ended', 'queued', $6, $7, $8, $9)
        returning ${ITEM_COLUMNS}`,
-      [
-        ownerId,
-        t.groupId,
-        t.name,
-        t.sessionTimestamp,
-        t.summary,
-        t.provider,
-        t.audio.blob,
-        t.audio.size,
-        t.audio.format,
-      ],
-    );
-    return toItem(r!);
-  }
-
-  /** Removes a session whose job could not be queued (nothing else refers to it yet). */
-  async deleteUnqueuedAudio(ownerId: string, id: string): Promise<void> {
-    if (!isUuid(id)) return;
-    await this.db.query(
-      `delete from ${this.table} where id = $1 and owner_id = $2 and source = 'audio' and transcription_status = 'queued'`,
-      [id, ownerId],
-    );
+        [
+          ownerId,
+          t.groupId,
+          t.name,
+          t.sessionTimestamp,
+          t.summary,
+          t.provider,
+          t.audio.blob,
+          t.audio.size,
+          t.audio.format,
+        ],
+      );
+      const item = toItem(r!);
+      await within(tx, item);
+      return item;
+    });
   }
 
   async audioJobState(ownerId: string, id: string): Promise<AudioJobState | null> {
@@ -374,38 +388,54 @@ export class TranscriptStore {
    * reader sees either no transcript or all of it. False when the session is gone or was
    * already finished (a redelivered job).
    */
+  /** `within` runs in the update's transaction when it completed the session (its usage and summary request). */
   async completeAudio(
     ownerId: string,
     id: string,
     r: { content: string; preview: string; audioSeconds: number; provider: string },
+    within: WithinWrite<TranscriptListItem>,
   ): Promise<boolean> {
-    const rows = await this.db.query<{ id: string }>(
-      `update ${this.table}
-          set content = $3, preview = $4, audio_seconds = $5, transcription_provider = $6,
-              transcription_status = 'completed', transcription_error = '', last_activity = now(),
-              audio_blob = ''
-        where id = $1 and owner_id = $2 and transcription_status in ('queued', 'processing')
-       returning id`,
-      [id, ownerId, r.content, r.preview, r.audioSeconds, r.provider],
-    );
-    return rows.length > 0;
+    return this.db.transaction(async (tx) => {
+      const [row] = await tx.query<Record<string, unknown>>(
+        `update ${this.table}
+            set content = $3, preview = $4, audio_seconds = $5, transcription_provider = $6,
+                transcription_status = 'completed', transcription_error = '', last_activity = now(),
+                audio_blob = ''
+          where id = $1 and owner_id = $2 and transcription_status in ('queued', 'processing')
+         returning ${ITEM_COLUMNS}`,
+        [id, ownerId, r.content, r.preview, r.audioSeconds, r.provider],
+      );
+      if (!row) return false;
+      await within(tx, toItem(row));
+      return true;
+    });
   }
 
   /**
    * failed -> queued again, for a recording still stored; its blob, size and format, or null
-   * when the session is not a failed audio session with a stored recording.
+   * when the session is not a failed audio session with a stored recording. `within` runs in
+   * the update's transaction (queueing the new job commits with it).
    */
-  async requeueAudio(ownerId: string, id: string): Promise<StoredAudio | null> {
+  async requeueAudio(
+    ownerId: string,
+    id: string,
+    within: WithinWrite<StoredAudio>,
+  ): Promise<StoredAudio | null> {
     if (!isUuid(id)) return null;
-    const [r] = await this.db.query<StoredAudioRow>(
-      `update ${this.table}
-          set transcription_status = 'queued', transcription_error = '', transcription_job_id = ''
-        where id = $1 and owner_id = $2 and source = 'audio' and transcription_status = 'failed'
-          and audio_blob <> ''
-       returning audio_blob, audio_size, audio_format`,
-      [id, ownerId],
-    );
-    return r ? toStoredAudio(r) : null;
+    return this.db.transaction(async (tx) => {
+      const [r] = await tx.query<StoredAudioRow>(
+        `update ${this.table}
+            set transcription_status = 'queued', transcription_error = '', transcription_job_id = ''
+          where id = $1 and owner_id = $2 and source = 'audio' and transcription_status = 'failed'
+            and audio_blob <> ''
+         returning audio_blob, audio_size, audio_format`,
+        [id, ownerId],
+      );
+      if (!r) return null;
+      const audio = toStoredAudio(r);
+      await within(tx, audio);
+      return audio;
+    });
   }
 
   /** The recording is gone (deleted, expired): the session can no longer be tried again. */

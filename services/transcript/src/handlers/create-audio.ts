@@ -10,18 +10,19 @@ import {
   type RpcRequest,
   type TranscriptListItem,
 } from '@chronicler/contracts';
-import { call, ServiceError, type Bus } from '@chronicler/kit';
+import { call, ServiceError, type Bus, type EventOutbox } from '@chronicler/kit';
 import type { SpeechProvider } from '@chronicler/speech';
 import type { TranscriptStore } from '../db/store.ts';
 import { bad, checkName, checkSummary, parseSessionDate } from '../validation.ts';
 
 /**
  * svc.transcript.create-audio: the gateway has stored the recording; every check again here
- * (the service trusts no caller), then the session row, then the durable job. A job that
- * cannot be queued takes its row with it, so a refusal leaves nothing behind.
+ * (the service trusts no caller), then the session row and its transcription job in one
+ * transaction (the outbox relays the job once committed): a session never exists without its
+ * job, and a bus failing at that moment delays the job instead of failing the upload.
  */
 export const createAudio =
-  (store: TranscriptStore, bus: Bus, provider: SpeechProvider | null) =>
+  (store: TranscriptStore, bus: Bus, outbox: EventOutbox, provider: SpeechProvider | null) =>
   async (req: RpcRequest<typeof createAudioTranscriptRpc>): Promise<TranscriptListItem> => {
     if (!provider) throw bad(AUDIO_UPLOAD_UNAVAILABLE);
     const name = checkName(req.name, 'Session name is required');
@@ -37,26 +38,27 @@ export const createAudio =
     const stored = await bus.blobs.info(AUDIO_BLOB_BUCKET, req.blob);
     if (!stored || stored.size !== req.size) throw bad('Audio upload not found');
 
-    const item = await store.createAudio(req.owner_id, {
-      name,
-      sessionTimestamp,
-      summary,
-      groupId,
-      provider: provider.name,
-      audio: { blob: req.blob, size: req.size, format: req.format },
-    });
-    const job: AudioJob = {
-      transcript_id: item.id,
-      owner_id: req.owner_id,
-      blob: req.blob,
-      size: req.size,
-      format: req.format,
-    };
-    try {
-      await bus.publishDurable(AUDIO_JOB_SUBJECT, job, { msgId: item.id });
-    } catch (err) {
-      await store.deleteUnqueuedAudio(req.owner_id, item.id).catch(() => {});
-      throw err;
-    }
+    const item = await store.createAudio(
+      req.owner_id,
+      {
+        name,
+        sessionTimestamp,
+        summary,
+        groupId,
+        provider: provider.name,
+        audio: { blob: req.blob, size: req.size, format: req.format },
+      },
+      (tx, created) => {
+        const job: AudioJob = {
+          transcript_id: created.id,
+          owner_id: req.owner_id,
+          blob: req.blob,
+          size: req.size,
+          format: req.format,
+        };
+        return outbox.add(tx, { subject: AUDIO_JOB_SUBJECT, payload: job, msgId: created.id });
+      },
+    );
+    outbox.wake();
     return item;
   };

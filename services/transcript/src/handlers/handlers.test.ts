@@ -12,7 +12,7 @@ import {
   transcriptEventsStream,
   transcriptReadyForSummaryEvent,
 } from '@chronicler/contracts';
-import { createLogger, serve, ServiceError } from '@chronicler/kit';
+import { createLogger, EventOutbox, serve, ServiceError } from '@chronicler/kit';
 import { openServiceTestbed, type ServiceTestbed } from '@chronicler/kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TranscriptStore } from '../db/store.ts';
@@ -29,12 +29,19 @@ const migrationsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)),
 
 let bed: ServiceTestbed;
 let store: TranscriptStore;
+let outbox: EventOutbox;
 /** Groups the fake group service knows, by owner: the transcript service asks it before grouping. */
 const knownGroups = new Map<string, Set<string>>();
 
 beforeAll(async () => {
   bed = await openServiceTestbed({ schema: 'transcript', migrationsDir });
   store = new TranscriptStore(bed.db, bed.schema);
+  outbox = new EventOutbox({
+    db: bed.db,
+    schema: bed.schema,
+    bus: bed.bus,
+    logger: createLogger(null, { level: 'silent' }),
+  });
   await bed.bus.ensureStream(transcriptEventsStream);
   serve(bed.bus, groupExistsRpc, (req) => ({ exists: knownGroups.get(req.owner_id)?.has(req.id) ?? false }));
 });
@@ -57,6 +64,7 @@ const manual = (ownerId: string, fields: Record<string, string | undefined>) =>
   createManual(
     store,
     bed.bus,
+    outbox,
   )({
     owner_id: ownerId,
     name: 'Session',
@@ -294,14 +302,18 @@ describe('svc.transcript.retry-audio and the recording a failed session keeps', 
     const blob = randomUUID();
     if (stored)
       await bed.bus.blobs.put(AUDIO_BLOB_BUCKET, blob, Readable.from([Buffer.from('RIFF....WAVE')]));
-    const item = await store.createAudio(owner, {
-      name: 'Recorded session',
-      sessionTimestamp: '2024-05-01T18:00:00.000Z',
-      summary: '',
-      groupId: null,
-      provider: 'deepgram',
-      audio: { blob, size: 12, format: 'wav' },
-    });
+    const item = await store.createAudio(
+      owner,
+      {
+        name: 'Recorded session',
+        sessionTimestamp: '2024-05-01T18:00:00.000Z',
+        summary: '',
+        groupId: null,
+        provider: 'deepgram',
+        audio: { blob, size: 12, format: 'wav' },
+      },
+      async () => {},
+    );
     await store.failAudio(owner, item.id, 'Transcription failed: Deepgram could not be reached');
     return { id: item.id, blob };
   }
@@ -310,7 +322,7 @@ describe('svc.transcript.retry-audio and the recording a failed session keeps', 
     const owner = randomUUID();
     const { id } = await failedAudio(owner, true);
     expect((await store.get(owner, id))!.transcription_retryable).toBe(true);
-    const retry = retryAudio(store, bed.bus, provider);
+    const retry = retryAudio(store, bed.bus, outbox, provider);
     expect(await retry({ owner_id: owner, id })).toMatchObject({
       id,
       transcription_status: 'queued',
@@ -327,7 +339,7 @@ describe('svc.transcript.retry-audio and the recording a failed session keeps', 
   it('says so when the recording is gone, and stops offering the retry', async () => {
     const owner = randomUUID();
     const { id } = await failedAudio(owner, false);
-    expect(await refusal(retryAudio(store, bed.bus, provider)({ owner_id: owner, id }))).toEqual({
+    expect(await refusal(retryAudio(store, bed.bus, outbox, provider)({ owner_id: owner, id }))).toEqual({
       code: 'conflict',
       message: AUDIO_RECORDING_GONE,
     });

@@ -8,7 +8,7 @@ import {
   type RpcRequest,
   type TranscriptListItem,
 } from '@chronicler/contracts';
-import { ServiceError, type Bus } from '@chronicler/kit';
+import { ServiceError, type Bus, type EventOutbox } from '@chronicler/kit';
 import type { SpeechProvider } from '@chronicler/speech';
 import { randomUUID } from 'node:crypto';
 import type { TranscriptStore } from '../db/store.ts';
@@ -16,11 +16,11 @@ import { bad, transcriptNotFound } from '../validation.ts';
 
 /**
  * svc.transcript.retry-audio: a failed audio session whose recording is still stored goes
- * back to 'queued' with a new job (its own msgId: the first job's is the transcript id). A job
- * that cannot be queued leaves the session failed as it was.
+ * back to 'queued' with a new job (its own msgId: the first job's is the transcript id), both
+ * in one transaction (the outbox relays the job once committed).
  */
 export const retryAudio =
-  (store: TranscriptStore, bus: Bus, provider: SpeechProvider | null) =>
+  (store: TranscriptStore, bus: Bus, outbox: EventOutbox, provider: SpeechProvider | null) =>
   async (req: RpcRequest<typeof retryAudioTranscriptionRpc>): Promise<TranscriptListItem> => {
     const item = await store.getItem(req.owner_id, req.id);
     if (!item) throw transcriptNotFound();
@@ -34,21 +34,22 @@ export const retryAudio =
       await store.forgetAudio(req.owner_id, req.id);
       throw new ServiceError('conflict', AUDIO_RECORDING_GONE);
     }
-    const audio = await store.requeueAudio(req.owner_id, req.id);
+    const audio = await store.requeueAudio(req.owner_id, req.id, (tx, queued) => {
+      const job: AudioJob = {
+        transcript_id: req.id,
+        owner_id: req.owner_id,
+        blob: queued.blob,
+        size: queued.size,
+        format: queued.format,
+      };
+      return outbox.add(tx, {
+        subject: AUDIO_JOB_SUBJECT,
+        payload: job,
+        msgId: `${req.id}:retry:${randomUUID()}`,
+      });
+    });
     // Another request queued it in between, or it was deleted.
     if (!audio) throw new ServiceError('conflict', 'Only a failed transcription can be tried again.');
-    const job: AudioJob = {
-      transcript_id: req.id,
-      owner_id: req.owner_id,
-      blob: audio.blob,
-      size: audio.size,
-      format: audio.format,
-    };
-    try {
-      await bus.publishDurable(AUDIO_JOB_SUBJECT, job, { msgId: `${req.id}:retry:${randomUUID()}` });
-    } catch (err) {
-      await store.failAudio(req.owner_id, req.id, item.transcription_error).catch(() => false);
-      throw err;
-    }
+    outbox.wake();
     return (await store.getItem(req.owner_id, req.id))!;
   };

@@ -9,22 +9,24 @@ import {
   type setSummaryStatusRpc,
   type TranscriptListItem,
 } from '@chronicler/contracts';
-import { ServiceError, type Bus } from '@chronicler/kit';
+import { ServiceError, type OutboxMessage } from '@chronicler/kit';
 import type { TranscriptStore } from '../db/store.ts';
 import { SUMMARY_MAX, transcriptNotFound } from '../validation.ts';
 
 /**
- * Offers an ended session to the summary service for its automatic summary. The msgId makes
- * a second publish for the same session (a retried request, a redelivered job) a duplicate.
+ * The event that offers an ended session without a summary to the summary service for its
+ * automatic summary, for the outbox of the write that made it so; none otherwise. The msgId
+ * makes a second one for the same session (a redelivered job) a duplicate.
  */
-export async function publishReadyForSummary(
-  bus: Bus,
-  item: TranscriptListItem,
-  ownerId: string,
-): Promise<void> {
-  if (item.status !== 'ended' || item.summary.trim()) return;
-  const event = { owner_id: ownerId, transcript_id: item.id };
-  await bus.publishDurable(transcriptReadyForSummaryEvent.subject, event, { msgId: summaryMsgId(item.id) });
+export function readyForSummary(item: TranscriptListItem, ownerId: string): OutboxMessage[] {
+  if (item.status !== 'ended' || item.summary.trim()) return [];
+  return [
+    {
+      subject: transcriptReadyForSummaryEvent.subject,
+      payload: { owner_id: ownerId, transcript_id: item.id },
+      msgId: summaryMsgId(item.id),
+    },
+  ];
 }
 
 export const claimSummary =
