@@ -25,10 +25,10 @@ describe.runIf(testMode === 'cluster')('cluster mode: nine processes', () => {
   };
 
   it('all nine services answer /api/health from their own processes', async () => {
-    expect(system.children.size).toBe(10);
+    expect(system.children.size).toBe(9);
     const body = await health();
     expect(body?.status).toBe('ok');
-    expect(body?.services.filter((s) => s.status === 'up')).toHaveLength(9);
+    expect(body?.services.filter((s) => s.status === 'up')).toHaveLength(8);
     // Without a DISCORD_BOT_TOKEN the voice bot runs idle, which does not degrade the system.
     expect(body?.services.find((s) => s.name === 'voice-bot')).toMatchObject({
       status: 'idle',
