@@ -34,7 +34,12 @@ import {
   usageEventsStream,
 } from '@chronicler/contracts';
 import { consume, defineService, packageVersion, serve } from '@chronicler/kit';
-import { createSpeechProvider, SpeechConfigSchema } from '@chronicler/speech';
+import {
+  createSpeechProvider,
+  describeSpeech,
+  SpeechConfigSchema,
+  speechConfigProblems,
+} from '@chronicler/speech';
 import { Type } from '@sinclair/typebox';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -68,11 +73,15 @@ export default defineService({
   version: packageVersion(import.meta.url),
   // The speech provider of uploaded recordings, and when a live session whose bot vanished is ended.
   config: Type.Composite([SpeechConfigSchema, StaleSessionsConfigSchema]),
+  checkConfig: speechConfigProblems,
   migrationsDir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../migrations'),
   async start(ctx) {
     const store = new TranscriptStore(ctx.db, ctx.schema);
     const live = new LiveStore(ctx.db, ctx.schema);
     const speech = createSpeechProvider(ctx.config);
+    // The operator's one line about speech-to-text: what transcribes, or what turns it on.
+    if (speech) ctx.logger.info({ speechProvider: speech.name }, describeSpeech(ctx.config));
+    else ctx.logger.warn({ speechProvider: null }, describeSpeech(ctx.config));
     await ctx.bus.ensureStream(audioJobsStream);
     // A failed transcription keeps its recording for another try, within this retention.
     await ctx.bus.blobs.expireAfter(AUDIO_BLOB_BUCKET, AUDIO_RETENTION_MS);
