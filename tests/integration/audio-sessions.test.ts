@@ -431,7 +431,7 @@ describe(`audio sessions (${testMode} mode)`, () => {
       whisper.transcription.speakerOf = null;
     };
 
-    it('says at start which server transcribes, and /api/config names the provider', async () => {
+    it('says at start which server transcribes, and /api/config and /api/health name the provider', async () => {
       const line = logs
         .map((l) => JSON.parse(l) as { msg: string; speechProvider?: string | null })
         .filter((l) => l.msg.startsWith('speech-to-text'));
@@ -443,6 +443,8 @@ describe(`audio sessions (${testMode} mode)`, () => {
       ]);
       const config = (await (await fetch(`${system.url}/api/config`)).json()) as { speech_provider: string };
       expect(config.speech_provider).toBe('openai');
+      const health = (await (await fetch(`${system.url}/api/health`)).json()) as { speech_provider: string };
+      expect(health.speech_provider).toBe('openai');
     });
 
     it('transcribes an uploaded WAV into lines at the server’s segment times', async () => {
