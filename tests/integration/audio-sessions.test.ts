@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAssemblyAiPeer, type AssemblyAiPeer } from '../peers/assemblyai.ts';
 import { startDeepgramPeer, type DeepgramPeer } from '../peers/deepgram.ts';
 import { startOpenAiPeer, type OpenAiPeer } from '../peers/openai.ts';
+import { apiCall } from '../support/api.ts';
 import { localSignIn } from '../support/auth.ts';
 import { createTestDatabase, startSystem, testMode, waitFor, type TestSystem } from '../support/system.ts';
 import { phrasesWav, wav } from '../support/audio.ts';
@@ -512,6 +513,33 @@ describe(`audio sessions (${testMode} mode)`, () => {
         );
       },
     );
+
+    it('sends the names of the session’s campaign as the prompt', async () => {
+      reset();
+      const group = await apiCall<{ id: string }>(system.url, 'POST', '/groups', alice.user.token, {
+        name: 'Vox Machina',
+      });
+      const terms = await apiCall(
+        system.url,
+        'PUT',
+        `/groups/${group.body.id}/vocabulary`,
+        alice.user.token,
+        {
+          terms: ['Kraghammer', 'Grog Strongjaw'],
+        },
+      );
+      expect(terms.status).toBe(200);
+      const before = whisper.transcription.requests.length;
+      const res = await upload(
+        alice,
+        { bytes: phrasesWav([[0.5, 1]], 2) },
+        { name: 'Session 3', session_date: '2015-03-12T00:00:00.000Z', group_id: group.body.id },
+      );
+      expect(res.body.group_id).toBe(group.body.id);
+      expect((await finished(alice, String(res.body.id))).transcription_status).toBe('completed');
+      const prompt = whisper.transcription.requests.slice(before)[0]!.prompt ?? '';
+      expect(prompt.split(', ').slice(0, 2)).toEqual(['Kraghammer', 'Grog Strongjaw']);
+    });
 
     it('splits a recording over the server’s limit at its pauses and stitches the lines’ times', async () => {
       reset();
