@@ -15,9 +15,17 @@ import { startDeepgramPeer, type DeepgramPeer } from '../peers/deepgram.ts';
 import { startOpenAiPeer, type OpenAiPeer } from '../peers/openai.ts';
 import { apiCall } from '../support/api.ts';
 import { localSignIn } from '../support/auth.ts';
-import { createTestDatabase, startSystem, testMode, waitFor, type TestSystem } from '../support/system.ts';
+import {
+  createTestDatabase,
+  repoRoot,
+  startSystem,
+  testMode,
+  waitFor,
+  type TestSystem,
+} from '../support/system.ts';
 import { phrasesWav, wav } from '../support/audio.ts';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
 const expectedContent = (bytes: number) =>
@@ -646,6 +654,35 @@ describe(`audio sessions (${testMode} mode)`, () => {
         'Invalid configuration: DEEPGRAM_API_KEY: is required by SPEECH_PROVIDER=deepgram but not set',
       );
     });
+
+    it('stops a transcript service process started with SPEECH_PROVIDER=deepgram and no key, exit 78, naming DEEPGRAM_API_KEY', async () => {
+      const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME };
+      // The variables are read before anything is reached: no server needs to answer.
+      Object.assign(env, {
+        NATS_URL: 'nats://127.0.0.1:1',
+        DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
+        REDIS_URL: 'redis://127.0.0.1:1',
+        SPEECH_PROVIDER: 'deepgram',
+        TRANSCRIPTION_BASE_URL: 'http://127.0.0.1:1/v1',
+      });
+      const child = spawn(process.execPath, ['--import', 'tsx', 'services/transcript/src/main.ts'], {
+        cwd: repoRoot,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      const [code] = (await once(child, 'exit')) as [number];
+      expect(code).toBe(78);
+      const fatal = out
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as { level: string; msg: string })
+        .find((l) => l.level === 'fatal');
+      expect(fatal?.msg).toBe(
+        'Invalid configuration: DEEPGRAM_API_KEY: is required by SPEECH_PROVIDER=deepgram but not set',
+      );
+    }, 60_000);
 
     it('says so in /api/config and refuses uploads, creating nothing', async () => {
       const config = (await (await fetch(`${system.url}/api/config`)).json()) as { speech_provider: unknown };
