@@ -7,6 +7,7 @@ import { pcmPieces, quietestCut, wavFile } from './audio-pieces.ts';
 import {
   createSpeechProvider,
   describeSpeech,
+  openAiProvider,
   parseTranscription,
   SpeechConfigSchema,
   speechConfigProblems,
@@ -249,6 +250,23 @@ describe('OpenAI-compatible transcription of uploads, through the peer', () => {
     );
     expect(err.message).toContain('TRANSCRIPTION_MAX_UPLOAD_BYTES');
     expect(err.retryable).toBe(false);
+  });
+
+  it('says plainly that ffmpeg is missing when a recording over the limit cannot be split', async () => {
+    const provider = openAiProvider({
+      baseUrl: peer.url,
+      model: 'whisper-peer',
+      maxUploadBytes: 100_000,
+      timeoutMs: 2000,
+      ffmpeg: '/nonexistent/ffmpeg',
+    });
+    const before = peer.transcription.requests.length;
+    const err = await failure(provider.transcribe(request(wavFile(bursts([[0.5, 1]], 5)))));
+    expect(err.message).toBe(
+      'the recording is larger than the transcription server takes, and ffmpeg, needed to split it, is not installed on this server',
+    );
+    expect(err.retryable).toBe(false);
+    expect(peer.transcription.requests.length).toBe(before);
   });
 
   it.runIf(hasFfmpeg)(
