@@ -48,7 +48,11 @@ RUN npm install --prefix /opt/tsx --omit=dev --no-audit --no-fund --no-save "tsx
 
 FROM ${NODE_IMAGE} AS runtime
 ARG SERVICE
-RUN apt-get update && apt-get install -y --no-install-recommends tini && rm -rf /var/lib/apt/lists/*
+# The transcript service splits recordings too large for a transcription server (a local
+# Whisper's upload limit) with ffmpeg; the other images do without it.
+RUN apt-get update && \
+    apt-get install -y --no-install-recommends tini $([ "${SERVICE}" = transcript ] && echo ffmpeg) && \
+    rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production \
     SERVICE=${SERVICE} \
     DATA_DIR=/data \

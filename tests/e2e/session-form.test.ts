@@ -1,4 +1,4 @@
-import { AUDIO_UPLOAD_UNAVAILABLE } from '@chronicler/contracts';
+import { AUDIO_UPLOAD_UNAVAILABLE, SPEECH_SETUP_SECTION } from '@chronicler/contracts';
 import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -122,8 +122,11 @@ describe('session form (embedded, no speech-to-text provider)', () => {
     expect(await transcriptBox.getAttribute('rows')).toBe('10');
     expect(await transcriptBox.getAttribute('placeholder')).toContain('500,000 characters');
 
-    // Without a provider the audio input is offered as unavailable, and cannot be used.
+    // Without a provider the audio input is offered as unavailable, and cannot be used; the
+    // notice names the settings and the README section an operator follows.
     await page.getByText(AUDIO_UPLOAD_UNAVAILABLE).waitFor();
+    expect(AUDIO_UPLOAD_UNAVAILABLE).toContain('TRANSCRIPTION_BASE_URL');
+    await page.getByText(`See “${SPEECH_SETUP_SECTION}” in the README.`).waitFor();
     expect(await page.getByLabel('Upload Audio').isDisabled()).toBe(true);
     await page.screenshot({ path: `${SHOTS}/session-create.png`, fullPage: true });
 

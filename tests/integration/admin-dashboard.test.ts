@@ -181,9 +181,11 @@ describe(`admin dashboard (${testMode} mode)`, () => {
     const transcriptId = await liveId;
 
     // A live speech stream open somewhere in the deployment (the same gate the bot takes).
-    const lease = await createStreamGate(system.platform!.coord, { deepgram: 50, assemblyai: 100 }).acquire(
-      'deepgram',
-    );
+    const lease = await createStreamGate(system.platform!.coord, {
+      deepgram: 50,
+      assemblyai: 100,
+      openai: 100,
+    }).acquire('deepgram');
     try {
       let during!: AdminStats;
       await waitFor(async () => {

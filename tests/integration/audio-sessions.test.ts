@@ -12,9 +12,21 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAssemblyAiPeer, type AssemblyAiPeer } from '../peers/assemblyai.ts';
 import { startDeepgramPeer, type DeepgramPeer } from '../peers/deepgram.ts';
+import { startOpenAiPeer, type OpenAiPeer } from '../peers/openai.ts';
+import { apiCall } from '../support/api.ts';
 import { localSignIn } from '../support/auth.ts';
-import { createTestDatabase, startSystem, testMode, waitFor, type TestSystem } from '../support/system.ts';
-import { wav } from '../support/audio.ts';
+import {
+  createTestDatabase,
+  repoRoot,
+  startSystem,
+  testMode,
+  waitFor,
+  type TestSystem,
+} from '../support/system.ts';
+import { phrasesWav, wav } from '../support/audio.ts';
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
 const expectedContent = (bytes: number) =>
   [
@@ -395,16 +407,282 @@ describe(`audio sessions (${testMode} mode)`, () => {
     }, 120_000);
   });
 
+  describe('with only an OpenAI-compatible transcription server (TRANSCRIPTION_BASE_URL)', () => {
+    let whisper: OpenAiPeer;
+    let system: TestSystem;
+    let alice: Client;
+    const logs: string[] = [];
+    // The server takes about 9 s of WAV at once; longer recordings are split.
+    const maxUpload = 300_000;
+    beforeAll(async () => {
+      whisper = await startOpenAiPeer();
+      whisper.transcription.maxBytes = maxUpload + 2_000;
+      system = await startSystem({
+        env: {
+          AUTH_LOCAL_ENABLED: 'true',
+          ...whisper.transcription.env(),
+          TRANSCRIPTION_MAX_UPLOAD_BYTES: String(maxUpload),
+          SPEECH_HTTP_TIMEOUT_MS: '2000',
+          LOG_LEVEL: 'info',
+        },
+        logDestination: { write: (line) => void logs.push(line) },
+      });
+      alice = { url: system.url, user: await signIn(system, 'alice') };
+    }, 120_000);
+    afterAll(async () => {
+      await system?.stop();
+      await whisper?.close();
+    });
+    const reset = () => {
+      whisper.transcription.apiKey = null;
+      whisper.transcription.failures.length = 0;
+      whisper.transcription.lines.length = 0;
+      whisper.transcription.speakerOf = null;
+    };
+
+    it('says at start which server transcribes, and /api/config and /api/health name the provider', async () => {
+      const line = logs
+        .map((l) => JSON.parse(l) as { msg: string; speechProvider?: string | null })
+        .filter((l) => l.msg.startsWith('speech-to-text'));
+      expect(line).toEqual([
+        expect.objectContaining({
+          speechProvider: 'openai',
+          msg: `speech-to-text: openai-compatible server ${whisper.url} (model whisper-peer) transcribes uploads and the bot`,
+        }),
+      ]);
+      const config = (await (await fetch(`${system.url}/api/config`)).json()) as { speech_provider: string };
+      expect(config.speech_provider).toBe('openai');
+      const health = (await (await fetch(`${system.url}/api/health`)).json()) as { speech_provider: string };
+      expect(health.speech_provider).toBe('openai');
+    });
+
+    it('transcribes an uploaded WAV into lines at the server’s segment times', async () => {
+      reset();
+      whisper.transcription.lines.push('Welcome back to the table, everyone.', 'I roll for initiative.');
+      const audio = phrasesWav(
+        [
+          [1.3, 1.5],
+          [4.2, 2],
+        ],
+        7,
+      );
+      const before = whisper.transcription.requests.length;
+      const res = await upload(alice, { bytes: audio });
+      expect(res.status).toBe(200);
+      const done = await finished(alice, String(res.body.id));
+      expect(done).toMatchObject({ transcription_status: 'completed', audio_seconds: 7 });
+      expect(done.content).toBe(
+        ['[00:00:01] 1: Welcome back to the table, everyone.', '[00:00:04] 1: I roll for initiative.'].join(
+          '\n',
+        ),
+      );
+      const sent = whisper.transcription.requests.slice(before);
+      expect(sent).toHaveLength(1);
+      expect(sent[0]).toMatchObject({
+        model: 'whisper-peer',
+        responseFormat: 'verbose_json',
+        granularities: ['segment'],
+        bytes: audio.length,
+        status: 200,
+      });
+      expect(sent[0]!.segments.map((s) => s.start)).toEqual([1.3, 4.2]);
+    });
+
+    it.runIf(existsSync('/usr/bin/ffmpeg'))(
+      'transcribes an uploaded MP3 at the segments’ times',
+      async () => {
+        reset();
+        const dir = os.tmpdir();
+        const wavPath = path.join(dir, `chronicler-${randomBytes(4).toString('hex')}.wav`);
+        const mp3Path = wavPath.replace(/\.wav$/, '.mp3');
+        writeFileSync(
+          wavPath,
+          phrasesWav(
+            [
+              [2.1, 1],
+              [65.4, 1.5],
+            ],
+            70,
+          ),
+        );
+        execFileSync('/usr/bin/ffmpeg', ['-loglevel', 'error', '-i', wavPath, '-b:a', '32k', mp3Path]);
+        const mp3 = readFileSync(mp3Path);
+        rmSync(wavPath);
+        rmSync(mp3Path);
+        const res = await upload(alice, { bytes: mp3, type: 'audio/mpeg', filename: 'session.mp3' });
+        expect(res.status).toBe(200);
+        const done = await finished(alice, String(res.body.id));
+        expect(done.transcription_status).toBe('completed');
+        expect(done.content).toBe(
+          [
+            '[00:00:02] 1: Words from 2.10 to 3.10 seconds.',
+            '[00:01:05] 1: Words from 65.40 to 66.90 seconds.',
+          ].join('\n'),
+        );
+      },
+    );
+
+    it('sends the names of the session’s campaign as the prompt', async () => {
+      reset();
+      const group = await apiCall<{ id: string }>(system.url, 'POST', '/groups', alice.user.token, {
+        name: 'Vox Machina',
+      });
+      const terms = await apiCall(
+        system.url,
+        'PUT',
+        `/groups/${group.body.id}/vocabulary`,
+        alice.user.token,
+        {
+          terms: ['Kraghammer', 'Grog Strongjaw'],
+        },
+      );
+      expect(terms.status).toBe(200);
+      const before = whisper.transcription.requests.length;
+      const res = await upload(
+        alice,
+        { bytes: phrasesWav([[0.5, 1]], 2) },
+        { name: 'Session 3', session_date: '2015-03-12T00:00:00.000Z', group_id: group.body.id },
+      );
+      expect(res.body.group_id).toBe(group.body.id);
+      expect((await finished(alice, String(res.body.id))).transcription_status).toBe('completed');
+      const prompt = whisper.transcription.requests.slice(before)[0]!.prompt ?? '';
+      expect(prompt.split(', ').slice(0, 2)).toEqual(['Kraghammer', 'Grog Strongjaw']);
+    });
+
+    it('splits a recording over the server’s limit at its pauses and stitches the lines’ times', async () => {
+      reset();
+      // 40 s of WAV (1.28 MB), a phrase every 4 s: at least five pieces of at most 300 KB.
+      const spans: [number, number][] = [];
+      // Phrases start mid-second, so the whole seconds shown do not hang on the peer's 20 ms frames.
+      for (let t = 1.5; t < 40; t += 4) spans.push([t, 2]);
+      whisper.transcription.speakerOf = (i, seg) =>
+        Math.round(seg.start) % 8 < 4 ? 'SPEAKER_00' : 'SPEAKER_01';
+      const before = whisper.transcription.requests.length;
+      const res = await upload(alice, { bytes: phrasesWav(spans, 40) });
+      const done = await finished(alice, String(res.body.id), 60_000);
+      expect(done.transcription_status).toBe('completed');
+      const sent = whisper.transcription.requests.slice(before);
+      expect(sent.length).toBeGreaterThanOrEqual(5);
+      for (const r of sent) {
+        expect(r.status).toBe(200);
+        expect(r.bytes).toBeLessThanOrEqual(maxUpload);
+      }
+      const lines = done.content.split('\n');
+      expect(lines).toHaveLength(spans.length);
+      // Each phrase once, at its own time in the whole recording, not in its piece.
+      expect(lines.map((l) => Number(/^\[00:00:(\d\d)\]/.exec(l)?.[1]))).toEqual(
+        spans.map(([t]) => Math.floor(t)),
+      );
+      expect(lines.map((l) => /\] (\d):/.exec(l)?.[1])).toEqual(
+        spans.map((_, i) => (i % 2 === 0 ? '1' : '2')),
+      );
+      expect(done.audio_seconds).toBe(40);
+    }, 90_000);
+
+    it('fails with the server’s message when the key is refused, keeps the recording, and completes on retry', async () => {
+      reset();
+      whisper.transcription.apiKey = 'sk-the-server-wants-this';
+      const audio = phrasesWav([[0.5, 1]], 2);
+      const res = await upload(alice, { bytes: audio });
+      const id = String(res.body.id);
+      expect(await finished(alice, id)).toMatchObject({
+        transcription_status: 'failed',
+        transcription_error:
+          'Transcription failed: The transcription server answered 401: Incorrect API key provided.',
+        transcription_retryable: true,
+        content: '',
+      });
+      // The operator drops the key requirement (or sets TRANSCRIPTION_API_KEY); the kept recording goes again.
+      whisper.transcription.apiKey = null;
+      const again = await post<Record<string, unknown>>(alice, `/transcripts/${id}/retry-transcription`);
+      expect(again.status).toBe(200);
+      const done = await finished(alice, id);
+      expect(done.transcription_status).toBe('completed');
+      expect(done.content).toBe('[00:00:00] 1: Words from 0.50 to 1.50 seconds.');
+    });
+
+    it('waits out a 429 with retry-after, a 500 and a slow answer, and completes', async () => {
+      reset();
+      whisper.transcription.failures.push(
+        { status: 429, retryAfterSeconds: 1, message: 'Rate limit reached for requests' },
+        { status: 500, message: 'CUDA out of memory' },
+        { delayMs: 10_000 },
+      );
+      const before = whisper.transcription.requests.length;
+      const res = await upload(alice, { bytes: phrasesWav([[1, 1]], 3) });
+      const done = await finished(alice, String(res.body.id), 60_000);
+      expect(done.transcription_status).toBe('completed');
+      expect(done.content).toBe('[00:00:01] 1: Words from 1.00 to 2.00 seconds.');
+      expect(whisper.transcription.requests.slice(before).map((r) => r.status)).toEqual([429, 500, 499, 200]);
+    }, 90_000);
+  });
+
   describe('with no speech provider', () => {
     let system: TestSystem;
     let alice: Client;
+    const logs: string[] = [];
     beforeAll(async () => {
-      system = await startSystem({ env: { AUTH_LOCAL_ENABLED: 'true' } });
+      system = await startSystem({
+        env: { AUTH_LOCAL_ENABLED: 'true' },
+        logDestination: { write: (line) => void logs.push(line) },
+      });
       alice = { url: system.url, user: await signIn(system, 'alice') };
     }, 120_000);
     afterAll(async () => {
       await system?.stop();
     });
+
+    it('says at start that uploads and the bot are off and which variables turn them on', () => {
+      const off = logs
+        .map((l) => JSON.parse(l) as { msg: string })
+        .find((l) => l.msg.startsWith('speech-to-text'));
+      expect(off?.msg).toMatch(
+        /^speech-to-text is off: audio uploads are refused and the bot records without transcribing/,
+      );
+      for (const v of ['TRANSCRIPTION_BASE_URL', 'DEEPGRAM_API_KEY', 'ASSEMBLYAI_API_KEY'])
+        expect(off?.msg).toContain(v);
+    });
+
+    it('does not start when SPEECH_PROVIDER names a provider without its key, and names the variable', async () => {
+      const err = await startSystem({
+        env: { AUTH_LOCAL_ENABLED: 'true', SPEECH_PROVIDER: 'deepgram' },
+      }).then(
+        (s) => s.stop().then(() => null),
+        (e: unknown) => e as Error,
+      );
+      expect(err?.message).toBe(
+        'Invalid configuration: DEEPGRAM_API_KEY: is required by SPEECH_PROVIDER=deepgram but not set',
+      );
+    });
+
+    it('stops a transcript service process started with SPEECH_PROVIDER=deepgram and no key, exit 78, naming DEEPGRAM_API_KEY', async () => {
+      const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME };
+      // The variables are read before anything is reached: no server needs to answer.
+      Object.assign(env, {
+        NATS_URL: 'nats://127.0.0.1:1',
+        DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
+        REDIS_URL: 'redis://127.0.0.1:1',
+        SPEECH_PROVIDER: 'deepgram',
+        TRANSCRIPTION_BASE_URL: 'http://127.0.0.1:1/v1',
+      });
+      const child = spawn(process.execPath, ['--import', 'tsx', 'services/transcript/src/main.ts'], {
+        cwd: repoRoot,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      const [code] = (await once(child, 'exit')) as [number];
+      expect(code).toBe(78);
+      const fatal = out
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as { level: string; msg: string })
+        .find((l) => l.level === 'fatal');
+      expect(fatal?.msg).toBe(
+        'Invalid configuration: DEEPGRAM_API_KEY: is required by SPEECH_PROVIDER=deepgram but not set',
+      );
+    }, 60_000);
 
     it('says so in /api/config and refuses uploads, creating nothing', async () => {
       const config = (await (await fetch(`${system.url}/api/config`)).json()) as { speech_provider: unknown };

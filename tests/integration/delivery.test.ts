@@ -214,6 +214,29 @@ describe.runIf(testMode === 'embedded')('Kubernetes delivery: chart, kustomize, 
     expect(missing).toEqual([]);
   });
 
+  it('lets the transcript service and the voice bot, and no other, reach an in-cluster transcription server', () => {
+    const objects = rendered.get('all-on-values.yaml')!;
+    const config = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.endsWith('-config'))!;
+    expect(config.data).toMatchObject({
+      SPEECH_PROVIDER: 'openai',
+      TRANSCRIPTION_BASE_URL: 'http://whisper.speech:8000/v1',
+      TRANSCRIPTION_MODEL: 'whisper-1',
+    });
+    for (const np of objects.filter((o) => o.kind === 'NetworkPolicy')) {
+      const egress = (np.spec as { egress: { ports?: { port: number | string }[]; to?: unknown[] }[] })
+        .egress;
+      const rule = egress.find((e) => e.ports?.some((p) => p.port === 8000));
+      if (component(np) === 'transcript' || component(np) === 'voice-bot') {
+        expect(rule?.to, np.metadata.name).toEqual([
+          {
+            namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'speech' } },
+            podSelector: { matchLabels: { app: 'whisper' } },
+          },
+        ]);
+      } else expect(rule, np.metadata.name).toBeUndefined();
+    }
+  });
+
   it('makes /socket.io sticky at the Ingress, autoscales the stateless services and lets only the gateway take outside traffic', () => {
     const objects = rendered.get('all-on-values.yaml')!;
     const socket = objects.find((o) => o.kind === 'Ingress' && o.metadata.name.endsWith('-socket'))!;

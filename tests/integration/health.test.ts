@@ -16,6 +16,8 @@ describe(`health (${testMode} mode)`, () => {
     expect(res.status).toBe(200);
     const body = (await res.json()) as HealthResponse;
     expect(body.status).toBe('ok');
+    // No speech-to-text setting in this system: the operator sees that nobody transcribes.
+    expect(body.speech_provider).toBeNull();
     expect(body.services.map((s) => s.name).sort()).toEqual([...SERVICE_NAMES].sort());
     for (const s of body.services) {
       if (s.name === 'voice-bot') {

@@ -29,3 +29,24 @@ export function wav(dataBytes: number, fill: 'noise' | 'silence' = 'noise'): Buf
     fill === 'noise' ? randomBytes(dataBytes) : Buffer.alloc(dataBytes),
   ]);
 }
+
+/**
+ * 16 kHz mono PCM with a loud tone at each [start, seconds] span and silence between: audio
+ * whose "speech" is at known times, for the transcription peer to find.
+ */
+export function phrasesPcm(spans: [number, number][], totalSeconds: number): Buffer {
+  const pcm = Buffer.alloc(Math.round(totalSeconds * 16_000) * 2);
+  for (const [start, seconds] of spans) {
+    const from = Math.round(start * 16_000);
+    const to = Math.min(pcm.length / 2, from + Math.round(seconds * 16_000));
+    for (let i = from; i < to; i++)
+      pcm.writeInt16LE(Math.round(8_000 * Math.sin((2 * Math.PI * 220 * i) / 16_000)), i * 2);
+  }
+  return pcm;
+}
+
+/** A WAV file of phrasesPcm. */
+export const phrasesWav = (spans: [number, number][], totalSeconds: number): Buffer => {
+  const pcm = phrasesPcm(spans, totalSeconds);
+  return Buffer.concat([wavHeader(pcm.length), pcm]);
+};

@@ -8,6 +8,7 @@ import {
   createLogger,
   defaultOpsHost,
   loadConfig,
+  loadServiceConfig,
   LogConfigSchema,
   loadPlatformConfig,
   localSignInEnabled,
@@ -83,7 +84,7 @@ export async function startEmbedded(
   }
   for (const def of SERVICES) {
     try {
-      configs.set(def.name, loadConfig(def.config, env));
+      configs.set(def.name, loadServiceConfig(def, env));
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
       problems.push(...err.problems.filter((p) => !problems.some((q) => q.variable === p.variable)));

@@ -33,7 +33,12 @@ import {
   usageEventsStream,
 } from '@chronicler/contracts';
 import { consume, defineService, EventOutbox, packageVersion, serve } from '@chronicler/kit';
-import { createSpeechProvider, SpeechConfigSchema } from '@chronicler/speech';
+import {
+  createSpeechProvider,
+  describeSpeech,
+  SpeechConfigSchema,
+  speechConfigProblems,
+} from '@chronicler/speech';
 import { Type } from '@sinclair/typebox';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -68,6 +73,7 @@ export default defineService({
   // The speech provider of uploaded recordings, when a live session whose bot vanished is
   // ended, and when a gap in its finals is closed as lost.
   config: Type.Composite([SpeechConfigSchema, StaleSessionsConfigSchema, LiveGapConfigSchema]),
+  checkConfig: speechConfigProblems,
   migrationsDir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../migrations'),
   async start(ctx) {
     const store = new TranscriptStore(ctx.db, ctx.schema);
@@ -75,6 +81,9 @@ export default defineService({
     const outbox = new EventOutbox({ db: ctx.db, schema: ctx.schema, bus: ctx.bus, logger: ctx.logger });
     const live = new LiveStore(ctx.db, ctx.schema, outbox);
     const speech = createSpeechProvider(ctx.config);
+    // The operator's one line about speech-to-text: what transcribes, or what turns it on.
+    if (speech) ctx.logger.info({ speechProvider: speech.name }, describeSpeech(ctx.config));
+    else ctx.logger.warn({ speechProvider: null }, describeSpeech(ctx.config));
     await ctx.bus.ensureStream(audioJobsStream);
     // A failed transcription keeps its recording for another try, within this retention.
     await ctx.bus.blobs.expireAfter(AUDIO_BLOB_BUCKET, AUDIO_RETENTION_MS);

@@ -1,6 +1,11 @@
 import { serviceStateRpc, type ServiceState } from '@chronicler/contracts';
 import { defineService, packageVersion, serve } from '@chronicler/kit';
-import { createStreamGate, createStreamingProvider, streamLimits } from '@chronicler/speech';
+import {
+  createStreamGate,
+  createStreamingProvider,
+  speechConfigProblems,
+  streamLimits,
+} from '@chronicler/speech';
 import path from 'node:path';
 import { shardIdsOf, VoiceBotConfigSchema } from './config.ts';
 import { VoiceBot } from './discord/bot.ts';
@@ -13,6 +18,7 @@ export default defineService({
   name: 'voice-bot',
   version: packageVersion(import.meta.url),
   config: VoiceBotConfigSchema,
+  checkConfig: speechConfigProblems,
   async start(ctx) {
     const c = ctx.config;
     if (!c.DISCORD_BOT_TOKEN) {
@@ -49,7 +55,11 @@ export default defineService({
       instance: ctx.instance,
       logger,
     });
-    if (!provider) logger.warn('no speech provider configured: recordings are kept but not transcribed');
+    if (!provider) {
+      logger.warn(
+        'no speech provider configured: recordings are kept but not transcribed; set TRANSCRIPTION_BASE_URL, DEEPGRAM_API_KEY or ASSEMBLYAI_API_KEY',
+      );
+    }
     let state: ServiceState = { status: 'idle', detail: 'connecting to Discord' };
     const sub = serve(ctx.bus, serviceStateRpc('voice-bot'), () => state);
     // In the background: Discord being unreachable must not hold up the other services of an

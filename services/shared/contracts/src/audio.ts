@@ -4,9 +4,17 @@ import { Type, type Static } from '@sinclair/typebox';
 import { rpc } from './rpc.ts';
 import { TranscriptListItemSchema } from './transcripts.ts';
 
-/** Said by the server (400) and by the session form before any upload when no provider is set. */
+/**
+ * Said by the server (400) and by the session form before any upload when no provider is set,
+ * naming the settings that turn it on (the README's SPEECH_SETUP_SECTION tells how).
+ */
 export const AUDIO_UPLOAD_UNAVAILABLE =
-  'Audio upload is not available: no speech-to-text provider is configured on this server.';
+  'Audio upload is not available: no speech-to-text provider is configured on this server. ' +
+  'To turn it on, set TRANSCRIPTION_BASE_URL (any OpenAI-compatible server, such as a local Whisper), ' +
+  'DEEPGRAM_API_KEY or ASSEMBLYAI_API_KEY.';
+
+/** The README section that tells an operator how to turn speech-to-text on without a cloud account. */
+export const SPEECH_SETUP_SECTION = 'Speech-to-text without a cloud account';
 
 /** The largest recording accepted: 500 MB (the specification's limit), counted while streaming. */
 export const AUDIO_MAX_BYTES = 500 * 1024 * 1024;

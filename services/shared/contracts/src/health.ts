@@ -51,6 +51,12 @@ export const HealthResponseSchema = Type.Object({
       detail: Type.Optional(Type.String()),
     }),
   ),
+  /**
+   * Who transcribes uploads and the bot ('deepgram', 'assemblyai' or 'openai' for any
+   * OpenAI-compatible server); null: nobody (uploads refused); absent when the transcript
+   * service did not answer.
+   */
+  speech_provider: Type.Optional(Type.Union([Type.String(), Type.Null()])),
 });
 export type HealthResponse = Static<typeof HealthResponseSchema>;
 

@@ -1,6 +1,7 @@
 import { assemblyAiProvider } from './assemblyai.ts';
 import { speechProviderName, type SpeechConfig } from './config.ts';
 import { deepgramProvider } from './deepgram.ts';
+import { openAiProvider } from './openai.ts';
 import type { SpeechProvider } from './types.ts';
 
 /** The configured provider's adapter, or null when none is configured. */
@@ -19,6 +20,15 @@ export function createSpeechProvider(config: SpeechConfig): SpeechProvider | nul
       apiKey: config.ASSEMBLYAI_API_KEY!,
       ...(config.ASSEMBLYAI_BASE_URL ? { baseUrl: config.ASSEMBLYAI_BASE_URL } : {}),
       pollIntervalMs: config.ASSEMBLYAI_POLL_INTERVAL_MS,
+      timeoutMs: config.SPEECH_HTTP_TIMEOUT_MS,
+    });
+  }
+  if (name === 'openai') {
+    return openAiProvider({
+      baseUrl: config.TRANSCRIPTION_BASE_URL!,
+      ...(config.TRANSCRIPTION_API_KEY ? { apiKey: config.TRANSCRIPTION_API_KEY } : {}),
+      model: config.TRANSCRIPTION_MODEL ?? 'whisper-1',
+      maxUploadBytes: config.TRANSCRIPTION_MAX_UPLOAD_BYTES ?? 25_000_000,
       timeoutMs: config.SPEECH_HTTP_TIMEOUT_MS,
     });
   }

@@ -23,12 +23,14 @@ export interface TranscribeRequest {
   resumeJobId?: string | null;
   /** Called once the provider has accepted the job, before waiting for it. */
   onJobId?(jobId: string): Promise<void>;
+  /** Names the recording may contain (the campaign's vocabulary), for providers that take a hint. */
+  prompt?: string;
   /** Cancels the work (the worker is stopping). */
   signal?: AbortSignal;
 }
 
 export interface SpeechProvider {
-  readonly name: 'deepgram' | 'assemblyai';
+  readonly name: 'deepgram' | 'assemblyai' | 'openai';
   transcribe(request: TranscribeRequest): Promise<SpeechResult>;
 }
 

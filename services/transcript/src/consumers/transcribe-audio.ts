@@ -4,11 +4,13 @@ import {
   AUDIO_JOBS_STREAM,
   AudioJobSchema,
   formatTranscriptLine,
+  groupKeytermsRpc,
   transcriptionRecordedEvent,
   type AudioJob,
   type TranscriptionRecorded,
 } from '@chronicler/contracts';
 import {
+  call,
   consume,
   type Bus,
   type Consumer,
@@ -46,6 +48,9 @@ export function transcriptContent(lines: SpeechLine[]): string {
   }
   return out;
 }
+
+/** Whisper reads at most 224 tokens of prompt: the campaign's first names are enough. */
+const PROMPT_MAX_CHARS = 600;
 
 class Stopping extends Error {
   constructor() {
@@ -91,6 +96,28 @@ export async function startAudioWorker(opts: {
     return { subject: transcriptionRecordedEvent.subject, payload: usage, msgId: usage.record_id };
   }
 
+  /**
+   * The names of the session's campaign (its group's vocabulary), for providers that take a
+   * hint. Best effort: without the group service the recording is transcribed without them.
+   */
+  async function campaignPrompt(job: AudioJob): Promise<string | undefined> {
+    const item = await store.getItem(job.owner_id, job.transcript_id);
+    if (!item?.group_id) return undefined;
+    const { keyterms } = await call(
+      bus,
+      groupKeytermsRpc,
+      { owner_id: job.owner_id, group_id: item.group_id },
+      { timeoutMs: 2000 },
+    ).catch(() => ({ keyterms: [] as string[] }));
+    let prompt = '';
+    for (const term of keyterms) {
+      const next = prompt ? `${prompt}, ${term}` : term;
+      if (next.length > PROMPT_MAX_CHARS) break;
+      prompt = next;
+    }
+    return prompt || undefined;
+  }
+
   async function handle(job: AudioJob, ctx: DurableContext): Promise<void> {
     const log = logger.child({ transcriptId: job.transcript_id, delivery: ctx.deliveryCount });
     const state = await store.audioJobState(job.owner_id, job.transcript_id);
@@ -116,7 +143,9 @@ export async function startAudioWorker(opts: {
     await store.markAudioProcessing(job.owner_id, job.transcript_id);
     const heartbeat = setInterval(() => ctx.working(), ACK_WAIT_MS / 4);
     try {
+      const prompt = await campaignPrompt(job);
       const result = await provider.transcribe({
+        ...(prompt ? { prompt } : {}),
         openAudio: async () => {
           const audio = await bus.blobs.get(AUDIO_BLOB_BUCKET, job.blob);
           // The upload is gone (deleted by an earlier, finished attempt, or past its retention).

@@ -118,7 +118,7 @@ class CountingGate implements StreamGate {
     };
   }
   async counts(): Promise<Record<StreamingProviderName, number>> {
-    return { deepgram: this.open, assemblyai: 0 };
+    return { deepgram: this.open, assemblyai: 0, openai: 0 };
   }
 }
 

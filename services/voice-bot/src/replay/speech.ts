@@ -32,7 +32,9 @@ export async function replaySpeech(
   const config = loadConfig(SpeechConfigSchema, process.env);
   const provider = createStreamingProvider(config);
   if (!provider)
-    throw new Error('--speech needs a speech provider: set DEEPGRAM_API_KEY or ASSEMBLYAI_API_KEY');
+    throw new Error(
+      '--speech needs a speech provider: set TRANSCRIPTION_BASE_URL, DEEPGRAM_API_KEY or ASSEMBLYAI_API_KEY',
+    );
   const prefix = process.env.BUS_PREFIX ?? 'chronicler';
   const bus = await createBus({
     natsUrl: process.env.NATS_URL,

@@ -1,4 +1,4 @@
-import { AUDIO_UPLOAD_UNAVAILABLE } from '@chronicler/contracts';
+import { AUDIO_UPLOAD_UNAVAILABLE, SPEECH_SETUP_SECTION } from '@chronicler/contracts';
 import { useId } from 'react';
 import { AUDIO_ACCEPT } from './session-form-rules.ts';
 import { useAudioFile } from './use-audio-file.ts';
@@ -26,7 +26,7 @@ export function AudioField({
         </label>
         {unavailable ? (
           <span id={hintId} className="field-unavailable">
-            {AUDIO_UPLOAD_UNAVAILABLE}
+            {AUDIO_UPLOAD_UNAVAILABLE} See “{SPEECH_SETUP_SECTION}” in the README.
           </span>
         ) : null}
       </div>

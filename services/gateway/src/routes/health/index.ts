@@ -1,4 +1,5 @@
 import {
+  audioConfigRpc,
   HealthResponseSchema,
   pingRpc,
   SERVICE_NAMES,
@@ -24,6 +25,7 @@ export default async function healthRoutes(app: FastifyInstance): Promise<void> 
       schema: { response: { 200: HealthResponseSchema, 503: HealthResponseSchema } },
     },
     async (_req, reply) => {
+      const speech = call(app.ctx.bus, audioConfigRpc, {}, { timeoutMs: PING_TIMEOUT_MS }).catch(() => null);
       const services = await Promise.all(
         SERVICE_NAMES.map(async (name) => {
           try {
@@ -57,6 +59,8 @@ export default async function healthRoutes(app: FastifyInstance): Promise<void> 
         status: services.every((s) => s.status !== 'down') ? 'ok' : 'degraded',
         services,
       };
+      const provider = await speech;
+      if (provider) body.speech_provider = provider.speech_provider;
       return reply.code(body.status === 'ok' ? 200 : 503).send(body);
     },
   );

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Bus, Subscription } from '../bus/types.ts';
-import { loadConfig } from '../config.ts';
+import { ConfigError, loadConfig } from '../config.ts';
 import type { Coordination } from '../coord/types.ts';
 import { migrate } from '../db/index.ts';
 import type { DatabaseHandle } from '../db/types.ts';
@@ -40,6 +40,11 @@ export interface ServiceDefinition<C extends TObject = TObject> {
   version: string;
   /** The service's own environment variables (the platform's are read separately). */
   config: C;
+  /**
+   * Problems between variables that the schema cannot express (a provider named without its
+   * key): each names the variable to set, and stops the start as a bad value does.
+   */
+  checkConfig?(config: Static<C>): { variable: string; message: string }[];
   /** Committed SQL migrations, applied to the service's schema at start. */
   migrationsDir?: string;
   start(ctx: ServiceContext<Static<C>>): Promise<StartedService | void>;
@@ -64,13 +69,27 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
+/**
+ * The service's config from the environment, checked by the schema and then by the service's
+ * own checkConfig; throws a ConfigError naming every bad variable.
+ */
+export function loadServiceConfig<C extends TObject>(
+  def: ServiceDefinition<C>,
+  env: NodeJS.ProcessEnv = process.env,
+): Static<C> {
+  const config = loadConfig(def.config, env);
+  const problems = def.checkConfig?.(config) ?? [];
+  if (problems.length) throw new ConfigError(problems);
+  return config;
+}
+
 /** Reads the service's config, migrates its schema, answers ping, then starts it. */
 export async function startService<C extends TObject>(
   def: ServiceDefinition<C>,
   platform: Platform,
   opts: { logger: Logger; env?: NodeJS.ProcessEnv; config?: Static<C> },
 ): Promise<RunningService> {
-  const config = opts.config ?? loadConfig(def.config, opts.env);
+  const config = opts.config ?? loadServiceConfig(def, opts.env);
   const schema = schemaFor(def.name);
   const logger = opts.logger;
   if (def.migrationsDir) {

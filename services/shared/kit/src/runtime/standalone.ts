@@ -4,7 +4,7 @@ import { createLogger } from '../logger.ts';
 import { defaultOpsHost, OpsConfigSchema, startOpsServer } from '../ops/server.ts';
 import { startTelemetry, stopTelemetry } from '../ops/telemetry.ts';
 import { openPlatform, PlatformConfigSchema } from './platform.ts';
-import { startService, type ServiceDefinition } from './service.ts';
+import { loadServiceConfig, startService, type ServiceDefinition } from './service.ts';
 import { onShutdownSignal } from './shutdown.ts';
 
 /**
@@ -26,7 +26,7 @@ export async function runStandalone<C extends TObject>(def: ServiceDefinition<C>
   let serviceConfig;
   try {
     cfg = loadConfig(StandaloneConfigSchema);
-    serviceConfig = loadConfig(def.config);
+    serviceConfig = loadServiceConfig(def);
   } catch (err) {
     if (err instanceof ConfigError) {
       log.fatal({ problems: err.problems }, err.message);

@@ -33,18 +33,18 @@ describe.each(variants)('stream gate on %s coordination', (_label, make) => {
   });
 
   it('refuses the stream past the limit, per provider, and frees a slot on release', async () => {
-    const gate = createStreamGate(await open(), { deepgram: 2, assemblyai: 1 });
+    const gate = createStreamGate(await open(), { deepgram: 2, assemblyai: 1, openai: 1 });
     const a = await gate.acquire('deepgram');
     const b = await gate.acquire('deepgram');
     expect(a).not.toBeNull();
     expect(b).not.toBeNull();
     expect(await gate.acquire('deepgram')).toBeNull();
     expect(await gate.acquire('assemblyai')).not.toBeNull();
-    expect(await gate.counts()).toEqual({ deepgram: 2, assemblyai: 1 });
+    expect(await gate.counts()).toEqual({ deepgram: 2, assemblyai: 1, openai: 0 });
 
     await a!.release();
     await a!.release();
-    expect(await gate.counts()).toEqual({ deepgram: 1, assemblyai: 1 });
+    expect(await gate.counts()).toEqual({ deepgram: 1, assemblyai: 1, openai: 0 });
     expect(await gate.acquire('deepgram')).not.toBeNull();
     expect(await gate.acquire('deepgram')).toBeNull();
   });
@@ -52,10 +52,14 @@ describe.each(variants)('stream gate on %s coordination', (_label, make) => {
   it('frees the slots of a replica that stopped heartbeating, while a live one keeps its slot', async () => {
     const coord = await open();
     // Two replicas sharing one coordination: one heartbeats, the other "crashed" (no heartbeat in time).
-    const alive = createStreamGate(coord, { deepgram: 2, assemblyai: 1 }, { leaseMs: 200, heartbeatMs: 40 });
+    const alive = createStreamGate(
+      coord,
+      { deepgram: 2, assemblyai: 1, openai: 1 },
+      { leaseMs: 200, heartbeatMs: 40 },
+    );
     const crashed = createStreamGate(
       coord,
-      { deepgram: 2, assemblyai: 1 },
+      { deepgram: 2, assemblyai: 1, openai: 1 },
       { leaseMs: 200, heartbeatMs: 60_000 },
     );
     const kept = await alive.acquire('deepgram');
@@ -66,7 +70,7 @@ describe.each(variants)('stream gate on %s coordination', (_label, make) => {
 
     // Nothing signals an expiry: wait past twice the lease, then look.
     await sleep(450);
-    expect(await alive.counts()).toEqual({ deepgram: 1, assemblyai: 0 });
+    expect(await alive.counts()).toEqual({ deepgram: 1, assemblyai: 0, openai: 0 });
     expect(await alive.acquire('deepgram')).not.toBeNull();
     expect(await alive.acquire('deepgram')).toBeNull();
     await kept!.release();

@@ -51,11 +51,12 @@ export function createStreamGate(
       };
     },
     async counts() {
-      const [deepgram, assemblyai] = await Promise.all([
+      const [deepgram, assemblyai, openai] = await Promise.all([
         coord.semaphores.count(semaphoreKey('deepgram')),
         coord.semaphores.count(semaphoreKey('assemblyai')),
+        coord.semaphores.count(semaphoreKey('openai')),
       ]);
-      return { deepgram, assemblyai };
+      return { deepgram, assemblyai, openai };
     },
   };
 }

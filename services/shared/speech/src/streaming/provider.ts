@@ -1,6 +1,7 @@
 import { speechProviderName, type SpeechConfig } from '../config.ts';
 import { assemblyAiLiveProvider } from './assemblyai-live.ts';
 import { deepgramLiveProvider } from './deepgram-live.ts';
+import { openAiLiveProvider } from './openai-live.ts';
 import { DEFAULT_LIVE_TUNING } from './resilient.ts';
 import type { StreamingProvider, StreamingProviderName } from './types.ts';
 
@@ -27,10 +28,26 @@ export function createStreamingProvider(config: SpeechConfig): StreamingProvider
       tuning: { reconnectAttempts: tuning.reconnectAttempts },
     });
   }
+  if (name === 'openai') {
+    return openAiLiveProvider({
+      baseUrl: config.TRANSCRIPTION_BASE_URL!,
+      ...(config.TRANSCRIPTION_API_KEY ? { apiKey: config.TRANSCRIPTION_API_KEY } : {}),
+      model: config.TRANSCRIPTION_MODEL ?? 'whisper-1',
+      // An utterance is short: a server that takes minutes over it is not coming back.
+      timeoutMs: Math.min(config.SPEECH_HTTP_TIMEOUT_MS, 120_000),
+      // As many tries per utterance as a socket provider has per outage.
+      retries: tuning.reconnectAttempts - 1,
+      concurrency: config.TRANSCRIPTION_CONCURRENCY ?? 4,
+    });
+  }
   return null;
 }
 
 /** Per-provider stream limits for createStreamGate, from the config. */
 export function streamLimits(config: SpeechConfig): Record<StreamingProviderName, number> {
-  return { deepgram: config.DEEPGRAM_MAX_STREAMS ?? 50, assemblyai: config.ASSEMBLYAI_MAX_STREAMS ?? 100 };
+  return {
+    deepgram: config.DEEPGRAM_MAX_STREAMS ?? 50,
+    assemblyai: config.ASSEMBLYAI_MAX_STREAMS ?? 100,
+    openai: config.TRANSCRIPTION_MAX_STREAMS ?? 100,
+  };
 }

@@ -4,7 +4,7 @@
  * stays the same from its first interim to its final.
  */
 
-export type StreamingProviderName = 'deepgram' | 'assemblyai';
+export type StreamingProviderName = 'deepgram' | 'assemblyai' | 'openai';
 
 export interface StreamingUtterance {
   /** Stable from the first interim to the final; unique within the stream. */
