@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { AuthConfigSchema, resolveSettings } from './config.ts';
 import { AuthStore } from './db/store.ts';
 import { googleVerifier } from './google.ts';
+import { HashGate } from './hash-gate.ts';
 import { countUsers } from './handlers/count-users.ts';
 import { discordLoginUrl } from './handlers/discord-login-url.ts';
 import { getProviders } from './handlers/get-providers.ts';
@@ -52,6 +53,13 @@ export default defineService({
     const tokens = await TokenService.create(settings, store);
     const deps: AuthDeps = { settings, store, tokens };
     const verifyGoogle = googleVerifier(settings);
+    const hashGate = new HashGate({
+      concurrency: settings.hashConcurrency,
+      maxQueued: settings.hashQueue,
+      // Well inside the gateway's 5 s wait for the reply, with time left for the check itself.
+      maxWaitMs: 2000,
+      retryAfterMs: 1000,
+    });
     const bus = ctx.bus;
     const subs = [
       serve(bus, getProvidersRpc, getProviders(deps)),
@@ -60,7 +68,7 @@ export default defineService({
       serve(bus, googleLoginUrlRpc, googleLoginUrl(deps)),
       serve(bus, signInGoogleCodeRpc, signInGoogleCode(deps, verifyGoogle, ctx.logger)),
       serve(bus, signInGoogleRpc, signInGoogle(deps, verifyGoogle)),
-      serve(bus, signInLocalRpc, signInLocal(deps, ctx.coord, ctx.logger)),
+      serve(bus, signInLocalRpc, signInLocal(deps, ctx.coord, hashGate, ctx.logger)),
       serve(bus, verifySessionRpc, verifySession(deps)),
       serve(bus, issueTokenRpc, issueToken(deps)),
       serve(bus, revokeSessionRpc, revokeSession(deps, bus)),

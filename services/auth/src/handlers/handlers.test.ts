@@ -6,6 +6,7 @@ import { openServiceTestbed, type ServiceTestbed } from '@chronicler/kit/testing
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AuthConfigSchema, resolveSettings } from '../config.ts';
 import { AuthStore } from '../db/store.ts';
+import { HashGate } from '../hash-gate.ts';
 import type { AuthDeps } from '../sessions.ts';
 import { TokenService } from '../tokens.ts';
 import { signInLocal } from './sign-in-local.ts';
@@ -53,8 +54,9 @@ function accepted(result: VerifySessionResult): Extract<VerifySessionResult, { v
   return result;
 }
 
-const signIn = (username: string, password: string, create = false) =>
-  signInLocal(deps, coord, logger)({ username, password, create });
+const gate = new HashGate({ concurrency: 2, maxQueued: 4, maxWaitMs: 60_000, retryAfterMs: 1000 });
+const signIn = (username: string, password: string, create = false, client_address = '192.0.2.1') =>
+  signInLocal(deps, coord, gate, logger)({ username, password, create, client_address });
 
 describe('svc.auth.sign-in-local', () => {
   it('creates an account, then signs in to it by any casing of its name', async () => {
@@ -80,17 +82,21 @@ describe('svc.auth.sign-in-local', () => {
     expect((await signIn('carol', 'carols password', true)).user.username).toBe('carol');
   });
 
-  it('refuses an account after its failure limit, even with the right password, without affecting others', async () => {
+  it('refuses an account to the failing address after its limit, even with the right password; its owner elsewhere and other accounts are unaffected', async () => {
     await signIn('dave', 'daves password', true);
     await signIn('erin', 'erins password', true);
+    const attacker = '198.51.100.7';
     for (let i = 0; i < MAX_FAILURES; i++) {
-      expect((await refusal(signIn('dave', `wrong ${i} password`))).code).toBe('unauthorized');
+      expect((await refusal(signIn('dave', `wrong ${i} password`, false, attacker))).code).toBe(
+        'unauthorized',
+      );
     }
-    expect(await refusal(signIn('dave', 'daves password'))).toEqual({
+    expect(await refusal(signIn('dave', 'daves password', false, attacker))).toEqual({
       code: 'rate_limited',
       message: 'Too many failed sign-ins for this account. Please try again later.',
     });
-    expect((await signIn('erin', 'erins password')).user.username).toBe('erin');
+    expect((await signIn('dave', 'daves password', false, '203.0.113.9')).user.username).toBe('dave');
+    expect((await signIn('erin', 'erins password', false, attacker)).user.username).toBe('erin');
   });
 
   it('refuses blank names and short passwords before looking anything up', async () => {

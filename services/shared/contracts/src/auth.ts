@@ -182,8 +182,22 @@ export const signInGoogleCodeRpc = rpc(
 /** Signs in with a Google ID token; `unauthorized` when it does not verify. */
 export const signInGoogleRpc = rpc('auth', 'sign-in-google', GoogleCredentialRequestSchema, SignInSchema);
 
-/** Local account (embedded mode without providers); `forbidden` when not enabled. */
-export const signInLocalRpc = rpc('auth', 'sign-in-local', LocalSignInRequestSchema, SignInSchema);
+/** svc.auth.sign-in-local's request: the form's fields and the address they came from. */
+export const LocalSignInCallSchema = Type.Object(
+  {
+    ...LocalSignInRequestSchema.properties,
+    /** The client's address as the gateway sees it (TRUST_PROXY): failures are counted per address too. */
+    client_address: Type.String({ minLength: 1, maxLength: 100 }),
+  },
+  { additionalProperties: false },
+);
+export type LocalSignInCall = Static<typeof LocalSignInCallSchema>;
+
+/**
+ * Local account (embedded mode without providers); `forbidden` when not enabled,
+ * `rate_limited` (with `retryAfterMs`) past a failure limit or when too many checks run at once.
+ */
+export const signInLocalRpc = rpc('auth', 'sign-in-local', LocalSignInCallSchema, SignInSchema);
 
 export const VerifySessionResultSchema = Type.Union([
   Type.Object({

@@ -153,7 +153,8 @@ export default async function authRoutes(fastify: FastifyInstance): Promise<void
       config: signInCfg,
       schema: { body: LocalSignInRequestSchema, response: { 200: AuthCheckResponseSchema, ...errors } },
     },
-    async (req, reply) => answer(req, reply, await call(app.ctx.bus, signInLocalRpc, req.body)),
+    async (req, reply) =>
+      answer(req, reply, await call(app.ctx.bus, signInLocalRpc, { ...req.body, client_address: req.ip })),
   );
 
   app.get(
