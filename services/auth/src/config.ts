@@ -25,8 +25,8 @@ export const AuthConfigSchema = Type.Object({
   AUTH_JWT_SECRET: Type.Optional(Type.String({ minLength: 32 })),
   AUTH_JWT_ISSUER: Type.String({ default: 'chronicler', minLength: 1 }),
   AUTH_JWT_AUDIENCE: Type.String({ default: 'chronicler-web', minLength: 1 }),
-  AUTH_TOKEN_TTL: Duration('1h', 'Lifetime of one token (the session renews it)'),
-  AUTH_SESSION_TTL: Duration('7d', 'Lifetime of a session, and of the cookie'),
+  AUTH_TOKEN_TTL: Duration('15m', 'Lifetime of one access token (the refresh credential buys the next)'),
+  AUTH_SESSION_TTL: Duration('7d', 'Lifetime of a session, and of its refresh cookie'),
   ADMIN_DISCORD_IDS: Env.list(),
   ADMIN_EMAILS: Env.list(),
   /** Local account names (case-insensitive) that are admins, checked like the two lists above. */

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { INVALID_CREDENTIALS_MESSAGE, type VerifySessionResult } from '@chronicler/contracts';
-import { createLogger, loadConfig, MemoryCoordination, ServiceError } from '@chronicler/kit';
+import { createLogger, loadConfig, MemoryCoordination, ServiceError, type Bus } from '@chronicler/kit';
 import { openServiceTestbed, type ServiceTestbed } from '@chronicler/kit/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AuthConfigSchema, resolveSettings } from '../config.ts';
@@ -9,6 +9,7 @@ import { AuthStore } from '../db/store.ts';
 import { HashGate } from '../hash-gate.ts';
 import type { AuthDeps } from '../sessions.ts';
 import { TokenService } from '../tokens.ts';
+import { refreshSession } from './refresh-session.ts';
 import { signInLocal } from './sign-in-local.ts';
 import { verifySession } from './verify-session.ts';
 
@@ -120,22 +121,14 @@ describe('svc.auth.verify-session', () => {
       session_id: session.session_id,
       user: { id: session.user.id },
     });
-    expect(result.reissued_token).toBeUndefined();
   });
 
-  it('renews an expired token only when asked to, and only while its session lives', async () => {
+  it('refuses an expired token while its session lives', async () => {
     const session = await signIn('heidi', 'heidis password', true);
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(Date.now() + 2 * 3600_000);
-    const verify = verifySession(deps);
-    expect(await verify({ token: session.token })).toEqual({ valid: false });
-    const renewed = accepted(await verify({ token: session.token, renew: true }));
-    expect(renewed).toMatchObject({ valid: true, session_id: session.session_id });
-    expect(renewed.reissued_token).toEqual(expect.any(String));
-    expect(await verify({ token: renewed.reissued_token! })).toMatchObject({ valid: true });
-
-    await deps.store.revokeSession(session.session_id);
-    expect(await verify({ token: session.token, renew: true })).toEqual({ valid: false });
+    expect(await verifySession(deps)({ token: session.token })).toEqual({ valid: false });
+    expect(await deps.store.liveSession(session.session_id)).toBeDefined();
   });
 
   it('refuses a token that is not ours', async () => {
@@ -145,5 +138,39 @@ describe('svc.auth.verify-session', () => {
       valid: false,
     });
     expect(await verifySession(deps)({ token: 'not a jwt' })).toEqual({ valid: false });
+  });
+});
+
+describe('svc.auth.refresh-session', () => {
+  const bus = { publish: vi.fn(async () => undefined) } as unknown as Bus;
+  const refresh = (refresh_token: string) => refreshSession(deps, bus, logger)({ refresh_token });
+
+  it('trades a refresh credential for a new token and a new credential, once', async () => {
+    const session = await signIn('judy', 'judys password', true);
+    expect(session.refresh_token).not.toBe(session.token);
+    const next = await refresh(session.refresh_token);
+    expect(next.session_id).toBe(session.session_id);
+    expect(next.refresh_token).not.toBe(session.refresh_token);
+    accepted(await verifySession(deps)({ token: next.token }));
+    // The next one works in turn.
+    expect((await refresh(next.refresh_token)).session_id).toBe(session.session_id);
+  });
+
+  it('revokes the session when a used credential comes back, and tells the gateways', async () => {
+    const session = await signIn('mallory', 'mallorys password', true);
+    const next = await refresh(session.refresh_token);
+    expect((await refusal(refresh(session.refresh_token))).code).toBe('unauthorized');
+    expect(await deps.store.liveSession(session.session_id)).toBeUndefined();
+    expect(bus.publish).toHaveBeenCalledWith(expect.any(String), {
+      session_id: session.session_id,
+      user_id: session.user.id,
+    });
+    // The newest credential dies with its session, and so does the access token.
+    expect((await refusal(refresh(next.refresh_token))).code).toBe('unauthorized');
+    expect(await verifySession(deps)({ token: next.token })).toEqual({ valid: false });
+  });
+
+  it('refuses an unknown credential', async () => {
+    expect((await refusal(refresh('not-a-credential'))).code).toBe('unauthorized');
   });
 });
