@@ -100,15 +100,14 @@ export default async function authRoutes(fastify: FastifyInstance): Promise<void
    * PUBLIC_URL, not a redirect.
    */
   const PROVIDER_NAMES = { discord: 'Discord', google: 'Google' } as const;
-  async function refuseUnconfigured(
-    provider: 'discord' | 'google',
-    reply: FastifyReply,
-  ): Promise<FastifyReply | null> {
+  async function refuseUnconfigured(provider: 'discord' | 'google', reply: FastifyReply): Promise<boolean> {
     const providers = await call(app.ctx.bus, getProvidersRpc, {});
-    if (providers[provider]) return null;
-    return reply
+    if (providers[provider]) return false;
+    // Not `return reply`: a reply is thenable, and awaiting it would wait for the answer.
+    void reply
       .code(404)
       .send({ detail: `Sign-in with ${PROVIDER_NAMES[provider]} is not configured on this server.` });
+    return true;
   }
 
   app.get('/auth/providers', { config: pub, schema: { response: { 200: AuthProvidersSchema } } }, () =>
@@ -131,8 +130,7 @@ export default async function authRoutes(fastify: FastifyInstance): Promise<void
         },
       },
       async (req, reply) => {
-        const unconfigured = await refuseUnconfigured(provider, reply);
-        if (unconfigured) return unconfigured;
+        if (await refuseUnconfigured(provider, reply)) return reply;
         const trusted = trustedBase(req);
         if (!('base' in trusted)) return reply.code(trusted.status).send({ detail: trusted.detail });
         return call(app.ctx.bus, endpoint as typeof discordLoginUrlRpc, {
@@ -155,8 +153,7 @@ export default async function authRoutes(fastify: FastifyInstance): Promise<void
       `/auth/${provider}/callback`,
       { config: signInCfg, schema: { querystring: OAuthCallbackQuerySchema } },
       async (req, reply) => {
-        const unconfigured = await refuseUnconfigured(provider, reply);
-        if (unconfigured) return unconfigured;
+        if (await refuseUnconfigured(provider, reply)) return reply;
         const trusted = trustedBase(req);
         if (!('base' in trusted)) return reply.code(trusted.status).send({ detail: trusted.detail });
         const { base } = trusted;
