@@ -229,15 +229,21 @@ export class NatsBlobStore implements BlobStore {
       const info = await jsm.streams.info(stream, { subjects_filter: `${prefix}>` });
       const chunkSubjects = Object.keys(info.state.subjects ?? {});
       if (chunkSubjects.length === 0) return 0;
-      const named = new Set((await os.list()).map((o) => o.nuid));
+      const named = async () => new Set((await os.list()).map((o) => o.nuid));
+      const before = await named();
       const cutoff = Date.now() - idleMs;
-      let removed = 0;
+      const idle: string[] = [];
       for (const subject of chunkSubjects) {
-        if (named.has(subject.slice(prefix.length))) continue;
+        if (before.has(subject.slice(prefix.length))) continue;
         const last = await jsm.streams.getMessage(stream, { last_by_subj: subject }).catch(() => null);
-        if (!last || last.time.getTime() > cutoff) continue;
-        // A put that finished meanwhile has its meta by now: check again before purging.
-        if ((await os.list()).some((o) => o.nuid === subject.slice(prefix.length))) continue;
+        if (last && last.time.getTime() <= cutoff) idle.push(subject);
+      }
+      if (idle.length === 0) return 0;
+      // A put that finished meanwhile has its meta by now: look again before purging.
+      const after = await named();
+      let removed = 0;
+      for (const subject of idle) {
+        if (after.has(subject.slice(prefix.length))) continue;
         await jsm.streams.purge(stream, { filter: subject });
         removed++;
       }
