@@ -119,6 +119,42 @@ describe('sign-in with a local account (fresh embedded start, nothing configured
     await page.waitForURL('**/login');
   });
 
+  it('replaces a refused access token through the refresh cookie without the user noticing', async () => {
+    const { page, errors } = await newPage(browser, system.url);
+    await signInLocally(page, 'Vax');
+    await page.waitForURL('**/welcome');
+    const cookies = await page.context().cookies();
+    const refresh = cookies.find((c) => c.name === 'refresh_token');
+    expect(refresh).toMatchObject({ httpOnly: true, path: '/api/auth/refresh', sameSite: 'Strict' });
+    // The page holds a token the server refuses (as it refuses an expired one), and the
+    // access cookie is gone (it lives only as long as its token).
+    const good = (await storage(page)).auth_token!;
+    const [h, p] = good.split('.');
+    const refused = `${h}.${p}.not-the-signature`;
+    await page.evaluate((t) => {
+      (
+        globalThis as unknown as { localStorage: { setItem(k: string, v: string): void } }
+      ).localStorage.setItem('auth_token', t);
+    }, refused);
+    await page.context().clearCookies({ name: 'access_token' });
+
+    await page.reload();
+    await visible(page, 'Getting Started');
+    await page.waitForURL('**/welcome');
+    const renewed = (await storage(page)).auth_token!;
+    expect(renewed).toMatch(/^ey/);
+    expect(renewed).not.toBe(refused);
+    const check = await fetch(`${system.url}/api/auth/user`, {
+      headers: { authorization: `Bearer ${renewed}` },
+    });
+    expect(await check.json()).toMatchObject({ authenticated: true, user: { username: 'Vax' } });
+    // The credential was rotated by its use.
+    const after = (await page.context().cookies()).find((c) => c.name === 'refresh_token');
+    expect(after?.value).toBeTruthy();
+    expect(after?.value).not.toBe(refresh?.value);
+    expect(errors).toEqual([]);
+  });
+
   it('sends a returning user who has sessions to / instead of /welcome', async () => {
     const first = await newPage(browser, system.url);
     await signInLocally(first.page, 'Keyleth');

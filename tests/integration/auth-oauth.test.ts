@@ -83,19 +83,25 @@ describe(`sign-in with Discord and Google against the OAuth peer (${testMode} mo
     expect(url.searchParams.get('code_challenge')).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 
-  it('Discord success: sets the cookie, redirects to /auth/callback?token=…, and the user is signed in', async () => {
+  it('Discord success: sets the access and refresh cookies, redirects to /auth/callback with no token in the URL, and the user is signed in', async () => {
     const { callback } = await discordFlow();
     expect(callback.status).toBe(302);
     const loc = new URL(callback.headers.get('location')!);
     expect(loc.pathname).toBe('/auth/callback');
-    const token = loc.searchParams.get('token')!;
+    expect(loc.search).toBe('');
     const cookie = setCookie(callback, 'access_token')!;
-    expect(cookie.value).toBe(token);
+    const token = cookie.value;
     expect(cookie.attributes).toMatch(/HttpOnly/i);
     expect(cookie.attributes).toMatch(/SameSite=Lax/i);
+    // The access cookie lives as long as its token (AUTH_TOKEN_TTL), the refresh one as the session.
     const maxAge = Number(/Max-Age=(\d+)/i.exec(cookie.attributes)?.[1]);
-    expect(maxAge).toBeGreaterThan(7 * 86400 - 60);
-    expect(maxAge).toBeLessThanOrEqual(7 * 86400);
+    expect(maxAge).toBeGreaterThan(15 * 60 - 60);
+    expect(maxAge).toBeLessThanOrEqual(15 * 60);
+    const refresh = setCookie(callback, 'refresh_token')!;
+    expect(refresh.value).not.toBe(token);
+    expect(refresh.attributes).toMatch(/HttpOnly/i);
+    expect(refresh.attributes).toMatch(/Path=\/api\/auth\/refresh/i);
+    expect(Number(/Max-Age=(\d+)/i.exec(refresh.attributes)?.[1])).toBeGreaterThan(7 * 86400 - 60);
     const me = (await (
       await get('/api/auth/user', { cookie: `access_token=${token}` })
     ).json()) as AuthCheckResponse;
@@ -115,7 +121,7 @@ describe(`sign-in with Discord and Google against the OAuth peer (${testMode} mo
   it('a Discord id listed in ADMIN_DISCORD_IDS signs in as admin', async () => {
     peer.discordUser = { ...peer.discordUser, id: '1000000000000000001' };
     const { callback } = await discordFlow();
-    const token = new URL(callback.headers.get('location')!).searchParams.get('token')!;
+    const token = setCookie(callback, 'access_token')!.value;
     const me = (await (
       await get('/api/auth/user', { authorization: `Bearer ${token}` })
     ).json()) as AuthCheckResponse;
@@ -218,7 +224,8 @@ describe(`sign-in with Discord and Google against the OAuth peer (${testMode} mo
     const consent = await get(login_url);
     const callback = await get(consent.headers.get('location')!);
     expect(callback.status).toBe(302);
-    const token = new URL(callback.headers.get('location')!).searchParams.get('token')!;
+    expect(new URL(callback.headers.get('location')!).search).toBe('');
+    const token = setCookie(callback, 'access_token')!.value;
     const me = (await (
       await get('/api/auth/user', { cookie: `access_token=${token}` })
     ).json()) as AuthCheckResponse;

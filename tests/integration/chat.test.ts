@@ -74,10 +74,18 @@ describe(`chat: POST /api/chat and /api/ws/chat (${testMode} mode, offline engin
   const wsUrl = (query: Record<string, string>) =>
     `${system.url.replace(/^http/, 'ws')}/api/ws/chat?${new URLSearchParams(query).toString()}`;
 
-  /** Opens a socket; resolves with the client, or rejects with the handshake's HTTP status. */
-  const connect = (query: Record<string, string>, headers?: Record<string, string>): Promise<ChatClient> =>
+  /**
+   * Opens a socket; resolves with the client, or rejects with the handshake's HTTP status. A
+   * `token` goes in the Authorization header (a token in the URL counts as none).
+   */
+  const connect = (
+    { token, ...query }: Record<string, string>,
+    headers?: Record<string, string>,
+  ): Promise<ChatClient> =>
     new Promise((resolve, reject) => {
-      const socket = new WebSocket(wsUrl(query), { headers });
+      const socket = new WebSocket(wsUrl(query), {
+        headers: { ...(token !== undefined ? { authorization: `Bearer ${token}` } : {}), ...headers },
+      });
       const frames: ChatServerFrame[] = [];
       const waiters: ((f: ChatServerFrame) => void)[] = [];
       socket.on('message', (data) => {

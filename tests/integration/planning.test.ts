@@ -45,10 +45,15 @@ describe(`planning socket (${testMode} mode, offline engine)`, () => {
   const wsUrl = (query: Record<string, string>) =>
     `${system.url.replace(/^http/, 'ws')}/api/ws/planning?${new URLSearchParams(query).toString()}`;
 
-  /** Opens a socket; resolves with the client, or rejects with the handshake's HTTP status. */
-  const connect = (query: Record<string, string>): Promise<PlanningClient> =>
+  /**
+   * Opens a socket; resolves with the client, or rejects with the handshake's HTTP status. A
+   * `token` goes in the Authorization header (a token in the URL counts as none).
+   */
+  const connect = ({ token, ...query }: Record<string, string>): Promise<PlanningClient> =>
     new Promise((resolve, reject) => {
-      const socket = new WebSocket(wsUrl(query));
+      const socket = new WebSocket(wsUrl(query), {
+        headers: token !== undefined ? { authorization: `Bearer ${token}` } : {},
+      });
       const frames: PlanningServerFrame[] = [];
       const waiters: ((f: PlanningServerFrame) => void)[] = [];
       socket.on('message', (data) => {

@@ -270,8 +270,11 @@ describe(`lists and payloads of any size (${testMode} mode)`, () => {
   /** The first frame the planning socket sends after the handshake. */
   function firstPlanningFrame(token: string, groupId: string): Promise<PlanningServerFrame> {
     return new Promise((resolve, reject) => {
-      const url = `${system.url.replace(/^http/, 'ws')}/api/ws/planning?${new URLSearchParams({ token, group_id: groupId })}`;
-      const socket = new WebSocket(url, { origin: system.url });
+      const url = `${system.url.replace(/^http/, 'ws')}/api/ws/planning?${new URLSearchParams({ group_id: groupId })}`;
+      const socket = new WebSocket(url, {
+        origin: system.url,
+        headers: { authorization: `Bearer ${token}` },
+      });
       socket.once('message', (data) => {
         resolve(JSON.parse(String(data)) as PlanningServerFrame);
         socket.close(1000);

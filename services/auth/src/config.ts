@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { ConfigError, Env, localSignInRule, splitList } from '@chronicler/kit';
 import { Type, type Static } from '@sinclair/typebox';
 
@@ -24,8 +25,8 @@ export const AuthConfigSchema = Type.Object({
   AUTH_JWT_SECRET: Type.Optional(Type.String({ minLength: 32 })),
   AUTH_JWT_ISSUER: Type.String({ default: 'chronicler', minLength: 1 }),
   AUTH_JWT_AUDIENCE: Type.String({ default: 'chronicler-web', minLength: 1 }),
-  AUTH_TOKEN_TTL: Duration('1h', 'Lifetime of one token (the session renews it)'),
-  AUTH_SESSION_TTL: Duration('7d', 'Lifetime of a session, and of the cookie'),
+  AUTH_TOKEN_TTL: Duration('15m', 'Lifetime of one access token (the refresh credential buys the next)'),
+  AUTH_SESSION_TTL: Duration('7d', 'Lifetime of a session, and of its refresh cookie'),
   ADMIN_DISCORD_IDS: Env.list(),
   ADMIN_EMAILS: Env.list(),
   /** Local account names (case-insensitive) that are admins, checked like the two lists above. */
@@ -33,9 +34,23 @@ export const AuthConfigSchema = Type.Object({
   /** Default: on only in embedded mode with neither Discord nor Google configured. */
   AUTH_LOCAL_ENABLED: Type.Optional(Type.Boolean()),
   OAUTH_HTTP_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100 }),
-  /** Failed local sign-ins per account per AUTH_LOCAL_FAILURE_WINDOW before it answers 429. */
+  /**
+   * Failed local sign-ins of one account from one address per AUTH_LOCAL_FAILURE_WINDOW before
+   * that account answers 429 to that address (others, its owner's, are not affected).
+   */
   AUTH_LOCAL_MAX_FAILURES: Type.Integer({ default: 10, minimum: 1 }),
-  AUTH_LOCAL_FAILURE_WINDOW: Duration('15m', 'Window of AUTH_LOCAL_MAX_FAILURES'),
+  /** Failed local sign-ins from one address, whatever the account, before it answers 429. */
+  AUTH_LOCAL_MAX_ADDRESS_FAILURES: Type.Integer({ default: 30, minimum: 1 }),
+  /**
+   * Failed local sign-ins of one account from every address together before the account is
+   * locked for everyone (the owner is told through the log); far above the two limits above.
+   */
+  AUTH_LOCAL_ACCOUNT_LOCK_FAILURES: Type.Integer({ default: 200, minimum: 1 }),
+  AUTH_LOCAL_FAILURE_WINDOW: Duration('15m', 'Window of the three failure limits'),
+  /** Password checks (scrypt) one auth process runs at once; default the number of cores. */
+  AUTH_HASH_CONCURRENCY: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
+  /** Password checks that may wait for one of those; more are answered 429 at once. Default twice the above. */
+  AUTH_HASH_QUEUE: Type.Optional(Type.Integer({ minimum: 0, maximum: 1024 })),
 });
 export type AuthConfig = Static<typeof AuthConfigSchema>;
 
@@ -58,6 +73,8 @@ export interface AuthSettings {
   tokenTtlSeconds: number;
   sessionTtlSeconds: number;
   localFailureWindowMs: number;
+  hashConcurrency: number;
+  hashQueue: number;
   adminDiscordIds: Set<string>;
   adminEmails: Set<string>;
   /** Lowercased, as local names are stored. */
@@ -94,6 +111,7 @@ export function resolveSettings(raw: AuthConfig, mode: 'embedded' | 'cluster'): 
     : null;
   // One rule with the embedded runner, which keeps the gateway on loopback while it is on.
   const localEnabled = localSignInRule(raw, mode);
+  const hashConcurrency = raw.AUTH_HASH_CONCURRENCY ?? Math.max(1, os.availableParallelism());
   return {
     raw,
     discord,
@@ -103,6 +121,8 @@ export function resolveSettings(raw: AuthConfig, mode: 'embedded' | 'cluster'): 
     tokenTtlSeconds,
     sessionTtlSeconds,
     localFailureWindowMs: Math.max(1, parseDuration(raw.AUTH_LOCAL_FAILURE_WINDOW)) * 1000,
+    hashConcurrency,
+    hashQueue: raw.AUTH_HASH_QUEUE ?? 2 * hashConcurrency,
     adminDiscordIds: new Set(splitList(raw.ADMIN_DISCORD_IDS)),
     adminEmails: new Set(splitList(raw.ADMIN_EMAILS).map((e) => e.toLowerCase())),
     adminLocalUsers: new Set(splitList(raw.ADMIN_LOCAL_USERS).map((n) => n.trim().toLowerCase())),

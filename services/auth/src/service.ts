@@ -4,7 +4,9 @@ import {
   getProvidersRpc,
   getUserRpc,
   googleLoginUrlRpc,
-  issueTokenRpc,
+  redeemSocketTicketRpc,
+  refreshSessionRpc,
+  socketTicketRpc,
   revokeSessionRpc,
   setAdminRpc,
   userByDiscordIdRpc,
@@ -21,18 +23,20 @@ import { fileURLToPath } from 'node:url';
 import { AuthConfigSchema, resolveSettings } from './config.ts';
 import { AuthStore } from './db/store.ts';
 import { googleVerifier } from './google.ts';
+import { HashGate } from './hash-gate.ts';
 import { countUsers } from './handlers/count-users.ts';
 import { discordLoginUrl } from './handlers/discord-login-url.ts';
 import { getProviders } from './handlers/get-providers.ts';
 import { getUser } from './handlers/get-user.ts';
 import { googleLoginUrl } from './handlers/google-login-url.ts';
-import { issueToken } from './handlers/issue-token.ts';
+import { refreshSession } from './handlers/refresh-session.ts';
 import { revokeSession } from './handlers/revoke-session.ts';
 import { setAdmin } from './handlers/set-admin.ts';
 import { signInDiscord } from './handlers/sign-in-discord.ts';
 import { signInGoogleCode } from './handlers/sign-in-google-code.ts';
 import { signInGoogle } from './handlers/sign-in-google.ts';
 import { signInLocal } from './handlers/sign-in-local.ts';
+import { redeemSocketTicket, socketTicket } from './handlers/socket-ticket.ts';
 import { userByDiscordId } from './handlers/user-by-discord-id.ts';
 import { usersByIds } from './handlers/users-by-ids.ts';
 import { verifySession } from './handlers/verify-session.ts';
@@ -52,6 +56,13 @@ export default defineService({
     const tokens = await TokenService.create(settings, store);
     const deps: AuthDeps = { settings, store, tokens };
     const verifyGoogle = googleVerifier(settings);
+    const hashGate = new HashGate({
+      concurrency: settings.hashConcurrency,
+      maxQueued: settings.hashQueue,
+      // Well inside the gateway's 5 s wait for the reply, with time left for the check itself.
+      maxWaitMs: 2000,
+      retryAfterMs: 1000,
+    });
     const bus = ctx.bus;
     const subs = [
       serve(bus, getProvidersRpc, getProviders(deps)),
@@ -60,9 +71,11 @@ export default defineService({
       serve(bus, googleLoginUrlRpc, googleLoginUrl(deps)),
       serve(bus, signInGoogleCodeRpc, signInGoogleCode(deps, verifyGoogle, ctx.logger)),
       serve(bus, signInGoogleRpc, signInGoogle(deps, verifyGoogle)),
-      serve(bus, signInLocalRpc, signInLocal(deps, ctx.coord, ctx.logger)),
+      serve(bus, signInLocalRpc, signInLocal(deps, ctx.coord, hashGate, ctx.logger)),
       serve(bus, verifySessionRpc, verifySession(deps)),
-      serve(bus, issueTokenRpc, issueToken(deps)),
+      serve(bus, refreshSessionRpc, refreshSession(deps, bus, ctx.logger)),
+      serve(bus, socketTicketRpc, socketTicket(deps)),
+      serve(bus, redeemSocketTicketRpc, redeemSocketTicket(deps)),
       serve(bus, revokeSessionRpc, revokeSession(deps, bus)),
       serve(bus, getUserRpc, getUser(deps)),
       serve(bus, countUsersRpc, countUsers(store)),

@@ -45,6 +45,7 @@ import { fileURLToPath } from 'node:url';
 import { startLiveSessionsGauge } from './consumers/live-sessions-gauge.ts';
 import { LiveGapConfigSchema, startGapSweep, startLiveConsumer } from './consumers/live-sessions.ts';
 import { StaleSessionsConfigSchema, startStaleSessionSweep } from './consumers/stale-sessions.ts';
+import { startAbandonedUploadSweep } from './consumers/abandoned-uploads.ts';
 import { startAudioWorker } from './consumers/transcribe-audio.ts';
 import { LiveStore } from './db/live-store.ts';
 import { TranscriptStore } from './db/store.ts';
@@ -87,6 +88,10 @@ export default defineService({
     await ctx.bus.ensureStream(audioJobsStream);
     // A failed transcription keeps its recording for another try, within this retention.
     await ctx.bus.blobs.expireAfter(AUDIO_BLOB_BUCKET, AUDIO_RETENTION_MS);
+    // What an upload cut short by a crash left there goes now and within twenty minutes, not in 7 days.
+    const abandonedUploads = await startAbandonedUploadSweep(ctx.bus, ctx.logger, {
+      ...(ctx.platform.mode === 'embedded' ? { startIdleMs: 0 } : {}),
+    });
     await ctx.bus.ensureStream(usageEventsStream);
     await ctx.bus.ensureStream(transcriptEventsStream);
     await ctx.bus.ensureStream(liveStream);
@@ -145,6 +150,7 @@ export default defineService({
         sessionsGauge.stop();
         staleSweep.stop();
         gapSweep.stop();
+        abandonedUploads.stop();
         await liveConsumer.stop();
         await audioWorker.stop();
         await consumer.stop();

@@ -1,20 +1,47 @@
+import type { SocketTicketResponse } from '@chronicler/contracts';
+import { getStoredToken } from '../features/auth/auth-storage.ts';
 import { apiRequest } from './http.ts';
+import { refreshAccess } from './refresh.ts';
 import type { AuthCheckResponse, AuthProviders, DebugCookiesResponse, LoginUrlResponse } from './types.ts';
 
 export type LoginProvider = 'discord' | 'google';
 
-/** GET /auth/user. Any failure means "not authenticated". */
+/**
+ * GET /auth/user. Any failure means "not authenticated". When the access token has expired
+ * (or there is none, e.g. a new tab after a while), the refresh cookie is tried once: a
+ * session that lives signs the user in again without a word.
+ */
 export async function getCurrentUser(signal?: AbortSignal): Promise<AuthCheckResponse> {
   try {
+    const sentToken = getStoredToken();
     const data = await apiRequest<AuthCheckResponse>('/auth/user', {
       signal,
       errorMessage: 'Authentication check failed',
     });
-    return data && typeof data === 'object' ? data : { authenticated: false };
+    if (data && typeof data === 'object' && data.authenticated) return data;
+    const refreshed = await refreshAccess(sentToken);
+    if (signal?.aborted) throw new DOMException('Aborted', 'AbortError');
+    if (refreshed?.user) return { authenticated: true, user: refreshed.user, token: refreshed.token };
+    if (refreshed) {
+      // Another tab refreshed: ask again with its token.
+      return await apiRequest<AuthCheckResponse>('/auth/user', {
+        signal,
+        errorMessage: 'Authentication check failed',
+      });
+    }
+    return { authenticated: false };
   } catch (error) {
     if (signal?.aborted) throw error;
     return { authenticated: false };
   }
+}
+
+/** POST /auth/socket-ticket: a one-time code that opens one chat or planning socket. */
+export function getSocketTicket(): Promise<SocketTicketResponse> {
+  return apiRequest<SocketTicketResponse>('/auth/socket-ticket', {
+    method: 'POST',
+    errorMessage: 'Could not open the connection',
+  });
 }
 
 export function getLoginUrl(provider: LoginProvider): Promise<LoginUrlResponse> {

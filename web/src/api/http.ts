@@ -1,8 +1,11 @@
 // The one HTTP helper every call goes through: JSON, cookies included, the stored token
-// sent as both a bearer authorization header and an auth-token header. Failures become
-// an ApiError: status 'unauthorized' with 'Authentication required' for a 401, status
-// 'error' with the caller's message for anything else (the server's detail is kept).
+// sent as both a bearer authorization header and an auth-token header. A 401 is met once
+// by a refresh of the access token (refresh.ts) and the request sent again, so an expired
+// token is replaced without the user noticing. Failures become an ApiError: status
+// 'unauthorized' with 'Authentication required' for a 401, status 'error' with the caller's
+// message for anything else (the server's detail is kept).
 import { readItem, STORAGE_KEYS } from '../lib/storage.ts';
+import { refreshAccess } from './refresh.ts';
 
 function trimTrailingSlash(value: string): string {
   return value.endsWith('/') ? value.slice(0, -1) : value;
@@ -120,6 +123,35 @@ async function send<T>(
   path: string,
   options: RequestOptions,
 ): Promise<{ data: T; next: string | null }> {
+  const sentToken = readItem(STORAGE_KEYS.token);
+  const first = await sendOnce<T>(url, path, options);
+  // Sign-in routes answer 401 for wrong credentials: nothing a refresh would change.
+  if (first.kind !== 'unauthorized' || NO_REFRESH.has(path)) return unwrap(first, path, options);
+  const refreshed = await refreshAccess(sentToken);
+  if (!refreshed || options.signal?.aborted) return unwrap(first, path, options);
+  return unwrap(await sendOnce<T>(url, path, options), path, options);
+}
+
+const NO_REFRESH = new Set(['/auth/local', '/auth/google/credential', '/auth/refresh', '/auth/logout']);
+
+type Outcome<T> =
+  | { kind: 'ok'; data: T; next: string | null }
+  | { kind: 'unauthorized'; detail: string | undefined }
+  | { kind: 'failed'; error: ApiError };
+
+function unwrap<T>(
+  outcome: Outcome<T>,
+  path: string,
+  options: RequestOptions,
+): { data: T; next: string | null } {
+  if (outcome.kind === 'ok') return outcome;
+  if (outcome.kind === 'failed') throw outcome.error;
+  const { method = 'GET' } = options;
+  console.error(`Authentication error: ${method} ${path} answered 401`);
+  throw new ApiError('unauthorized', 'Authentication required', 401, outcome.detail);
+}
+
+async function sendOnce<T>(url: string, path: string, options: RequestOptions): Promise<Outcome<T>> {
   const { method = 'GET', body, timeoutMs, errorMessage = 'Request failed' } = options;
   const headers: Record<string, string> = { Accept: 'application/json', ...authHeaders() };
   let payload: BodyInit | undefined;
@@ -147,24 +179,26 @@ async function send<T>(
   } catch (cause) {
     // The caller's own abort is not a failure to report; let it through unchanged.
     if (options.signal?.aborted) throw cause;
-    throw new ApiError('error', errorMessage);
+    return { kind: 'failed', error: new ApiError('error', errorMessage) };
   }
 
   if (response.status === 401) {
-    console.error(`Authentication error: ${method} ${path} answered 401`);
-    throw new ApiError('unauthorized', 'Authentication required', 401, await readDetail(response));
+    return { kind: 'unauthorized', detail: await readDetail(response) };
   }
   if (!response.ok) {
-    throw new ApiError('error', errorMessage, response.status, await readDetail(response));
+    return {
+      kind: 'failed',
+      error: new ApiError('error', errorMessage, response.status, await readDetail(response)),
+    };
   }
   const next = nextLink(response.headers.get('link'));
-  if (response.status === 204) return { data: undefined as T, next };
+  if (response.status === 204) return { kind: 'ok', data: undefined as T, next };
   const text = await response.text();
-  if (!text) return { data: undefined as T, next };
+  if (!text) return { kind: 'ok', data: undefined as T, next };
   try {
-    return { data: JSON.parse(text) as T, next };
+    return { kind: 'ok', data: JSON.parse(text) as T, next };
   } catch {
-    throw new ApiError('error', errorMessage, response.status);
+    return { kind: 'failed', error: new ApiError('error', errorMessage, response.status) };
   }
 }
 

@@ -1,6 +1,7 @@
-// The chat and planning sockets share one shape: a URL under the API base with the
-// stored token and an id in the query, JSON frames both ways, the server sending chat_history,
+// The chat and planning sockets share one shape: a URL under the API base with a one-time
+// ticket (never the token: URLs end up in logs) and an id in the query, JSON frames both ways, the server sending chat_history,
 // message and error frames, reconnects up to 5 times 2 s apart, and a close with 1000.
+import { getSocketTicket } from '../api/auth.ts';
 import { API_BASE } from '../api/http.ts';
 import { getStoredToken } from '../features/auth/auth-storage.ts';
 
@@ -28,7 +29,7 @@ export interface FrameSocketOptions {
   /** Under the API base, e.g. '/ws/chat'. */
   path: string;
   params: Record<string, string>;
-  /** Without a stored token: connect anyway (the access-token cookie signs in) or not at all. */
+  /** Without a stored token: connect anyway (the access-token cookie may sign in) or not at all. */
   tokenRequired: boolean;
   /** Sent with code 1000 when the page closes the socket. */
   closeReason?: string;
@@ -43,16 +44,28 @@ export interface FrameSocket {
 
 /**
  * The socket's address: the API base (VITE_API_BASE, which may name another backend) on the
- * same origin by default, with ws: or wss: to match; null when a required token is missing.
+ * same origin by default, with ws: or wss: to match, and the one-time ticket when there is one.
  */
-export function frameSocketUrl(opts: FrameSocketOptions): string | null {
-  const token = getStoredToken();
-  if (!token && opts.tokenRequired) return null;
+export function frameSocketUrl(opts: FrameSocketOptions, ticket: string | null): string {
   const url = new URL(`${API_BASE}${opts.path}`, window.location.href);
   url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
-  if (token) url.searchParams.set('token', token);
+  if (ticket) url.searchParams.set('ticket', ticket);
   for (const [key, value] of Object.entries(opts.params)) url.searchParams.set(key, value);
   return url.toString();
+}
+
+/**
+ * A fresh ticket for one connect (a ticket opens one socket, within a minute), or null when a
+ * required token is missing. Without a ticket (none could be had) the cookie may still sign in.
+ */
+async function socketAddress(opts: FrameSocketOptions): Promise<string | null> {
+  if (!getStoredToken() && opts.tokenRequired) return null;
+  try {
+    return frameSocketUrl(opts, (await getSocketTicket()).ticket);
+  } catch (error) {
+    console.warn(`${opts.label}: no socket ticket; trying the cookie`, error);
+    return frameSocketUrl(opts, null);
+  }
 }
 
 function parseFrame<M>(data: unknown): ServerFrame<M> | null {
@@ -72,8 +85,9 @@ export function openFrameSocket<M>(opts: FrameSocketOptions, handlers: FrameSock
   let retry: number | undefined;
   let attempts = 0;
 
-  const connect = () => {
-    const address = frameSocketUrl(opts);
+  const connect = async () => {
+    const address = await socketAddress(opts);
+    if (closedByUs) return;
     if (!address) {
       console.error(`${opts.label}: no auth token, not connecting`);
       return;
@@ -111,10 +125,10 @@ export function openFrameSocket<M>(opts: FrameSocketOptions, handlers: FrameSock
         return;
       }
       attempts += 1;
-      retry = window.setTimeout(connect, RECONNECT_MS);
+      retry = window.setTimeout(() => void connect(), RECONNECT_MS);
     };
   };
-  connect();
+  void connect();
 
   return {
     isConnected: () => socket?.readyState === WebSocket.OPEN,

@@ -14,6 +14,7 @@ import {
 } from '@chronicler/contracts';
 import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { io } from 'socket.io-client';
+import { refreshAccess } from '../api/refresh.ts';
 import { getStoredToken } from '../features/auth/auth-storage.ts';
 
 /** 02 §9: up to 5 reconnect attempts, 2 s apart (the library adds its jitter and 5 s cap). */
@@ -493,16 +494,34 @@ export function connectLiveTranscript(transcriptId: string): LiveTranscriptStore
     );
     return null;
   }
+  let sent: string | null = token;
   const socket = io({
     path: '/socket.io',
     transports: ['websocket', 'polling'],
-    auth: { token },
+    // Read at every (re)connect: the stored token is replaced before it expires.
+    auth: (cb) => {
+      sent = getStoredToken() ?? token;
+      cb({ token: sent });
+    },
     query: { transcript_id: transcriptId },
     reconnection: true,
     reconnectionAttempts: LIVE_RECONNECT_ATTEMPTS,
     reconnectionDelay: LIVE_RECONNECT_DELAY_MS,
     // Its own connection: io() otherwise shares one per origin, keeping the first query.
     forceNew: true,
+  });
+  // A handshake refused for an expired token is not retried by socket.io: refresh the token
+  // once and connect again with it.
+  let refreshedForThis = false;
+  socket.on('connect', () => {
+    refreshedForThis = false;
+  });
+  socket.on('connect_error', (error: Error & { data?: { status?: number } }) => {
+    if (socket.active || refreshedForThis || error.data?.status !== 401) return;
+    refreshedForThis = true;
+    void refreshAccess(sent).then((refreshed) => {
+      if (refreshed && !socket.connected) socket.connect();
+    });
   });
   return createLiveTranscriptStore(transcriptId, socket);
 }

@@ -1,6 +1,9 @@
 import { isUuid, type DatabaseHandle } from '@chronicler/kit';
 import type { OAuthStateRow, ProviderProfile, SessionRow, UserRow } from './tables.ts';
 
+/** Single-use WebSocket tickets older than this are refused (and swept). */
+export const SOCKET_TICKET_MAX_AGE_MS = 60 * 1000;
+
 /** Single-use OAuth states older than this are refused (and swept). */
 export const OAUTH_STATE_MAX_AGE_MS = 10 * 60 * 1000;
 
@@ -8,7 +11,14 @@ const SUBJECT_COLUMN = { discord: 'discord_id', google: 'google_sub', local: 'lo
 
 /** Every query of the auth schema, so handlers never spell SQL. */
 export class AuthStore {
-  private readonly t: { users: string; sessions: string; states: string; settings: string };
+  private readonly t: {
+    users: string;
+    sessions: string;
+    states: string;
+    settings: string;
+    refresh: string;
+    tickets: string;
+  };
 
   constructor(
     private readonly db: DatabaseHandle,
@@ -20,6 +30,8 @@ export class AuthStore {
       sessions: `${q}.sessions`,
       states: `${q}.oauth_states`,
       settings: `${q}.settings`,
+      refresh: `${q}.refresh_tokens`,
+      tickets: `${q}.socket_tickets`,
     };
   }
 
@@ -162,6 +174,56 @@ export class AuthStore {
       [sessionId],
     );
     return rows[0];
+  }
+
+  /** Stores a new refresh credential (its hash) of a session. */
+  async addRefreshToken(sessionId: string, tokenHash: string): Promise<void> {
+    await this.db.query(`insert into ${this.t.refresh} (token_hash, session_id) values ($1, $2)`, [
+      tokenHash,
+      sessionId,
+    ]);
+  }
+
+  /**
+   * Marks a refresh credential used, in one statement so two uses racing cannot both get it:
+   * `fresh` when this call used it, `reused` when it had been used before, `unknown` otherwise.
+   */
+  async useRefreshToken(
+    tokenHash: string,
+  ): Promise<{ status: 'fresh' | 'reused'; sessionId: string } | { status: 'unknown' }> {
+    const used = await this.db.query<{ session_id: string }>(
+      `update ${this.t.refresh} set used_at = now() where token_hash = $1 and used_at is null
+       returning session_id`,
+      [tokenHash],
+    );
+    if (used[0]) return { status: 'fresh', sessionId: used[0].session_id };
+    const known = await this.db.query<{ session_id: string }>(
+      `select session_id from ${this.t.refresh} where token_hash = $1`,
+      [tokenHash],
+    );
+    return known[0] ? { status: 'reused', sessionId: known[0].session_id } : { status: 'unknown' };
+  }
+
+  async addSocketTicket(sessionId: string, ticketHash: string): Promise<void> {
+    await this.db.query(
+      `delete from ${this.t.tickets} where created_at < now() - make_interval(secs => $1)`,
+      [SOCKET_TICKET_MAX_AGE_MS / 1000],
+    );
+    await this.db.query(`insert into ${this.t.tickets} (ticket_hash, session_id) values ($1, $2)`, [
+      ticketHash,
+      sessionId,
+    ]);
+  }
+
+  /** Takes a ticket out (so it opens one socket at most); its session when it was fresh. */
+  async takeSocketTicket(ticketHash: string): Promise<string | undefined> {
+    const rows = await this.db.query<{ session_id: string }>(
+      `delete from ${this.t.tickets} where ticket_hash = $1
+       returning session_id, created_at > now() - make_interval(secs => $2) as fresh`,
+      [ticketHash, SOCKET_TICKET_MAX_AGE_MS / 1000],
+    );
+    const row = rows[0] as { session_id: string; fresh?: boolean } | undefined;
+    return row?.fresh ? row.session_id : undefined;
   }
 
   async saveOAuthState(row: Omit<OAuthStateRow, 'created_at'>): Promise<void> {

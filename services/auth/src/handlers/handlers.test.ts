@@ -1,13 +1,15 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { INVALID_CREDENTIALS_MESSAGE, type VerifySessionResult } from '@chronicler/contracts';
-import { createLogger, loadConfig, MemoryCoordination, ServiceError } from '@chronicler/kit';
+import { createLogger, loadConfig, MemoryCoordination, ServiceError, type Bus } from '@chronicler/kit';
 import { openServiceTestbed, type ServiceTestbed } from '@chronicler/kit/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AuthConfigSchema, resolveSettings } from '../config.ts';
 import { AuthStore } from '../db/store.ts';
+import { HashGate } from '../hash-gate.ts';
 import type { AuthDeps } from '../sessions.ts';
 import { TokenService } from '../tokens.ts';
+import { refreshSession } from './refresh-session.ts';
 import { signInLocal } from './sign-in-local.ts';
 import { verifySession } from './verify-session.ts';
 
@@ -53,8 +55,9 @@ function accepted(result: VerifySessionResult): Extract<VerifySessionResult, { v
   return result;
 }
 
-const signIn = (username: string, password: string, create = false) =>
-  signInLocal(deps, coord, logger)({ username, password, create });
+const gate = new HashGate({ concurrency: 2, maxQueued: 4, maxWaitMs: 60_000, retryAfterMs: 1000 });
+const signIn = (username: string, password: string, create = false, client_address = '192.0.2.1') =>
+  signInLocal(deps, coord, gate, logger)({ username, password, create, client_address });
 
 describe('svc.auth.sign-in-local', () => {
   it('creates an account, then signs in to it by any casing of its name', async () => {
@@ -80,17 +83,21 @@ describe('svc.auth.sign-in-local', () => {
     expect((await signIn('carol', 'carols password', true)).user.username).toBe('carol');
   });
 
-  it('refuses an account after its failure limit, even with the right password, without affecting others', async () => {
+  it('refuses an account to the failing address after its limit, even with the right password; its owner elsewhere and other accounts are unaffected', async () => {
     await signIn('dave', 'daves password', true);
     await signIn('erin', 'erins password', true);
+    const attacker = '198.51.100.7';
     for (let i = 0; i < MAX_FAILURES; i++) {
-      expect((await refusal(signIn('dave', `wrong ${i} password`))).code).toBe('unauthorized');
+      expect((await refusal(signIn('dave', `wrong ${i} password`, false, attacker))).code).toBe(
+        'unauthorized',
+      );
     }
-    expect(await refusal(signIn('dave', 'daves password'))).toEqual({
+    expect(await refusal(signIn('dave', 'daves password', false, attacker))).toEqual({
       code: 'rate_limited',
       message: 'Too many failed sign-ins for this account. Please try again later.',
     });
-    expect((await signIn('erin', 'erins password')).user.username).toBe('erin');
+    expect((await signIn('dave', 'daves password', false, '203.0.113.9')).user.username).toBe('dave');
+    expect((await signIn('erin', 'erins password', false, attacker)).user.username).toBe('erin');
   });
 
   it('refuses blank names and short passwords before looking anything up', async () => {
@@ -114,22 +121,14 @@ describe('svc.auth.verify-session', () => {
       session_id: session.session_id,
       user: { id: session.user.id },
     });
-    expect(result.reissued_token).toBeUndefined();
   });
 
-  it('renews an expired token only when asked to, and only while its session lives', async () => {
+  it('refuses an expired token while its session lives', async () => {
     const session = await signIn('heidi', 'heidis password', true);
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(Date.now() + 2 * 3600_000);
-    const verify = verifySession(deps);
-    expect(await verify({ token: session.token })).toEqual({ valid: false });
-    const renewed = accepted(await verify({ token: session.token, renew: true }));
-    expect(renewed).toMatchObject({ valid: true, session_id: session.session_id });
-    expect(renewed.reissued_token).toEqual(expect.any(String));
-    expect(await verify({ token: renewed.reissued_token! })).toMatchObject({ valid: true });
-
-    await deps.store.revokeSession(session.session_id);
-    expect(await verify({ token: session.token, renew: true })).toEqual({ valid: false });
+    expect(await verifySession(deps)({ token: session.token })).toEqual({ valid: false });
+    expect(await deps.store.liveSession(session.session_id)).toBeDefined();
   });
 
   it('refuses a token that is not ours', async () => {
@@ -139,5 +138,39 @@ describe('svc.auth.verify-session', () => {
       valid: false,
     });
     expect(await verifySession(deps)({ token: 'not a jwt' })).toEqual({ valid: false });
+  });
+});
+
+describe('svc.auth.refresh-session', () => {
+  const bus = { publish: vi.fn(async () => undefined) } as unknown as Bus;
+  const refresh = (refresh_token: string) => refreshSession(deps, bus, logger)({ refresh_token });
+
+  it('trades a refresh credential for a new token and a new credential, once', async () => {
+    const session = await signIn('judy', 'judys password', true);
+    expect(session.refresh_token).not.toBe(session.token);
+    const next = await refresh(session.refresh_token);
+    expect(next.session_id).toBe(session.session_id);
+    expect(next.refresh_token).not.toBe(session.refresh_token);
+    accepted(await verifySession(deps)({ token: next.token }));
+    // The next one works in turn.
+    expect((await refresh(next.refresh_token)).session_id).toBe(session.session_id);
+  });
+
+  it('revokes the session when a used credential comes back, and tells the gateways', async () => {
+    const session = await signIn('mallory', 'mallorys password', true);
+    const next = await refresh(session.refresh_token);
+    expect((await refusal(refresh(session.refresh_token))).code).toBe('unauthorized');
+    expect(await deps.store.liveSession(session.session_id)).toBeUndefined();
+    expect(bus.publish).toHaveBeenCalledWith(expect.any(String), {
+      session_id: session.session_id,
+      user_id: session.user.id,
+    });
+    // The newest credential dies with its session, and so does the access token.
+    expect((await refusal(refresh(next.refresh_token))).code).toBe('unauthorized');
+    expect(await verifySession(deps)({ token: next.token })).toEqual({ valid: false });
+  });
+
+  it('refuses an unknown credential', async () => {
+    expect((await refusal(refresh('not-a-credential'))).code).toBe('unauthorized');
   });
 });

@@ -3,11 +3,13 @@ import {
   LOCAL_PASSWORD_MAX,
   LOCAL_PASSWORD_MIN,
   LOCAL_USERNAME_MAX,
-  type LocalSignInRequest,
+  type LocalSignInCall,
   type SignIn,
 } from '@chronicler/contracts';
 import { ServiceError, type Coordination, type Logger } from '@chronicler/kit';
+import type { AuthSettings } from '../config.ts';
 import type { UserRow } from '../db/tables.ts';
+import type { HashGate } from '../hash-gate.ts';
 import { hashPassword, verifyAgainstNothing, verifyPassword } from '../passwords.ts';
 import { signIn, type AuthDeps } from '../sessions.ts';
 
@@ -24,14 +26,20 @@ import { signIn, type AuthDeps } from '../sessions.ts';
  *   first password given for it (by sign-in or create) becomes its password. Until then
  *   anyone who knows the name can claim it, which is why the login form asks owners to do
  *   so; there was nothing protecting such an account before either.
- * - Failed attempts are counted per account name across replicas (the platform's rate
- *   limiter), on top of the gateway's per-address limit: after AUTH_LOCAL_MAX_FAILURES in
- *   AUTH_LOCAL_FAILURE_WINDOW the name answers 429 with Retry-After, without checking the
- *   password, until the oldest failure leaves the window.
+ * - Failures slow the attacker, not the owner (OWASP Authentication Cheat Sheet): they are
+ *   counted across replicas (the platform's rate limiter) per (account, address) and per
+ *   address, each with its own limit in AUTH_LOCAL_FAILURE_WINDOW; past one, that pair or
+ *   that address answers 429 with Retry-After without a password check, while the owner's
+ *   right password from an address that has not been failing still signs in. Only far more
+ *   failures of one account from everywhere (AUTH_LOCAL_ACCOUNT_LOCK_FAILURES) lock it for
+ *   everyone, and that is logged as a warning for the operator to tell the owner.
+ * - Every password check goes through the process's HashGate: a burst beyond what the
+ *   cores can hash in time is answered 429 at once instead of 504 later. An unknown name
+ *   costs one check like a known one, in the same gate.
  */
 export const signInLocal =
-  (deps: AuthDeps, coord: Coordination, logger: Logger) =>
-  async (req: LocalSignInRequest): Promise<SignIn> => {
+  (deps: AuthDeps, coord: Coordination, gate: HashGate, logger: Logger) =>
+  async (req: LocalSignInCall): Promise<SignIn> => {
     const { settings, store } = deps;
     if (!settings.localEnabled) throw new ServiceError('forbidden', 'Local sign-in is not enabled');
     const username = req.username.trim().replace(/\s+/g, ' ');
@@ -50,29 +58,25 @@ export const signInLocal =
     }
 
     const name = username.toLowerCase();
-    const limit = failureLimit(
-      coord,
-      name,
-      settings.raw.AUTH_LOCAL_MAX_FAILURES,
-      settings.localFailureWindowMs,
-    );
-    const lockedMs = await limit.lockedForMs();
-    if (lockedMs > 0) throw tooManyFailures(lockedMs);
+    const limits = failureLimits(coord, settings, name, req.client_address);
+    await limits.refuseWhenLocked();
 
-    let user = await store.localUser(name);
-    if (!user && req.create) {
-      const created = await store.createLocalUser(name, username, await hashPassword(password));
-      if (created) return signIn(deps, localProfile(name, username));
-      // Another request created it in between: from here on it is an existing account.
-      user = await store.localUser(name);
-    }
-    const ok = user
-      ? await passwordMatches(deps, user, password, logger)
-      : await verifyAgainstNothing(password);
-    if (!ok) {
-      const refusedMs = await limit.recordFailure();
-      if (refusedMs > 0) throw tooManyFailures(refusedMs);
-      if (req.create && user) {
+    const outcome = await gate.run(async () => {
+      let user = await store.localUser(name);
+      if (!user && req.create) {
+        const created = await store.createLocalUser(name, username, await hashPassword(password));
+        if (created) return { ok: true as const, user: created };
+        // Another request created it in between: from here on it is an existing account.
+        user = await store.localUser(name);
+      }
+      const ok = user
+        ? await passwordMatches(deps, user, password, logger)
+        : await verifyAgainstNothing(password);
+      return { ok, user };
+    });
+    if (!outcome.ok) {
+      await limits.recordFailure(logger);
+      if (req.create && outcome.user) {
         throw new ServiceError(
           'conflict',
           'That username is taken. Sign in with its password, or choose another name.',
@@ -112,40 +116,68 @@ async function passwordMatches(
   return ok;
 }
 
-function tooManyFailures(retryAfterMs: number): ServiceError {
-  return new ServiceError(
-    'rate_limited',
-    'Too many failed sign-ins for this account. Please try again later.',
-    { retryAfterMs },
-  );
+const TOO_MANY = {
+  pair: 'Too many failed sign-ins for this account. Please try again later.',
+  address: 'Too many failed sign-ins from your address. Please try again later.',
+  account: 'This account is locked after too many failed sign-ins. Please try again later.',
+} as const;
+
+function tooManyFailures(scope: keyof typeof TOO_MANY, retryAfterMs: number): ServiceError {
+  return new ServiceError('rate_limited', TOO_MANY[scope], { retryAfterMs });
 }
 
 /**
- * Failures of one account name in a sliding window. The limiter counts a hit only while
- * under the limit, so the failure that fills it also sets a lock (in the shared cache)
- * that lasts until the oldest failure leaves the window; later attempts see the lock
- * before any password is checked.
+ * Failures in a sliding window, in three scopes: the account from this address, this
+ * address for any account, and the account from everywhere. The limiter counts a hit only
+ * while under the limit, so the failure that fills a scope also sets a lock (in the shared
+ * cache) that lasts until its oldest failure leaves the window; later attempts in that
+ * scope see the lock before any password is checked.
  */
-function failureLimit(coord: Coordination, name: string, max: number, windowMs: number) {
-  const failuresKey = `auth:local-failures:${name}`;
-  const lockKey = `auth:local-locked:${name}`;
+function failureLimits(coord: Coordination, settings: AuthSettings, name: string, address: string) {
+  const windowMs = settings.localFailureWindowMs;
+  const scopes = [
+    { scope: 'pair', id: `${name}|${address}`, max: settings.raw.AUTH_LOCAL_MAX_FAILURES },
+    { scope: 'address', id: address, max: settings.raw.AUTH_LOCAL_MAX_ADDRESS_FAILURES },
+    { scope: 'account', id: name, max: settings.raw.AUTH_LOCAL_ACCOUNT_LOCK_FAILURES },
+  ] as const;
+  const keys = (s: (typeof scopes)[number]) => ({
+    failures: `auth:local-failures:${s.scope}:${s.id}`,
+    lock: `auth:local-locked:${s.scope}:${s.id}`,
+  });
   return {
-    async lockedForMs(): Promise<number> {
-      const until = await coord.cache.get<number>(lockKey);
-      return typeof until === 'number' ? Math.max(0, until - Date.now()) : 0;
-    },
-    /** Counts a failure; answers how long the account is refused when this one was over the limit. */
-    async recordFailure(): Promise<number> {
-      const hit = await coord.rateLimiter.hit(failuresKey, max, windowMs);
-      let retryAfterMs = hit.allowed ? 0 : hit.retryAfterMs;
-      if (hit.allowed && hit.remaining === 0) {
-        // At the limit, a hit is refused without being counted: it only reads the wait.
-        retryAfterMs = (await coord.rateLimiter.hit(failuresKey, max, windowMs)).retryAfterMs;
-        if (retryAfterMs > 0) await coord.cache.set(lockKey, Date.now() + retryAfterMs, retryAfterMs);
-        return 0;
+    async refuseWhenLocked(): Promise<void> {
+      const now = Date.now();
+      const locks = await Promise.all(scopes.map((s) => coord.cache.get<number>(keys(s).lock)));
+      let longest: { scope: (typeof scopes)[number]['scope']; wait: number } | null = null;
+      for (const [i, until] of locks.entries()) {
+        const wait = typeof until === 'number' ? until - now : 0;
+        if (wait > 0 && wait > (longest?.wait ?? 0)) longest = { scope: scopes[i]!.scope, wait };
       }
-      if (retryAfterMs > 0) await coord.cache.set(lockKey, Date.now() + retryAfterMs, retryAfterMs);
-      return retryAfterMs;
+      if (longest) throw tooManyFailures(longest.scope, longest.wait);
+    },
+    /** Counts a failure in every scope, locking each scope it fills. */
+    async recordFailure(logger: Logger): Promise<void> {
+      for (const s of scopes) {
+        const { failures, lock } = keys(s);
+        const hit = await coord.rateLimiter.hit(failures, s.max, windowMs);
+        if (hit.allowed && hit.remaining > 0) continue;
+        // At the limit a hit is refused without being counted: it only reads the wait.
+        const retryAfterMs = hit.allowed
+          ? (await coord.rateLimiter.hit(failures, s.max, windowMs)).retryAfterMs
+          : hit.retryAfterMs;
+        if (retryAfterMs <= 0) continue;
+        const until = Date.now() + retryAfterMs;
+        const already = await coord.cache.get<number>(lock);
+        if (typeof already === 'number' && already >= until) continue;
+        await coord.cache.set(lock, until, retryAfterMs);
+        if (s.scope === 'account') {
+          // No mail channel to reach the owner: the operator's log says it, once per lock.
+          logger.warn(
+            { account: name, failures: s.max, locked_until: new Date(until).toISOString() },
+            'local account locked for everyone after too many failed sign-ins from all addresses; tell its owner',
+          );
+        }
+      }
     },
   };
 }

@@ -40,7 +40,8 @@ export function registerRelaySocket<Frame, Message, History>(
   opts: RelaySocketOptions<Frame, Message, History>,
 ): void {
   const Query = Type.Object({
-    token: Type.Optional(Type.String()),
+    /** A one-time code from POST /api/auth/socket-ticket; never a token (URLs are logged). */
+    ticket: Type.Optional(Type.String({ maxLength: 512 })),
     [opts.idParam]: Type.Optional(Type.String()),
   });
   type Query = Record<string, string | undefined>;
@@ -54,11 +55,11 @@ export function registerRelaySocket<Frame, Message, History>(
     opts.path,
     {
       websocket: true,
-      // The guard wants a header or cookie token; a browser socket carries it in the query.
+      // The guard wants a header or cookie token; a browser socket carries a one-time ticket.
       config: { public: true },
       schema: { querystring: Query },
       preValidation: async (req, reply) => {
-        // Origin first (403), then each token the handshake carries until one verifies (401).
+        // Origin first (403), then the ticket or each token the handshake carries until one verifies (401).
         const check = await app.checkHandshake(req);
         if (!check.ok) return reply.code(check.status).send({ detail: check.detail });
         const user = check.user;

@@ -149,7 +149,7 @@ export class SessionCache {
         }
         // A revocation announced while the call was in flight wins over its answer.
         if ((this.evictedAt.get(result.session_id) ?? -Infinity) >= startedAt) return null;
-        this.set(result.reissued_token ?? token, result);
+        this.set(token, result);
         return result;
       })
       .finally(() => this.inFlight.delete(flightKey));

@@ -1,6 +1,9 @@
 import cookie from '@fastify/cookie';
 import {
   ACCESS_TOKEN_COOKIE,
+  REFRESH_COOKIE_PATH,
+  REFRESH_TOKEN_COOKIE,
+  redeemSocketTicketRpc,
   sessionRevokedEvent,
   verifySessionRpc,
   type AuthUser,
@@ -14,7 +17,7 @@ import type { TLSSocket } from 'node:tls';
 import { SessionCache } from '../lib/session-cache.ts';
 
 export type TokenSource = 'cookie' | 'bearer' | 'auth-token';
-export type HandshakeTokenSource = TokenSource | 'query' | 'socket-auth';
+export type HandshakeTokenSource = TokenSource | 'ticket' | 'socket-auth';
 
 /** The outcome of a WebSocket or socket.io handshake check. */
 export type HandshakeCheck =
@@ -30,7 +33,7 @@ export interface HandshakeExtras {
 export interface RequestAuth {
   sessionId: string;
   source: TokenSource;
-  /** The token to use from now on: the presented one, or its renewal. */
+  /** The access token that signed this request in. */
   token: string;
   sessionExpiresAt: string;
 }
@@ -58,16 +61,18 @@ declare module 'fastify' {
   }
   interface FastifyInstance {
     /**
-     * Checks one explicit token (never renewed once expired); the user, or null. For a
+     * Checks one explicit access token (refused once expired); the user, or null. For a
      * whole handshake use `checkHandshake`, which also checks Origin and the cookie.
      */
     authenticateHandshake(token: string | null | undefined): Promise<AuthUser | null>;
     /**
      * Checks a WebSocket or socket.io handshake before the upgrade: a foreign Origin (or a
-     * cross-site Fetch Metadata) is refused with 403; then each token it carries (query,
-     * socket.io auth payload, Authorization / auth-token headers, and the cookie) is tried
-     * until one verifies, else 401. The cookie counts only with an allowed Origin: a
-     * handshake without Origin is not from a browser and must name its token.
+     * cross-site Fetch Metadata) is refused with 403; then a one-time `?ticket=` (POST
+     * /api/auth/socket-ticket), and each token it carries (socket.io auth payload,
+     * Authorization / auth-token headers, and the cookie) is tried until one verifies, else
+     * 401. A token in the URL counts as none: URLs end up in logs and histories. The cookie
+     * counts only with an allowed Origin: a handshake without Origin is not from a browser
+     * and must name its token.
      */
     checkHandshake(req: FastifyRequest | IncomingMessage, extras?: HandshakeExtras): Promise<HandshakeCheck>;
     /**
@@ -77,8 +82,17 @@ declare module 'fastify' {
     isAllowedOrigin(origin: string, req: FastifyRequest | IncomingMessage): boolean;
     /** Forgets cached checks of a session (logout on this replica, before the event arrives). */
     forgetSession(sessionId: string): void;
-    setAccessCookie(req: FastifyRequest, reply: FastifyReply, token: string, sessionExpiresAt: string): void;
-    clearAccessCookie(req: FastifyRequest, reply: FastifyReply): void;
+    /** The access token's cookie (Path /), living as long as the token. */
+    setAccessCookie(req: FastifyRequest, reply: FastifyReply, token: string, tokenExpiresAt: string): void;
+    /** The refresh credential's cookie: httpOnly, SameSite Strict, sent only to REFRESH_COOKIE_PATH. */
+    setRefreshCookie(
+      req: FastifyRequest,
+      reply: FastifyReply,
+      refreshToken: string,
+      sessionExpiresAt: string,
+    ): void;
+    /** Clears both cookies (logout, a refused refresh). */
+    clearAuthCookies(req: FastifyRequest, reply: FastifyReply): void;
     /** Our own origin as the browser sees it (PUBLIC_URL, else the request's). */
     publicOrigin(req: FastifyRequest): string;
   }
@@ -107,19 +121,16 @@ function headerTokens(headers: IncomingHttpHeaders): { source: TokenSource; toke
 }
 
 /**
- * The tokens of a WebSocket/socket.io handshake in the order they are tried: `?token=`,
- * the socket.io auth payload, the headers, then the cookie (when `withCookie`).
+ * The tokens of a WebSocket/socket.io handshake in the order they are tried: the socket.io
+ * auth payload, the headers, then the cookie (when `withCookie`). Never the query string.
  */
 export function handshakeTokens(opts: {
-  query?: Record<string, unknown>;
   auth?: Record<string, unknown>;
   headers?: IncomingHttpHeaders;
   cookies?: Record<string, string | undefined>;
   withCookie: boolean;
 }): { source: HandshakeTokenSource; token: string }[] {
   const found: { source: HandshakeTokenSource; token: string }[] = [];
-  if (typeof opts.query?.token === 'string' && opts.query.token)
-    found.push({ source: 'query', token: opts.query.token });
   if (typeof opts.auth?.token === 'string' && opts.auth.token)
     found.push({ source: 'socket-auth', token: opts.auth.token });
   if (opts.headers) found.push(...headerTokens(opts.headers));
@@ -130,10 +141,10 @@ export function handshakeTokens(opts: {
 
 /**
  * Authentication and authorisation for every route:
- * - reads the token from the cookie, `Authorization: Bearer` or `auth-token` (first that
- *   verifies wins) and sets `request.user`; an expired token is renewed only when it came
- *   from the cookie (its session living), and the cookie is replaced; an expired header
- *   token counts as none (the client refreshes it from GET /api/auth/user);
+ * - reads the access token from the cookie, `Authorization: Bearer` or `auth-token` (first
+ *   that verifies wins) and sets `request.user`; an expired token counts as none wherever it
+ *   came from: the client gets a new one from POST /api/auth/refresh, whose refresh cookie
+ *   no other route ever sees;
  * - the guard: every route under /api answers 401 unless signed in or marked
  *   `config.public`, and /api/admin/* answers 403 to non-admins (deny by default, so a
  *   route folder cannot forget it);
@@ -157,23 +168,15 @@ export default fp(
       await revoked.unsubscribe();
     });
 
-    /** `renew`: the token came from the cookie, so an expired one may be renewed. */
-    async function verify(
-      token: string,
-      renew: boolean,
-    ): Promise<Extract<VerifySessionResult, { valid: true }> | null> {
+    async function verify(token: string): Promise<Extract<VerifySessionResult, { valid: true }> | null> {
       // A JWT has three dot-separated parts; anything else is not worth a bus round trip.
       if (token.length > 8192 || token.split('.').length !== 3) return null;
       // Entries end with their token's expiry, so a cached check never stands for an expired
       // token; concurrent checks of one token share one call (lib/session-cache.ts).
-      return cache.check(
-        token,
-        async () => {
-          const result = await call(app.ctx.bus, verifySessionRpc, { token, renew });
-          return result.valid ? result : null;
-        },
-        renew ? 'renew' : '',
-      );
+      return cache.check(token, async () => {
+        const result = await call(app.ctx.bus, verifySessionRpc, { token });
+        return result.valid ? result : null;
+      });
     }
 
     const publicOrigin = (req: FastifyRequest): string =>
@@ -224,7 +227,7 @@ export default fp(
     app.decorate('forgetSession', (sessionId: string) => cache.evictSession(sessionId));
     app.decorate('authenticateHandshake', async (token: string | null | undefined) => {
       if (!token) return null;
-      return (await verify(token, false))?.user ?? null;
+      return (await verify(token))?.user ?? null;
     });
     app.decorate(
       'checkHandshake',
@@ -243,8 +246,14 @@ export default fp(
         }
         const cookies = isRaw(req) ? app.parseCookie(req.headers.cookie ?? '') : req.cookies;
         const query = extras.query ?? (isRaw(req) ? undefined : (req.query as Record<string, unknown>));
+        const ticket = query?.ticket;
+        if (typeof ticket === 'string' && ticket.length > 0 && ticket.length <= 512) {
+          // Spent by this check whatever follows: never cached.
+          const result = await call(app.ctx.bus, redeemSocketTicketRpc, { ticket });
+          if (result.valid)
+            return { ok: true, user: result.user, sessionId: result.session_id, source: 'ticket' };
+        }
         const candidates = handshakeTokens({
-          query,
           auth: extras.auth,
           headers: req.headers,
           cookies,
@@ -252,31 +261,47 @@ export default fp(
           withCookie: foreign === false,
         });
         for (const { source, token } of candidates) {
-          const result = await verify(token, source === 'cookie');
+          const result = await verify(token);
           if (result) return { ok: true, user: result.user, sessionId: result.session_id, source };
         }
         return { ok: false, status: 401, detail: 'Authentication required' };
       },
     );
+    const maxAgeUntil = (iso: string): number =>
+      Math.max(0, Math.floor((new Date(iso).getTime() - Date.now()) / 1000));
     app.decorate(
       'setAccessCookie',
-      (req: FastifyRequest, reply: FastifyReply, token: string, sessionExpiresAt: string) => {
-        const maxAge = Math.max(0, Math.floor((new Date(sessionExpiresAt).getTime() - Date.now()) / 1000));
+      (req: FastifyRequest, reply: FastifyReply, token: string, tokenExpiresAt: string) => {
         reply.setCookie(ACCESS_TOKEN_COOKIE, token, {
           path: '/',
           httpOnly: true,
           sameSite: 'lax',
           secure: isHttps(req),
-          maxAge,
+          maxAge: maxAgeUntil(tokenExpiresAt),
         });
       },
     );
-    app.decorate('clearAccessCookie', (req: FastifyRequest, reply: FastifyReply) => {
-      reply.clearCookie(ACCESS_TOKEN_COOKIE, {
-        path: '/',
+    app.decorate(
+      'setRefreshCookie',
+      (req: FastifyRequest, reply: FastifyReply, refreshToken: string, sessionExpiresAt: string) => {
+        reply.setCookie(REFRESH_TOKEN_COOKIE, refreshToken, {
+          path: REFRESH_COOKIE_PATH,
+          httpOnly: true,
+          // Only our own pages refresh; a foreign page's request never carries it.
+          sameSite: 'strict',
+          secure: isHttps(req),
+          maxAge: maxAgeUntil(sessionExpiresAt),
+        });
+      },
+    );
+    app.decorate('clearAuthCookies', (req: FastifyRequest, reply: FastifyReply) => {
+      const secure = isHttps(req);
+      reply.clearCookie(ACCESS_TOKEN_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure });
+      reply.clearCookie(REFRESH_TOKEN_COOKIE, {
+        path: REFRESH_COOKIE_PATH,
         httpOnly: true,
-        sameSite: 'lax',
-        secure: isHttps(req),
+        sameSite: 'strict',
+        secure,
       });
     });
 
@@ -311,23 +336,19 @@ export default fp(
       for (const { source, token } of tokens) {
         // When the auth service cannot answer, a public route (e.g. /api/health, which must
         // report exactly that) goes on anonymously; a protected one fails with the error.
-        const result = await verify(token, source === 'cookie').catch((err: unknown) => {
+        const result = await verify(token).catch((err: unknown) => {
           if (!open) throw err;
           req.log.warn({ err }, 'token not checked; serving the public route anonymously');
           return null;
         });
         if (!result) continue;
-        const current = result.reissued_token ?? token;
         req.user = result.user;
         req.auth = {
           sessionId: result.session_id,
           source,
-          token: current,
+          token,
           sessionExpiresAt: result.session_expires_at,
         };
-        if (result.reissued_token && source === 'cookie') {
-          app.setAccessCookie(req, reply, current, result.session_expires_at);
-        }
         break;
       }
 

@@ -63,8 +63,8 @@ interface SocketData {
 /**
  * The live transcript socket (02 §7): socket.io at /socket.io on the gateway's own origin.
  * The handshake is refused for a foreign Origin before anything else, then authenticated
- * with the token of the auth payload (or query, header, cookie: checkHandshake). A socket
- * joins a transcript's room only for its owner; the join answers with the stored lines the
+ * with the token of the auth payload (or header, cookie: checkHandshake). A socket
+ * joins a transcript's room only after the owner check (the first read) succeeded; the join answers with the stored lines the
  * client is missing (`last_seq`), so a reconnect or a restarted fan-out loses nothing.
  * Stored lines and session ends come from the transcript service on `fanout.<tid>`, as it
  * stores them; interims straight from the pipeline on `live.<tid>.interim`. One gateway of
@@ -163,16 +163,17 @@ export default fp(
       }
       joins.push(now);
       const room = liveRoom(raw.transcriptId);
+      const owner_id = socket.data.user.id;
       let after = raw.last_seq ?? 0;
+      let joinedRoom = false;
       try {
-        // In the room before reading, so a line stored meanwhile arrives by one way or the other
-        // (twice at worst, and the client keeps one per seq).
-        await socket.join(room);
-        let page = await call(bus, liveJoinRpc, {
-          owner_id: socket.data.user.id,
-          id: raw.transcriptId,
-          after_seq: after,
-        });
+        // The read is the owner check (another user's id answers not_found): the socket enters
+        // the room only after it succeeded, so a refused join never receives a frame.
+        let page = await call(bus, liveJoinRpc, { owner_id, id: raw.transcriptId, after_seq: after });
+        if (page.status !== 'ended') {
+          await socket.join(room);
+          joinedRoom = true;
+        }
         const joined: JoinedTranscription = {
           transcript_id: page.transcript_id,
           session_start_time: page.session_start_time,
@@ -181,9 +182,13 @@ export default fp(
         };
         socket.emit(LiveSocketEvents.joined, joined);
         const whole = after === 0;
+        // A line stored between the first read and the join came by neither way: read on once
+        // the socket is in the room, until a page that was read after the join ends the lines
+        // (a line may come twice, by both ways; the client keeps one per seq).
+        let readAfterJoin = false;
         for (;;) {
           const last = page.lines.at(-1);
-          if (last || (whole && after === 0)) {
+          if (last || (whole && after === 0 && !readAfterJoin)) {
             const initial: LiveTranscriptionEvent = {
               transcript_id: page.transcript_id,
               type: 'initial',
@@ -200,13 +205,10 @@ export default fp(
             };
             socket.emit(LiveSocketEvents.final, initial);
           }
-          if (!page.more || !last) break;
-          after = last.seq;
-          page = await call(bus, liveJoinRpc, {
-            owner_id: socket.data.user.id,
-            id: raw.transcriptId,
-            after_seq: after,
-          });
+          if (last) after = last.seq;
+          if (!page.more && (readAfterJoin || !joinedRoom)) break;
+          readAfterJoin = joinedRoom;
+          page = await call(bus, liveJoinRpc, { owner_id, id: raw.transcriptId, after_seq: after });
         }
         if (page.status === 'ended') {
           const end: SessionEndEvent = {
@@ -218,10 +220,10 @@ export default fp(
             last_seq: page.last_seq,
           };
           socket.emit(LiveSocketEvents.sessionEnd, end);
-          await socket.leave(room);
+          if (joinedRoom) await socket.leave(room);
         }
       } catch (err) {
-        await socket.leave(room);
+        if (joinedRoom) await socket.leave(room);
         if (err instanceof ServiceError && err.code === 'not_found') {
           socket.emit(LiveSocketEvents.error, {
             transcriptId: raw.transcriptId,

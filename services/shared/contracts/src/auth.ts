@@ -92,6 +92,17 @@ export type AppConfig = Static<typeof AppConfigSchema>;
 
 /** Name of the cookie that carries the access token. */
 export const ACCESS_TOKEN_COOKIE = 'access_token';
+/** The httpOnly cookie of the refresh credential, sent only to REFRESH_COOKIE_PATH. */
+export const REFRESH_TOKEN_COOKIE = 'refresh_token';
+/** POST here (the cookie's Path) trades the refresh credential for a new access token and a new credential. */
+export const REFRESH_COOKIE_PATH = '/api/auth/refresh';
+
+/** POST /api/auth/socket-ticket: a one-time code that opens one WebSocket (`?ticket=`) within a minute. */
+export const SocketTicketResponseSchema = Type.Object({
+  ticket: Type.String(),
+  expires_in: Type.Integer({ description: 'seconds' }),
+});
+export type SocketTicketResponse = Static<typeof SocketTicketResponseSchema>;
 
 /**
  * Short codes the server's OAuth callbacks put in `/login?error=<code>`:
@@ -118,10 +129,18 @@ export type OAuthErrorCode = Static<typeof OAuthErrorCodeSchema>;
 
 /** A new session: the token to hand out (cookie and body) and the user it belongs to. */
 export const SignInSchema = Type.Object({
+  /** The access token: short-lived (AUTH_TOKEN_TTL), refused by every check once expired. */
   token: Type.String(),
+  /** ISO time when the access token (and so its cookie) expires. */
+  token_expires_at: Type.String(),
+  /**
+   * The refresh credential, distinct from the access token: single use (each use answers a
+   * new one), only ever in the httpOnly cookie the gateway scopes to REFRESH_COOKIE_PATH.
+   */
+  refresh_token: Type.String(),
   user: AuthUserSchema,
   session_id: Type.String(),
-  /** ISO time when the session (and so the cookie) ends. */
+  /** ISO time when the session (and so the refresh cookie) ends. */
   session_expires_at: Type.String(),
 });
 export type SignIn = Static<typeof SignInSchema>;
@@ -182,8 +201,22 @@ export const signInGoogleCodeRpc = rpc(
 /** Signs in with a Google ID token; `unauthorized` when it does not verify. */
 export const signInGoogleRpc = rpc('auth', 'sign-in-google', GoogleCredentialRequestSchema, SignInSchema);
 
-/** Local account (embedded mode without providers); `forbidden` when not enabled. */
-export const signInLocalRpc = rpc('auth', 'sign-in-local', LocalSignInRequestSchema, SignInSchema);
+/** svc.auth.sign-in-local's request: the form's fields and the address they came from. */
+export const LocalSignInCallSchema = Type.Object(
+  {
+    ...LocalSignInRequestSchema.properties,
+    /** The client's address as the gateway sees it (TRUST_PROXY): failures are counted per address too. */
+    client_address: Type.String({ minLength: 1, maxLength: 100 }),
+  },
+  { additionalProperties: false },
+);
+export type LocalSignInCall = Static<typeof LocalSignInCallSchema>;
+
+/**
+ * Local account (embedded mode without providers); `forbidden` when not enabled,
+ * `rate_limited` (with `retryAfterMs`) past a failure limit or when too many checks run at once.
+ */
+export const signInLocalRpc = rpc('auth', 'sign-in-local', LocalSignInCallSchema, SignInSchema);
 
 export const VerifySessionResultSchema = Type.Union([
   Type.Object({
@@ -192,36 +225,50 @@ export const VerifySessionResultSchema = Type.Union([
     session_id: Type.String(),
     /** Epoch ms after which this answer must not be reused (token or session end). */
     valid_until: Type.Number(),
-    /** A fresh token, present when the presented one had expired, `renew` was asked and its session lives. */
-    reissued_token: Type.Optional(Type.String()),
     session_expires_at: Type.String(),
   }),
   Type.Object({ valid: Type.Literal(false) }),
 ]);
 export type VerifySessionResult = Static<typeof VerifySessionResultSchema>;
 
-/** Checks a token: signature, algorithm, iss/aud, expiry (or renewal, see `renew`), and that its session is live. */
+/**
+ * Checks an access token: signature, algorithm, iss/aud, expiry, and that its session is
+ * live. An expired token is refused, wherever it was presented: a new one comes only from
+ * the refresh credential (refreshSessionRpc).
+ */
 export const verifySessionRpc = rpc(
   'auth',
   'verify-session',
-  Type.Object({
-    token: Type.String({ maxLength: 8192 }),
-    /**
-     * May a token past its own expiry be renewed (its session still living)? Only for the
-     * cookie, which the gateway then replaces; a token presented in a header or a socket's
-     * query is refused once expired. Default false.
-     */
-    renew: Type.Optional(Type.Boolean()),
-  }),
+  Type.Object({ token: Type.String({ maxLength: 8192 }) }),
   VerifySessionResultSchema,
 );
 
-/** A fresh token for a live session (GET /api/auth/user always answers one). */
-export const issueTokenRpc = rpc(
+/**
+ * Trades a refresh credential for a new access token and a new credential (rotation).
+ * `unauthorized` when it is unknown, its session ended, or it was used before: a reused
+ * credential means a copy exists, so its whole session is revoked.
+ */
+export const refreshSessionRpc = rpc(
   'auth',
-  'issue-token',
+  'refresh-session',
+  Type.Object({ refresh_token: Type.String({ minLength: 1, maxLength: 512 }) }),
+  SignInSchema,
+);
+
+/** A one-time WebSocket ticket for a live session (the signed-in caller's). */
+export const socketTicketRpc = rpc(
+  'auth',
+  'socket-ticket',
   Type.Object({ session_id: Type.String() }),
-  Type.Object({ token: Type.String(), session_expires_at: Type.String() }),
+  SocketTicketResponseSchema,
+);
+
+/** Redeems a WebSocket ticket: once, within its minute, while its session lives. */
+export const redeemSocketTicketRpc = rpc(
+  'auth',
+  'redeem-socket-ticket',
+  Type.Object({ ticket: Type.String({ maxLength: 512 }) }),
+  VerifySessionResultSchema,
 );
 
 /** Revokes the session of a token (logout); expired tokens with a good signature count. */

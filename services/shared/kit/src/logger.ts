@@ -7,10 +7,18 @@ export type { Logger } from 'pino';
 export const REDACTED = '[REDACTED]';
 
 /**
- * Query parameters that carry credentials: the socket token (`?token=`), OAuth codes and
- * states (replayable until used), Google's credential, and anything called a password.
+ * Query parameters that carry credentials: a token some client put in a URL (`?token=`), the
+ * one-time socket ticket, OAuth codes and states (replayable until used), Google's credential, and anything called a password.
  */
-const SECRET_QUERY_PARAMS = new Set(['token', 'access_token', 'code', 'state', 'credential', 'password']);
+const SECRET_QUERY_PARAMS = new Set([
+  'token',
+  'access_token',
+  'ticket',
+  'code',
+  'state',
+  'credential',
+  'password',
+]);
 
 /** Field names whose values are secrets wherever they appear in a logged object. */
 const SECRET_KEYS = [

@@ -3,6 +3,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router-dom';
 import toast from 'react-hot-toast';
 import { getCurrentUser, logoutRequest } from '../../api/auth.ts';
+import { onTokenRefreshed, refreshAccess } from '../../api/refresh.ts';
 import { isAuthenticatedResponse, type AuthenticatedResponse, type AuthUser } from '../../api/types.ts';
 import { AuthContext, type AuthContextValue, type AuthStatus } from './auth-context.ts';
 import {
@@ -26,7 +27,7 @@ interface AuthState {
 
 const SIGNED_OUT: AuthState = { status: 'unauthenticated', user: null, token: null };
 
-/** How long before the stored token expires it is replaced, and the shortest wait between refreshes. */
+/** How long before the stored token expires it is replaced, and the shortest wait before a refresh. */
 const REFRESH_AHEAD_MS = 60_000;
 const MIN_REFRESH_MS = 10_000;
 /** setTimeout's longest delay (about 24.8 days). */
@@ -104,26 +105,35 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     void checkAuth();
   }, [checkAuth]);
 
-  // The server honours a token's lifetime: an expired one sent as a header is refused, and
-  // sockets carry the stored token. So the stored token is replaced from /auth/user (which
-  // always answers a fresh one) shortly before it expires.
+  // The server refuses an expired token wherever it is sent, and sockets carry the stored
+  // token, so it is replaced through the refresh cookie shortly before it expires (a request
+  // that meets a 401 meanwhile refreshes by itself, see api/http.ts).
   useEffect(() => {
     if (state.status !== 'authenticated' || !state.token) return;
     const expiresAt = tokenExpiresAt(state.token);
     if (expiresAt === null) return;
     const delay = Math.min(MAX_TIMER_MS, Math.max(MIN_REFRESH_MS, expiresAt - Date.now() - REFRESH_AHEAD_MS));
-    const started = generation.current;
-    const timer = window.setTimeout(() => {
-      // Only a success changes anything: a failed refresh (a network blip) must not sign
-      // the user out; a session that really ended shows at the next request's 401.
-      void getCurrentUser().then((result) => {
-        if (started !== generation.current || !isAuthenticatedResponse(result) || !result.token) return;
-        storeAuth(result.user, result.token);
-        setState({ status: 'authenticated', user: result.user, token: result.token });
-      });
-    }, delay);
+    const token = state.token;
+    // Only a success changes anything (through onTokenRefreshed below): a failed refresh (a
+    // network blip) must not sign the user out; a session that really ended shows at the
+    // next request's 401.
+    const timer = window.setTimeout(() => void refreshAccess(token), delay);
     return () => window.clearTimeout(timer);
   }, [state.status, state.token]);
+
+  // Every refresh, whoever asked for it, brings the new token (and the user) into the state.
+  useEffect(
+    () =>
+      onTokenRefreshed((refreshed) => {
+        setState((prev) => {
+          if (prev.status !== 'authenticated') return prev;
+          const user = refreshed.user ?? prev.user;
+          if (user) storeAuth(user, refreshed.token);
+          return { status: 'authenticated', user, token: refreshed.token };
+        });
+      }),
+    [],
+  );
 
   const isRealAdmin = state.user?.is_admin === true;
   useAdminOverrideParam(isRealAdmin, setOverrideDisabled);

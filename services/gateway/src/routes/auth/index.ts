@@ -7,12 +7,15 @@ import {
   getProvidersRpc,
   GoogleCredentialRequestSchema,
   googleLoginUrlRpc,
-  issueTokenRpc,
   LocalSignInRequestSchema,
   LoginUrlResponseSchema,
   LogoutResponseSchema,
   OAuthCallbackQuerySchema,
+  REFRESH_TOKEN_COOKIE,
+  refreshSessionRpc,
   revokeSessionRpc,
+  socketTicketRpc,
+  SocketTicketResponseSchema,
   signInDiscordRpc,
   signInGoogleCodeRpc,
   signInGoogleRpc,
@@ -81,10 +84,31 @@ export default async function authRoutes(fastify: FastifyInstance): Promise<void
     );
   }
 
+  /** Both cookies of a signed-in session; the refresh credential never leaves its cookie. */
+  const setCookies = (req: FastifyRequest, reply: FastifyReply, s: SignIn): void => {
+    app.setAccessCookie(req, reply, s.token, s.token_expires_at);
+    app.setRefreshCookie(req, reply, s.refresh_token, s.session_expires_at);
+  };
   const answer = (req: FastifyRequest, reply: FastifyReply, s: SignIn): AuthCheckResponse => {
-    app.setAccessCookie(req, reply, s.token, s.session_expires_at);
+    setCookies(req, reply, s);
     return { authenticated: true, user: s.user, token: s.token };
   };
+
+  /**
+   * A provider that is not configured has no sign-in routes (404 with the reason), in
+   * either mode and before anything else is asked of the request: not a 500 about
+   * PUBLIC_URL, not a redirect.
+   */
+  const PROVIDER_NAMES = { discord: 'Discord', google: 'Google' } as const;
+  async function refuseUnconfigured(provider: 'discord' | 'google', reply: FastifyReply): Promise<boolean> {
+    const providers = await call(app.ctx.bus, getProvidersRpc, {});
+    if (providers[provider]) return false;
+    // Not `return reply`: a reply is thenable, and awaiting it would wait for the answer.
+    void reply
+      .code(404)
+      .send({ detail: `Sign-in with ${PROVIDER_NAMES[provider]} is not configured on this server.` });
+    return true;
+  }
 
   app.get('/auth/providers', { config: pub, schema: { response: { 200: AuthProvidersSchema } } }, () =>
     call(app.ctx.bus, getProvidersRpc, {}),
@@ -96,9 +120,17 @@ export default async function authRoutes(fastify: FastifyInstance): Promise<void
       `/auth/${provider}/login`,
       {
         config: signInCfg,
-        schema: { response: { 200: LoginUrlResponseSchema, ...errors, 500: ErrorResponseSchema } },
+        schema: {
+          response: {
+            200: LoginUrlResponseSchema,
+            ...errors,
+            404: ErrorResponseSchema,
+            500: ErrorResponseSchema,
+          },
+        },
       },
       async (req, reply) => {
+        if (await refuseUnconfigured(provider, reply)) return reply;
         const trusted = trustedBase(req);
         if (!('base' in trusted)) return reply.code(trusted.status).send({ detail: trusted.detail });
         return call(app.ctx.bus, endpoint as typeof discordLoginUrlRpc, {
@@ -110,15 +142,18 @@ export default async function authRoutes(fastify: FastifyInstance): Promise<void
   loginUrl('google', googleLoginUrlRpc);
 
   /**
-   * The provider sends the browser here. Every outcome is a redirect: into the app with
-   * the token, or back to the login page with a short error code, never a raw error page;
-   * except when there is no trusted address to redirect to (see trustedBase).
+   * The provider sends the browser here. Every outcome is a redirect: into the app with the
+   * session in its cookies (never a token in the URL, where histories, logs and Referer
+   * headers keep it), or back to the login page with a short error code, never a raw error
+   * page; except for a provider that is not configured (404) and when there is no trusted
+   * address to redirect to (see trustedBase).
    */
   const callback = (provider: 'discord' | 'google', endpoint: typeof signInDiscordRpc) =>
     app.get(
       `/auth/${provider}/callback`,
       { config: signInCfg, schema: { querystring: OAuthCallbackQuerySchema } },
       async (req, reply) => {
+        if (await refuseUnconfigured(provider, reply)) return reply;
         const trusted = trustedBase(req);
         if (!('base' in trusted)) return reply.code(trusted.status).send({ detail: trusted.detail });
         const { base } = trusted;
@@ -131,8 +166,8 @@ export default async function authRoutes(fastify: FastifyInstance): Promise<void
           result = { ok: false, error: 'server_error' };
         }
         if (!result.ok) return reply.redirect(`${base}/login?error=${encodeURIComponent(result.error)}`);
-        app.setAccessCookie(req, reply, result.signIn.token, result.signIn.session_expires_at);
-        return reply.redirect(`${base}/auth/callback?token=${encodeURIComponent(result.signIn.token)}`);
+        setCookies(req, reply, result.signIn);
+        return reply.redirect(`${base}/auth/callback`);
       },
     );
   callback('discord', signInDiscordRpc);
@@ -153,18 +188,54 @@ export default async function authRoutes(fastify: FastifyInstance): Promise<void
       config: signInCfg,
       schema: { body: LocalSignInRequestSchema, response: { 200: AuthCheckResponseSchema, ...errors } },
     },
-    async (req, reply) => answer(req, reply, await call(app.ctx.bus, signInLocalRpc, req.body)),
+    async (req, reply) =>
+      answer(req, reply, await call(app.ctx.bus, signInLocalRpc, { ...req.body, client_address: req.ip })),
   );
 
-  app.get(
-    '/auth/user',
-    { config: pub, schema: { response: { 200: AuthCheckResponseSchema } } },
+  /** The signed-in user and the access token the request carried (none is minted here). */
+  app.get('/auth/user', { config: pub, schema: { response: { 200: AuthCheckResponseSchema } } }, (req) => {
+    if (!req.user || !req.auth) return { authenticated: false };
+    return { authenticated: true, user: req.user, token: req.auth.token };
+  });
+
+  /**
+   * The refresh credential (its cookie is sent here and nowhere else) buys a new access
+   * token and a new credential, both as cookies, the token also in the body. Refused (401,
+   * both cookies cleared) when it is missing, unknown, its session ended, or it was used
+   * before: that revokes its session. A POST, so the auth plugin holds it to our own origin.
+   */
+  app.post(
+    '/auth/refresh',
+    { config: pub, schema: { response: { 200: AuthCheckResponseSchema, 401: ErrorResponseSchema } } },
     async (req, reply) => {
-      if (!req.user || !req.auth) return { authenticated: false };
-      const fresh = await call(app.ctx.bus, issueTokenRpc, { session_id: req.auth.sessionId });
-      if (req.auth.source === 'cookie')
-        app.setAccessCookie(req, reply, fresh.token, fresh.session_expires_at);
-      return { authenticated: true, user: req.user, token: fresh.token };
+      const refreshToken = req.cookies[REFRESH_TOKEN_COOKIE];
+      if (!refreshToken || refreshToken.length > 512) {
+        app.clearAuthCookies(req, reply);
+        return reply.code(401).send({ detail: 'Authentication required' });
+      }
+      try {
+        return answer(
+          req,
+          reply,
+          await call(app.ctx.bus, refreshSessionRpc, { refresh_token: refreshToken }),
+        );
+      } catch (err) {
+        app.clearAuthCookies(req, reply);
+        throw err;
+      }
+    },
+  );
+
+  /**
+   * A one-time code for a browser WebSocket (`?ticket=`), which cannot send a header and
+   * must not carry a token in its URL. Signed-in callers only.
+   */
+  app.post(
+    '/auth/socket-ticket',
+    { schema: { response: { 200: SocketTicketResponseSchema, 401: ErrorResponseSchema } } },
+    async (req, reply) => {
+      if (!req.auth) return reply.code(401).send({ detail: 'Authentication required' });
+      return call(app.ctx.bus, socketTicketRpc, { session_id: req.auth.sessionId });
     },
   );
 
@@ -177,7 +248,8 @@ export default async function authRoutes(fastify: FastifyInstance): Promise<void
     },
     async (req, reply) => {
       // Every token the request carries is revoked, valid or merely expired: cookie and
-      // header may belong to different sessions, and logging out should end them all.
+      // header may belong to different sessions, and logging out should end them all. A
+      // revoked session's refresh credentials are refused from then on.
       const tokens = new Set(requestTokens(req).map((t) => t.token));
       if (req.auth) tokens.add(req.auth.token);
       for (const token of tokens) {
@@ -186,7 +258,7 @@ export default async function authRoutes(fastify: FastifyInstance): Promise<void
         // This replica forgets at once; the others when the revocation event reaches them.
         if (r.session_id) app.forgetSession(r.session_id);
       }
-      app.clearAccessCookie(req, reply);
+      app.clearAuthCookies(req, reply);
       return { message: 'Logged out' };
     },
   );

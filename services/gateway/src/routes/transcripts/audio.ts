@@ -24,6 +24,8 @@ const FORM_OVERHEAD_BYTES = 256 * 1024;
 /** A refused request whose rest is at most this big is read to its end, so the client sees the answer. */
 const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
 const SUMMARY_MAX = 10_000;
+/** The longest text field of the form; a longer one is refused, never cut. */
+const FIELD_MAX_BYTES = 64 * 1024;
 
 /** A refusal with the specification's message, answered 400 `{detail}`. */
 class Refusal extends Error {}
@@ -152,7 +154,7 @@ export default async function audioRoutes(app: FastifyInstance): Promise<void> {
       fileSize: AUDIO_MAX_BYTES + 1,
       files: 1,
       fields: 10,
-      fieldSize: 64 * 1024,
+      fieldSize: FIELD_MAX_BYTES,
       parts: 12,
     },
     throwFileSizeLimit: true,
@@ -178,6 +180,12 @@ export default async function audioRoutes(app: FastifyInstance): Promise<void> {
       try {
         for await (const part of req.parts()) {
           if (part.type === 'field') {
+            // busboy cuts a field at the limit and says so; a cut value is not what was sent.
+            if (part.valueTruncated) {
+              throw new Refusal(
+                `The form field '${part.fieldname.slice(0, 100)}' is too long (at most 64 KB).`,
+              );
+            }
             if (typeof part.value === 'string') fields[part.fieldname] = part.value;
             continue;
           }

@@ -40,3 +40,51 @@ describe('FileBlobStore.expireAfter', () => {
     expect(fs.readdirSync(path.join(root, ns.bucket('payloads'))).sort()).toHaveLength(2);
   });
 });
+
+describe('FileBlobStore.removeAbandoned', () => {
+  it('removes what a put that died left once it is idle long enough, and never a put in progress or an object', async () => {
+    const ns = new BusNamespace('abandoned');
+    const open = () =>
+      new FileBlobStore(
+        () => root,
+        ns,
+        () => {},
+      );
+    const store = open();
+    await store.put('audio', 'kept.ogg', Readable.from([Buffer.from('whole recording')]));
+    // A put in progress in this process: its source has more to come.
+    let finish!: () => void;
+    const more = new Promise<void>((r) => (finish = r));
+    async function* slow() {
+      yield Buffer.from('first part');
+      await more;
+      yield Buffer.from(' and the rest');
+    }
+    const running = store.put('audio', 'uploading.ogg', slow());
+    const dir = path.join(root, ns.bucket('audio'));
+    await expect.poll(() => fs.readdirSync(dir).filter((f) => f.endsWith('.tmp')).length).toBe(1);
+    // What a process killed mid-upload leaves: a temp file, and data without its sidecar.
+    const stale = path.join(dir, `.${'a'.repeat(64)}.dead.tmp`);
+    const orphan = path.join(dir, `${'b'.repeat(64)}.data`);
+    const fresh = path.join(dir, `.${'c'.repeat(64)}.recent.tmp`);
+    for (const f of [stale, orphan, fresh]) fs.writeFileSync(f, 'partial');
+    const anHourAgo = new Date(Date.now() - 60 * 60 * 1000);
+    for (const f of [stale, orphan]) fs.utimesSync(f, anHourAgo, anHourAgo);
+
+    expect(await store.removeAbandoned('audio', 10 * 60 * 1000)).toBe(2);
+    expect(fs.existsSync(stale)).toBe(false);
+    expect(fs.existsSync(orphan)).toBe(false);
+    expect(fs.existsSync(fresh)).toBe(true);
+    // Idle for no time at all still spares this process's own put in progress.
+    expect(await store.removeAbandoned('audio', 0)).toBe(1);
+    expect(fs.existsSync(fresh)).toBe(false);
+    finish();
+    expect((await running).size).toBe('first part and the rest'.length);
+    expect(await store.info('audio', 'kept.ogg')).not.toBeNull();
+    expect(await store.info('audio', 'uploading.ogg')).not.toBeNull();
+    // A store opened after a restart takes a dead put's temp file whatever its age.
+    fs.writeFileSync(stale, 'partial');
+    expect(await open().removeAbandoned('audio', 0)).toBe(1);
+    expect(await store.info('audio', 'kept.ogg')).not.toBeNull();
+  });
+});

@@ -19,6 +19,8 @@ const SWEEP_AT_MOST_EVERY_MS = 60_000;
 export class FileBlobStore implements BlobStore {
   /** Buckets given a maximum age, and when each was last swept. */
   private readonly expiring = new Map<string, { maxAgeMs: number; sweptAt: number }>();
+  /** Temp files of this process's puts in progress. */
+  private readonly writing = new Set<string>();
 
   constructor(
     private readonly root: () => string,
@@ -50,6 +52,7 @@ export class FileBlobStore implements BlobStore {
     // Opened here rather than by createWriteStream, whose lazy open could create the file
     // after a failed pipeline has already cleaned up.
     const fh = await fsp.open(tmp, 'wx');
+    this.writing.add(tmp);
     try {
       await pipeline(
         source,
@@ -81,6 +84,8 @@ export class FileBlobStore implements BlobStore {
       await fh.close().catch(() => {});
       await fsp.rm(tmp, { force: true });
       throw err;
+    } finally {
+      this.writing.delete(tmp);
     }
   }
 
@@ -139,6 +144,34 @@ export class FileBlobStore implements BlobStore {
     if (now - e.sweptAt < Math.min(e.maxAgeMs / 10, SWEEP_AT_MOST_EVERY_MS)) return;
     e.sweptAt = now;
     void this.sweep(bucket, e.maxAgeMs).catch(() => {});
+  }
+
+  async removeAbandoned(bucket: string, idleMs: number): Promise<number> {
+    this.assertOpen();
+    const dir = path.join(this.root(), this.ns.bucket(bucket));
+    let files: string[];
+    try {
+      files = await fsp.readdir(dir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw err;
+    }
+    const cutoff = Date.now() - idleMs;
+    let removed = 0;
+    for (const f of files) {
+      const file = path.join(dir, f);
+      // A temp file of a put that died, or data whose sidecar was never written; this
+      // process's own puts in progress are known and left alone whatever their pace.
+      const orphan =
+        f.endsWith('.tmp') || (f.endsWith('.data') && !files.includes(f.replace(/\.data$/, '.json')));
+      if (!orphan || this.writing.has(file)) continue;
+      const st = await fsp.stat(file).catch(() => null);
+      if (st && st.mtimeMs <= cutoff) {
+        await fsp.rm(file, { force: true });
+        removed++;
+      }
+    }
+    return removed;
   }
 
   /** Deletes the bucket's objects created more than `maxAgeMs` ago, and stray temp files as old. */

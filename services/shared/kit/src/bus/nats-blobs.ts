@@ -212,6 +212,45 @@ export class NatsBlobStore implements BlobStore {
     }, bucket);
   }
 
+  /**
+   * An object's chunks go to `$O.<bucket>.C.<nuid>` before its meta names that nuid: chunks
+   * whose nuid no meta names belong to a put in progress or to one that died. The last
+   * chunk's time tells which; those idle for `idleMs` are purged.
+   */
+  async removeAbandoned(bucket: string, idleMs: number): Promise<number> {
+    this.assertOpen();
+    const os = await this.existing(bucket);
+    if (!os) return 0;
+    const full = this.bus.ns.bucket(bucket);
+    const stream = `OBJ_${full}`;
+    const prefix = `$O.${full}.C.`;
+    return this.wrap(async () => {
+      const jsm = await this.bus.jsm();
+      const info = await jsm.streams.info(stream, { subjects_filter: `${prefix}>` });
+      const chunkSubjects = Object.keys(info.state.subjects ?? {});
+      if (chunkSubjects.length === 0) return 0;
+      const named = async () => new Set((await os.list()).map((o) => o.nuid));
+      const before = await named();
+      const cutoff = Date.now() - idleMs;
+      const idle: string[] = [];
+      for (const subject of chunkSubjects) {
+        if (before.has(subject.slice(prefix.length))) continue;
+        const last = await jsm.streams.getMessage(stream, { last_by_subj: subject }).catch(() => null);
+        if (last && last.time.getTime() <= cutoff) idle.push(subject);
+      }
+      if (idle.length === 0) return 0;
+      // A put that finished meanwhile has its meta by now: look again before purging.
+      const after = await named();
+      let removed = 0;
+      for (const subject of idle) {
+        if (after.has(subject.slice(prefix.length))) continue;
+        await jsm.streams.purge(stream, { filter: subject });
+        removed++;
+      }
+      return removed;
+    }, bucket);
+  }
+
   private async wrap<T>(fn: () => Promise<T>, bucket: string): Promise<T> {
     try {
       return await fn();

@@ -3,12 +3,14 @@ import { once } from 'node:events';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
+import { Readable } from 'node:stream';
 import path from 'node:path';
 import { connect, type NatsConnection } from 'nats';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { busConsumerPending } from '../ops/metrics.ts';
 import { Collector, deferred, describeBusContract, serviceErrorOf, uniquePrefix } from './bus-contract.ts';
 import { NatsBus } from './nats.ts';
+import { BusNamespace } from './subject.ts';
 import type { Bus, BusStatus } from './types.ts';
 import { deleteStreams, ownedBy } from '../../../../../tests/support/bus-namespace.ts';
 
@@ -279,6 +281,47 @@ if (unavailable) {
       // publishing fails until the consumer loop has recreated the stream from its definition
       await eventually(() => bus.publishDurable('gone.x', { n: 3 }), 20_000);
       await got.waitUntil((items) => items.includes(3), 20_000, 'a message after the stream was deleted');
+    });
+  });
+
+  describe('NatsBlobStore.removeAbandoned', () => {
+    it('purges the chunks a put that died left, once idle long enough; objects and a put in progress stay', async () => {
+      const prefix = uniquePrefix();
+      prefixes.add(prefix);
+      const bus = await NatsBus.connect({ url: NATS_URL, prefix, name: 'abandoned-test' });
+      const raw = await connect({ servers: NATS_URL });
+      try {
+        await bus.blobs.put('audio', 'kept.ogg', Readable.from([Buffer.from('whole recording')]));
+        let finish!: () => void;
+        const more = new Promise<void>((r) => (finish = r));
+        async function* slow() {
+          yield Buffer.from('first part');
+          await more;
+          yield Buffer.from(' and the rest');
+        }
+        const running = bus.blobs.put('audio', 'uploading.ogg', slow());
+        // What a process killed mid-upload leaves: chunks that no object's meta names.
+        const js = raw.jetstream();
+        const dead = `$O.${new BusNamespace(prefix).bucket('audio')}.C.deadnuid0000000000000`;
+        for (let i = 0; i < 3; i++) await js.publish(dead, Buffer.from(`partial ${i}`));
+
+        // Both written just now: neither is idle for a minute.
+        expect(await bus.blobs.removeAbandoned('audio', 60_000)).toBe(0);
+        finish();
+        await running;
+        expect(await bus.blobs.removeAbandoned('audio', 0)).toBe(1);
+        expect(await bus.blobs.removeAbandoned('audio', 0)).toBe(0);
+        for (const [name, text] of [
+          ['kept.ogg', 'whole recording'],
+          ['uploading.ogg', 'first part and the rest'],
+        ] as const) {
+          const stream = await bus.blobs.get('audio', name);
+          expect(Buffer.concat(await stream!.toArray()).toString()).toBe(text);
+        }
+      } finally {
+        await raw.close();
+        await bus.close();
+      }
     });
   });
 }

@@ -182,6 +182,12 @@ export interface BlobStore {
    * never come (a caller that timed out, a handler that crashed).
    */
   expireAfter(bucket: string, maxAgeMs: number): Promise<void>;
+  /**
+   * Removes what puts that never finished left behind (a process killed in the middle of an
+   * upload): data of no object that nothing has written to for `idleMs`. A put in progress
+   * in any process keeps writing, so it is never taken. The number of leftovers removed.
+   */
+  removeAbandoned(bucket: string, idleMs: number): Promise<number>;
 }
 
 export type BusStatus = 'connected' | 'disconnected' | 'reconnecting' | 'reconnected' | 'closed';
