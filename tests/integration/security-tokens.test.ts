@@ -172,5 +172,9 @@ describe(`access tokens expire; a refresh credential renews them (${testMode} mo
     expect(ticket.body.ticket).not.toContain(s.token);
     expect(await open({ ticket: ticket.body.ticket })).toBe('open');
     expect(await open({ ticket: ticket.body.ticket })).toBe(401);
+    // The specification's `token` parameter carries such a code too, once.
+    const second = await apiCall<{ ticket: string }>(system.url, 'POST', '/auth/socket-ticket', s.token);
+    expect(await open({ token: second.body.ticket })).toBe('open');
+    expect(await open({ token: second.body.ticket })).toBe(401);
   });
 });

@@ -49,7 +49,8 @@ export interface FrameSocket {
 export function frameSocketUrl(opts: FrameSocketOptions, ticket: string | null): string {
   const url = new URL(`${API_BASE}${opts.path}`, window.location.href);
   url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
-  if (ticket) url.searchParams.set('ticket', ticket);
+  // The specification's `token` parameter, holding a one-time code, never the access token.
+  if (ticket) url.searchParams.set('token', ticket);
   for (const [key, value] of Object.entries(opts.params)) url.searchParams.set(key, value);
   return url.toString();
 }

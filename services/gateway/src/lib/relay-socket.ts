@@ -42,6 +42,8 @@ export function registerRelaySocket<Frame, Message, History>(
   const Query = Type.Object({
     /** A one-time code from POST /api/auth/socket-ticket; never a token (URLs are logged). */
     ticket: Type.Optional(Type.String({ maxLength: 512 })),
+    /** The same code under the name the specification gives the parameter (02 §7). */
+    token: Type.Optional(Type.String({ maxLength: 4096 })),
     [opts.idParam]: Type.Optional(Type.String()),
   });
   type Query = Record<string, string | undefined>;

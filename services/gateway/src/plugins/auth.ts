@@ -246,7 +246,10 @@ export default fp(
         }
         const cookies = isRaw(req) ? app.parseCookie(req.headers.cookie ?? '') : req.cookies;
         const query = extras.query ?? (isRaw(req) ? undefined : (req.query as Record<string, unknown>));
-        const ticket = query?.ticket;
+        // The one-time code comes as `ticket`, or as `token`, the query parameter the
+        // specification names for these sockets: whatever `token` holds is only ever redeemed
+        // as a code, never verified as an access token (a token in a URL counts as none).
+        const ticket = query?.ticket ?? query?.token;
         if (typeof ticket === 'string' && ticket.length > 0 && ticket.length <= 512) {
           // Spent by this check whatever follows: never cached.
           const result = await call(app.ctx.bus, redeemSocketTicketRpc, { ticket });

@@ -97,7 +97,7 @@ export const REFRESH_TOKEN_COOKIE = 'refresh_token';
 /** POST here (the cookie's Path) trades the refresh credential for a new access token and a new credential. */
 export const REFRESH_COOKIE_PATH = '/api/auth/refresh';
 
-/** POST /api/auth/socket-ticket: a one-time code that opens one WebSocket (`?ticket=`) within a minute. */
+/** POST /api/auth/socket-ticket: a one-time code that opens one WebSocket (`?token=` or `?ticket=`) within a minute. */
 export const SocketTicketResponseSchema = Type.Object({
   ticket: Type.String(),
   expires_in: Type.Integer({ description: 'seconds' }),

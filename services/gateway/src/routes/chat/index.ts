@@ -15,7 +15,7 @@ import { registerRelaySocket } from '../../lib/relay-socket.ts';
 import { requireAuth } from '../../plugins/auth.ts';
 
 /**
- * POST /api/chat and the chat socket /api/ws/chat?ticket=&transcript_id=, both
+ * POST /api/chat and the chat socket /api/ws/chat?token=&transcript_id= (token: a one-time socket code), both
  * about one of the signed-in user's transcripts. The gateway keeps no state: it relays to the
  * chat service, which owns the conversations.
  */
@@ -46,7 +46,7 @@ export default async function chatRoutes(app: FastifyInstance): Promise<void> {
       ),
   );
 
-  // /api/ws/chat?ticket=&transcript_id=: questions about one of the user's transcripts.
+  // /api/ws/chat?token=&transcript_id= (token: a one-time socket code): questions about one of the user's transcripts.
   registerRelaySocket(app, {
     path: '/ws/chat',
     idParam: 'transcript_id',

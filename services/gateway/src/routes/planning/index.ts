@@ -9,7 +9,7 @@ import { call } from '@chronicler/kit';
 import type { FastifyInstance } from 'fastify';
 import { registerRelaySocket } from '../../lib/relay-socket.ts';
 
-/** /api/ws/planning?ticket=&group_id=: the planning chat of one of the user's groups. */
+/** /api/ws/planning?token=&group_id= (token: a one-time socket code): the planning chat of one of the user's groups. */
 export default async function planningRoutes(app: FastifyInstance): Promise<void> {
   const bus = app.ctx.bus;
   registerRelaySocket(app, {
