@@ -22,6 +22,7 @@ import {
 } from '@chronicler/kit';
 import { Type, type Static } from '@sinclair/typebox';
 import { GAP_SECONDS_DEFAULT, LiveStore, type LiveSessionRow } from '../db/live-store.ts';
+import { lockedSweep } from './locked-sweep.ts';
 
 /** Part of the transcript service's configuration (see service.ts). */
 export const LiveGapConfigSchema = Type.Object({
@@ -206,20 +207,13 @@ export function startGapSweep(opts: {
     return closed.length;
   }
 
-  let running = false;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = true;
-    void (async () => {
-      const lock = await opts.coord.locks.acquire(GAP_LOCK_KEY, Math.max(50, everyMs - 50));
-      if (!lock) return;
-      await sweep();
-    })()
-      .catch((err: unknown) => log.warn({ err }, 'live gap sweep failed'))
-      .finally(() => {
-        running = false;
-      });
-  }, everyMs);
-  timer.unref();
-  return { stop: () => clearInterval(timer), sweep };
+  const timer = lockedSweep({
+    coord: opts.coord,
+    lockKey: GAP_LOCK_KEY,
+    everyMs,
+    sweep,
+    log,
+    failed: 'live gap sweep failed',
+  });
+  return { stop: timer.stop, sweep };
 }

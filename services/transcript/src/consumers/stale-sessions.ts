@@ -1,6 +1,7 @@
 import { liveMsgId, liveSessionHeartbeatKey, liveSubject, type LiveSessionEnd } from '@chronicler/contracts';
 import { type Bus, type Coordination, type DatabaseHandle, type Logger } from '@chronicler/kit';
 import { Type, type Static } from '@sinclair/typebox';
+import { lockedSweep } from './locked-sweep.ts';
 
 /** Part of the transcript service's configuration (see service.ts). */
 export const StaleSessionsConfigSchema = Type.Object({
@@ -71,25 +72,15 @@ export function startStaleSessionSweep(opts: {
     return ended;
   }
 
-  let running = false;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = true;
-    void (async () => {
-      const lock = await opts.coord.locks.acquire(LOCK_KEY, Math.max(100, everyMs - 50));
-      if (!lock) return;
-      await sweep();
-    })()
-      .catch((err: unknown) => log.warn({ err }, 'stale live session sweep failed'))
-      .finally(() => {
-        running = false;
-      });
-  }, everyMs);
-  timer.unref();
-  return {
-    stop: () => clearInterval(timer),
+  const timer = lockedSweep({
+    coord: opts.coord,
+    lockKey: LOCK_KEY,
+    everyMs,
     sweep,
-  };
+    log,
+    failed: 'stale live session sweep failed',
+  });
+  return { stop: timer.stop, sweep };
 }
 
 const formatMinutes = (m: number): string =>
