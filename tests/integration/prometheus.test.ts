@@ -203,10 +203,10 @@ describe.skipIf(skipReason)(
 
     it('scrapes every process of the system', async () => {
       const targets = system.opsUrls!();
-      expect(targets.size).toBe(10);
+      expect(targets.size).toBe(9);
       await prometheus.scrapedSince(Date.now());
       const up = await prometheus.query(`sum(up{namespace="${NAMESPACE}"})`);
-      expect(Number(up.result[0]?.value[1])).toBe(10);
+      expect(Number(up.result[0]?.value[1])).toBe(9);
     }, 30_000);
 
     it('accepts the alert rules: promtool checks the file, and Prometheus evaluates every rule without error', async () => {
