@@ -2,17 +2,16 @@
 // is refused because another final has not arrived; a gap older than LIVE_GAP_SECONDS is
 // closed as lost; feeds have their own rate limit, retry, and end their session when they
 // stop; a session whose feed vanished is ended after LIVE_SESSION_STALE_MINUTES of silence.
+import { liveMsgId, liveSubject, type LiveUtterance, type Transcript } from '@chronicler/contracts';
 import {
-  LIVE_INGEST_KEY_FILE,
-  liveMsgId,
-  liveSubject,
-  type LiveUtterance,
-  type Transcript,
-} from '@chronicler/contracts';
-import { busSink, httpSink, readCrd3Turns, replaySession } from '@chronicler/voice-bot/replay';
+  busSink,
+  httpSink,
+  readCrd3Turns,
+  readMachineKey,
+  replaySession,
+} from '@chronicler/voice-bot/replay';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall } from '../support/api.ts';
@@ -52,10 +51,8 @@ describe(`live lines in order without waiting (${testMode} mode)`, () => {
     });
     const r = await localSignIn(system.url, 'gm');
     owner = { token: r.cookie, id: r.body.user!.id };
-    machineKey =
-      testMode === 'cluster'
-        ? INGEST_KEY
-        : readFileSync(path.join(system.env.DATA_DIR!, LIVE_INGEST_KEY_FILE), 'utf8').trim();
+    // The replay's own reader of the embedded system's key file.
+    machineKey = testMode === 'cluster' ? INGEST_KEY : await readMachineKey(system.env.DATA_DIR!);
   }, 120_000);
   afterAll(async () => {
     for (const v of viewers) v.close();

@@ -1,14 +1,19 @@
 import {
-  LIVE_INGEST_KEY_FILE,
   liveMsgId,
   liveSubject,
   type ActiveSession,
   type Transcript,
   type TranscriptListItem,
 } from '@chronicler/contracts';
-import { busSink, httpSink, readCrd3Turns, replaySession, type LiveSink } from '@chronicler/voice-bot/replay';
+import {
+  busSink,
+  httpSink,
+  readCrd3Turns,
+  readMachineKey,
+  replaySession,
+  type LiveSink,
+} from '@chronicler/voice-bot/replay';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { io } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -58,10 +63,8 @@ describe(`live sessions through the socket (${testMode} mode)`, () => {
     });
     alice = await signIn('alice');
     bob = await signIn('bob');
-    machineKey =
-      testMode === 'cluster'
-        ? INGEST_KEY
-        : readFileSync(path.join(system.env.DATA_DIR!, LIVE_INGEST_KEY_FILE), 'utf8').trim();
+    // The replay's own reader of the embedded system's key file.
+    machineKey = testMode === 'cluster' ? INGEST_KEY : await readMachineKey(system.env.DATA_DIR!);
   }, 120_000);
   afterAll(async () => {
     for (const v of viewers) v.close();

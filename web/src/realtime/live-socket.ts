@@ -236,12 +236,9 @@ export function createLiveTranscriptStore(transcriptId: string, socket: LiveSock
   }
 
   function onFinal(event: LiveTranscriptionEvent, userLine: boolean) {
-    if (event.lost === true && validStoredLine(event)) {
-      // A lost marker: nothing to show, but its place is taken (no gap to ask for).
-      onLostMarker(event);
-      return;
-    }
-    if (!validLine(event, userLine)) {
+    // A lost marker (its final never reached the server) has no text, but holds its seq.
+    const lost = event.lost === true;
+    if (lost ? !validStoredLine(event) : !validLine(event, userLine)) {
       console.warn('Live transcription: final line without utterance_id, text or speaker; ignored', event);
       return;
     }
@@ -254,33 +251,16 @@ export function createLiveTranscriptStore(transcriptId: string, socket: LiveSock
     addFinal({
       seq,
       utterance_id: event.utterance_id,
-      text: event.text,
+      text: lost ? '' : event.text,
       speaker_tag: event.speaker_tag,
       speaker_info: event.speaker_info,
       start_seconds: event.start_seconds,
       end_seconds: event.end_seconds,
       timestamp: event.timestamp,
+      ...(lost ? { lost: true as const } : {}),
     });
     advanceContiguous();
     // Still above the run of held lines: some before it were missed (a dropped delivery).
-    if (seq > contiguous) requestGap();
-    changed();
-    maybeFinishEnd();
-  }
-
-  function onLostMarker(event: LiveTranscriptionEvent) {
-    const seq = event.seq as number;
-    addFinal({
-      seq,
-      utterance_id: event.utterance_id,
-      text: '',
-      speaker_tag: event.speaker_tag,
-      start_seconds: event.start_seconds,
-      end_seconds: event.end_seconds,
-      timestamp: event.timestamp,
-      lost: true,
-    });
-    advanceContiguous();
     if (seq > contiguous) requestGap();
     changed();
     maybeFinishEnd();

@@ -39,9 +39,9 @@ export function finalDelivery(
   };
 }
 
-/** An interim as viewers get it; `sessionStartTime` when the pipeline did not say (the ingest entry). */
-export function interimDelivery(u: LiveUtterance, sessionStartTime: string | null = null): FanoutDelivery {
-  const start = u.session_start_time ?? sessionStartTime;
+/** An interim as viewers get it (timed from now when the feed did not say when its session started). */
+export function interimDelivery(u: LiveUtterance): FanoutDelivery {
+  const start = u.session_start_time ?? null;
   const payload: LiveTranscriptionEvent = {
     transcript_id: u.transcript_id,
     type: 'interim',
