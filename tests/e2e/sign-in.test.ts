@@ -141,6 +141,16 @@ describe('sign-in with a local account (fresh embedded start, nothing configured
     await page.reload();
     await visible(page, 'Getting Started');
     await page.waitForURL('**/welcome');
+    // The page shows from the stored user at once; the refresh replaces the token as soon as
+    // the server refuses the old one, which may be a moment after the page is on screen.
+    await page.waitForFunction(
+      (t) =>
+        (
+          globalThis as unknown as { localStorage: { getItem(k: string): string | null } }
+        ).localStorage.getItem('auth_token') !== t,
+      refused,
+      { timeout: 20_000 },
+    );
     const renewed = (await storage(page)).auth_token!;
     expect(renewed).toMatch(/^ey/);
     expect(renewed).not.toBe(refused);
