@@ -57,8 +57,8 @@ export async function buildApp(ctx: GatewayContext): Promise<FastifyInstance> {
     // pino's Logger is what fastify wants; its type differs only in generics.
     loggerInstance: ctx.logger as FastifyBaseLogger,
     requestIdHeader: 'x-request-id',
-    // One line per request, at debug (plugins/request-log.ts).
-    logController: new RequestLogController(),
+    // The access log: one line per request at info, ACCESS_LOG_SAMPLE of them (plugins/request-log.ts).
+    logController: new RequestLogController(ctx.config.ACCESS_LOG_SAMPLE),
     childLoggerFactory: lazyChildLogger,
     bodyLimit: BODY_LIMIT,
     trustProxy: ctx.config.TRUST_PROXY,

@@ -60,6 +60,12 @@ export const GatewayConfigSchema = Type.Object({
    * only admins may use the entry.
    */
   LIVE_INGEST_KEY: Type.Optional(Type.String({ minLength: 32 })),
+  /**
+   * The fraction of requests written to the access log (one info line each: method, route
+   * pattern, status, duration, trace id, user id), spread evenly; 0 turns the log off. 5xx
+   * answers are always written while it is above 0.
+   */
+  ACCESS_LOG_SAMPLE: Type.Number({ default: 1, minimum: 0, maximum: 1 }),
   /** How long a gateway trusts a session check before asking the auth service again. */
   SESSION_CACHE_TTL_MS: Type.Integer({ default: 30_000, minimum: 0 }),
 });

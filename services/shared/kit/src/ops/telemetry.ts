@@ -1,3 +1,4 @@
+import { trace } from '@opentelemetry/api';
 import type { NodeSDK } from '@opentelemetry/sdk-node';
 
 let sdk: NodeSDK | undefined;
@@ -74,4 +75,9 @@ export async function stopTelemetry(): Promise<void> {
   sdk = undefined;
   enabled = false;
   await s?.shutdown();
+}
+
+/** The trace id of the active span, if tracing is on and a span is active. */
+export function activeTraceId(): string | undefined {
+  return trace.getActiveSpan()?.spanContext().traceId;
 }
