@@ -23,6 +23,7 @@ describe(`access log (${testMode} mode)`, () => {
 
   it('writes one line per request: route pattern, status, duration, user id; no token, no query value', async () => {
     const { body, cookie } = await localSignIn(system.url, 'Access Log Tester');
+    expect(body.user?.id).toEqual(expect.any(String));
     const before = access().length;
     const headers = { cookie: `access_token=${cookie}` };
     const requests: [string, number][] = [
@@ -43,7 +44,7 @@ describe(`access log (${testMode} mode)`, () => {
       ['GET', '/api/groups', 200],
       ['GET', '/api/groups', 401],
     ]);
-    for (const l of mine.slice(0, 3)) expect(l.userId).toBe(body.user.id);
+    for (const l of mine.slice(0, 3)) expect(l.userId).toBe(body.user?.id);
     expect(mine[3]).not.toHaveProperty('userId');
     for (const l of mine) {
       expect(l.level).toBe('info');

@@ -16,7 +16,7 @@ import {
   OpsConfigSchema,
   startOpsServer,
   startService,
-  type OpsServer,
+  type ReadinessCheck,
   type Logger,
   type Platform,
   type RunningService,
@@ -105,12 +105,27 @@ export async function startEmbedded(
     }
   }
 
-  const platform = await openPlatform(platformConfig, {
-    name: 'all-in-one',
+  // The ops listener first: /healthz answers while the rest starts, and a taken OPS_PORT is
+  // said (naming the variable) before anything else is opened.
+  const checks: ReadinessCheck[] = [];
+  const ops = await startOpsServer({
+    host: opsConfig.OPS_HOST ?? defaultOpsHost(mode),
+    port: opsConfig.OPS_PORT,
+    checks,
     logger: log.child({ service: 'all-in-one' }),
   });
+  let platform: Platform;
   const running: RunningService[] = [];
-  let ops: OpsServer;
+  try {
+    platform = await openPlatform(platformConfig, {
+      name: 'all-in-one',
+      logger: log.child({ service: 'all-in-one' }),
+    });
+  } catch (err) {
+    await ops.close().catch(() => {});
+    throw err;
+  }
+  checks.push(...platform.readiness);
   try {
     for (const def of SERVICES) {
       running.push(
@@ -120,17 +135,13 @@ export async function startEmbedded(
         }),
       );
     }
-    ops = await startOpsServer({
-      host: opsConfig.OPS_HOST ?? defaultOpsHost(mode),
-      port: opsConfig.OPS_PORT,
-      checks: platform.readiness,
-      logger: log.child({ service: 'all-in-one' }),
-    });
   } catch (err) {
     for (const s of running.reverse()) await s.stop().catch(() => {});
     await platform.close().catch(() => {});
+    await ops.close().catch(() => {});
     throw err;
   }
+  ops.phase = 'serving';
   const port = running.find((s) => s.name === 'gateway')?.port ?? 0;
   return {
     platform,
@@ -138,6 +149,7 @@ export async function startEmbedded(
     url: `http://localhost:${port}`,
     opsPort: ops.port,
     async stop() {
+      ops.phase = 'stopping';
       await ops.close();
       // The gateway started last and stops first: no new requests while the rest drain.
       for (const s of [...running].reverse()) await s.stop();

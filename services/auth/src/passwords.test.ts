@@ -5,7 +5,7 @@ describe('local account passwords (scrypt)', () => {
   it('stores parameters and a fresh salt with each hash, and never the password', async () => {
     const a = await hashPassword('correct horse battery');
     const b = await hashPassword('correct horse battery');
-    expect(a).toMatch(/^\$scrypt\$ln=15,r=8,p=1\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/);
+    expect(a).toMatch(/^\$scrypt\$ln=15,r=8,p=3\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/);
     expect(a).not.toBe(b);
     expect(a).not.toContain('correct');
   });
@@ -26,6 +26,29 @@ describe('local account passwords (scrypt)', () => {
     expect(CURRENT_PARAMS.ln).not.toBe(10);
     expect(await verifyPassword('hunter2hunter2', old)).toEqual({ ok: true, needsRehash: true });
     expect((await verifyPassword('hunter2hunter3', old)).ok).toBe(false);
+  });
+
+  it('keeps verifying the hashes of the previous cost (ln=15, r=8, p=1) and asks to rehash them', async () => {
+    const { scryptSync } = await import('node:crypto');
+    const salt = Buffer.from('fedcba9876543210');
+    const key = scryptSync('open sesame please', salt, 32, { N: 2 ** 15, r: 8, p: 1, maxmem: 64 << 20 });
+    const b64 = (b: Buffer) => b.toString('base64').replace(/=+$/, '');
+    const previous = `$scrypt$ln=15,r=8,p=1$${b64(salt)}$${b64(key)}`;
+    expect(await verifyPassword('open sesame please', previous)).toEqual({ ok: true, needsRehash: true });
+  });
+
+  it('hashes on the thread pool: the event loop turns while a hash is being made', async () => {
+    const order: string[] = [];
+    const hashed = hashPassword('correct horse battery').then(() => order.push('hashed'));
+    // Scheduled after the hash started: a hash made on the event loop would finish first.
+    await new Promise<void>((resolve) =>
+      setImmediate(() => {
+        order.push('event loop turned');
+        resolve();
+      }),
+    );
+    await hashed;
+    expect(order).toEqual(['event loop turned', 'hashed']);
   });
 
   it('never matches a malformed or absurd stored value', async () => {

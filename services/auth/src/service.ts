@@ -14,6 +14,7 @@ import {
   signInGoogleCodeRpc,
   signInGoogleRpc,
   signInLocalRpc,
+  SIGN_IN_LOCAL_TIMEOUT_MS,
   usersByIdsRpc,
   verifySessionRpc,
 } from '@chronicler/contracts';
@@ -59,8 +60,8 @@ export default defineService({
     const hashGate = new HashGate({
       concurrency: settings.hashConcurrency,
       maxQueued: settings.hashQueue,
-      // Well inside the gateway's 5 s wait for the reply, with time left for the check itself.
-      maxWaitMs: 2000,
+      // Half the gateway's wait for the reply: the other half is for the check itself.
+      maxWaitMs: SIGN_IN_LOCAL_TIMEOUT_MS / 2,
       retryAfterMs: 1000,
     });
     const bus = ctx.bus;

@@ -35,7 +35,9 @@ async function appWith(sample: number, level = 'info'): Promise<{ app: FastifyIn
     throw new Error('boom');
   });
   await app.register(websocket);
-  app.get('/api/ws/echo', { websocket: true }, (socket) => socket.on('message', (m) => socket.send(m)));
+  app.get('/api/ws/echo', { websocket: true }, (socket) => {
+    socket.on('message', (m) => socket.send(m));
+  });
   return { app, lines };
 }
 

@@ -20,6 +20,7 @@ import {
   signInGoogleCodeRpc,
   signInGoogleRpc,
   signInLocalRpc,
+  SIGN_IN_LOCAL_TIMEOUT_MS,
   type AuthCheckResponse,
   type OAuthSignInResult,
   type Rpc,
@@ -189,7 +190,16 @@ export default async function authRoutes(fastify: FastifyInstance): Promise<void
       schema: { body: LocalSignInRequestSchema, response: { 200: AuthCheckResponseSchema, ...errors } },
     },
     async (req, reply) =>
-      answer(req, reply, await call(app.ctx.bus, signInLocalRpc, { ...req.body, client_address: req.ip })),
+      answer(
+        req,
+        reply,
+        await call(
+          app.ctx.bus,
+          signInLocalRpc,
+          { ...req.body, client_address: req.ip },
+          { timeoutMs: SIGN_IN_LOCAL_TIMEOUT_MS },
+        ),
+      ),
   );
 
   /** The signed-in user and the access token the request carried (none is minted here). */

@@ -9,7 +9,7 @@ import pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKeyedSerializer } from './connection.ts';
-import { migrate, openDatabase } from './index.ts';
+import { migrate, openDatabase, pendingMigrations } from './index.ts';
 import type { DatabaseHandle } from './types.ts';
 
 const DATABASE_URL = process.env.DATABASE_URL;
@@ -177,6 +177,39 @@ function describeDatabaseContract(label: string, target: Target): void {
       await writeFile(join(dir, '0001_a.sql'), 'create table a (id int);\r\n-- note\r\n');
       expect((await migrate(handle, { schema, migrationsDir: dir })).applied).toEqual([]);
     });
+
+    it('lists the committed migrations a schema has not applied yet, all of them for a missing schema', async () => {
+      const schema = uniqueSchema();
+      const dir = await migrationsDir({ '0001_a.sql': 'create table a (id int);' });
+      expect(await pendingMigrations(handle, { schema, migrationsDir: dir })).toEqual(['0001_a.sql']);
+      await migrate(handle, { schema, migrationsDir: dir });
+      expect(await pendingMigrations(handle, { schema, migrationsDir: dir })).toEqual([]);
+      await writeFile(join(dir, '0002_b.sql'), 'create table b (id int);');
+      expect(await pendingMigrations(handle, { schema, migrationsDir: dir })).toEqual(['0002_b.sql']);
+    });
+
+    it.runIf(target.multipleHandles)(
+      'gives up on a schema whose migration lock another process holds past lockTimeoutMs, naming the schema',
+      async () => {
+        const schema = uniqueSchema();
+        const dir = await migrationsDir({ '0001_a.sql': 'create table a (id int);' });
+        // Another process's pool: the lock stays with its connection until the pool is closed.
+        const holder = await open();
+        try {
+          await holder.query('select pg_advisory_lock(hashtext($1))', [`chronicler.migrate.${schema}`]);
+          await expect(migrate(handle, { schema, migrationsDir: dir, lockTimeoutMs: 1000 })).rejects.toThrow(
+            new RegExp(`Schema "${schema}" is being migrated by another process.*MIGRATION_LOCK_TIMEOUT_MS`),
+          );
+          expect(await pendingMigrations(handle, { schema, migrationsDir: dir })).toEqual(['0001_a.sql']);
+        } finally {
+          await holder.close();
+        }
+        // Once the other process is gone, the same call applies the file.
+        expect((await migrate(handle, { schema, migrationsDir: dir, lockTimeoutMs: 1000 })).applied).toEqual([
+          '0001_a.sql',
+        ]);
+      },
+    );
 
     it('rolls back a failing migration completely, does not record it, and applies it once fixed', async () => {
       const schema = uniqueSchema();

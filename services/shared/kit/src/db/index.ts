@@ -42,7 +42,7 @@ function transactionOn<R>(
     });
   });
 }
-export { migrate } from './migrate.ts';
+export { migrate, pendingMigrations } from './migrate.ts';
 
 /** How long ping() waits before calling the database unreachable (readiness must answer). */
 const PING_TIMEOUT_MS = 5_000;

@@ -27,17 +27,17 @@ interface MigrationFile {
  * longer matches what the code expects, and silently continuing would hide that.
  *
  * Replicas starting together serialise on a PostgreSQL advisory lock keyed by the schema,
- * held on one connection for the whole run; the second one finds everything applied.
+ * held on one connection for the whole run; the second one finds everything applied. The
+ * wait for that lock, and for table locks inside a file (`lock_timeout`), ends after
+ * `lockTimeoutMs` with an error naming the schema: a stuck migration elsewhere fails this
+ * one clearly rather than hanging until a probe or a deadline kills it.
  * Files must not contain their own BEGIN/COMMIT, nor statements that refuse to run inside
  * a transaction block (CREATE INDEX CONCURRENTLY).
  */
 export async function migrate(handle: DatabaseHandle, opts: MigrateOptions): Promise<MigrateResult> {
   const { schema, migrationsDir, logger } = opts;
-  if (!SCHEMA_NAME.test(schema)) {
-    throw new Error(
-      `Invalid schema name ${JSON.stringify(schema)}: use lowercase letters, digits and underscores (e.g. admin_stats), at most 63 characters`,
-    );
-  }
+  const lockTimeoutMs = opts.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
+  checkSchemaName(schema);
   const files = await readMigrations(migrationsDir);
   const internals = internalsOf(handle);
   const ident = `"${schema}"`;
@@ -48,7 +48,7 @@ export async function migrate(handle: DatabaseHandle, opts: MigrateOptions): Pro
   // process covers that case (and costs nothing for node-postgres, where the lock decides).
   return internals.serialize(`migrate:${schema}`, () =>
     internals.withConnection(async (conn) => {
-      await conn.query('select pg_advisory_lock(hashtext($1))', [lockName]);
+      await acquireLock(conn, schema, lockName, lockTimeoutMs);
       try {
         // Checked before creating: CREATE SCHEMA IF NOT EXISTS still needs the CREATE
         // privilege on the database, which a service's role may lack once its schema exists.
@@ -94,6 +94,7 @@ export async function migrate(handle: DatabaseHandle, opts: MigrateOptions): Pro
               // SET LOCAL ends with the transaction, so the shared PGlite session (and a
               // pooled node-postgres client) goes back to its default search_path.
               await tx.query(`set local search_path to ${ident}`);
+              await tx.query(`set local lock_timeout = ${Math.max(1, Math.round(lockTimeoutMs))}`);
               await tx.exec(file.sql);
               await tx.query(`insert into ${ident}.schema_migrations (name, checksum) values ($1, $2)`, [
                 file.name,
@@ -123,6 +124,56 @@ export async function migrate(handle: DatabaseHandle, opts: MigrateOptions): Pro
       }
     }),
   );
+}
+
+const DEFAULT_LOCK_TIMEOUT_MS = 60_000;
+const LOCK_POLL_MS = 250;
+
+type Conn = Parameters<Parameters<ReturnType<typeof internalsOf>['withConnection']>[0]>[0];
+
+function checkSchemaName(schema: string): void {
+  if (!SCHEMA_NAME.test(schema)) {
+    throw new Error(
+      `Invalid schema name ${JSON.stringify(schema)}: use lowercase letters, digits and underscores (e.g. admin_stats), at most 63 characters`,
+    );
+  }
+}
+
+/** Takes the schema's advisory lock, trying until `timeoutMs` has passed. */
+async function acquireLock(conn: Conn, schema: string, lockName: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const [row] = await conn.query('select pg_try_advisory_lock(hashtext($1)) as locked', [lockName]);
+    if (row?.locked === true) return;
+    if (Date.now() >= deadline) {
+      throw new Error(
+        `Schema "${schema}" is being migrated by another process: its lock (${lockName}) was not free ` +
+          `within ${Math.round(timeoutMs / 1000)} s. Look for a stuck migration in pg_stat_activity, ` +
+          `or raise MIGRATION_LOCK_TIMEOUT_MS for a long one.`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, LOCK_POLL_MS));
+  }
+}
+
+/**
+ * The committed migrations of `migrationsDir` that `schema` has not applied yet (all of them
+ * when the schema does not exist), in name order. Reads only: a process that must not migrate
+ * (MIGRATIONS=wait) asks this until the release's migration Job has run.
+ */
+export async function pendingMigrations(
+  handle: DatabaseHandle,
+  opts: Pick<MigrateOptions, 'schema' | 'migrationsDir'>,
+): Promise<string[]> {
+  checkSchemaName(opts.schema);
+  const files = await readMigrations(opts.migrationsDir);
+  const table = await handle.query<{ name: string | null }>(`select to_regclass($1)::text as name`, [
+    `"${opts.schema}".schema_migrations`,
+  ]);
+  if (!table[0]?.name) return files.map((f) => f.name);
+  const rows = await handle.query<{ name: string }>(`select name from "${opts.schema}".schema_migrations`);
+  const applied = new Set(rows.map((r) => r.name));
+  return files.filter((f) => !applied.has(f.name)).map((f) => f.name);
 }
 
 async function readMigrations(dir: string): Promise<MigrationFile[]> {

@@ -42,6 +42,12 @@ export interface MigrateOptions {
   migrationsDir: string;
   /** Reports each applied file and applied files no longer on disk. */
   logger?: Logger;
+  /**
+   * Longest wait for another process's migration of the same schema (its advisory lock), and
+   * for a table lock inside a migration (PostgreSQL's lock_timeout); past it the call fails
+   * naming the schema instead of hanging. Default 60 s.
+   */
+  lockTimeoutMs?: number;
 }
 
 export interface MigrateResult {

@@ -7,14 +7,30 @@ export interface ReadinessCheck {
 }
 
 /**
- * `/healthz` (the process is alive), `/readyz` (its bus, database and Redis answer) and
- * `/metrics` (Prometheus). Served by the small ops server of every process (see
- * startOpsServer), never on the gateway's public port.
+ * Where a process is in its life: `starting` (connecting, waiting for its schema), `serving`,
+ * `stopping` (it got SIGTERM and is draining). Only `serving` is ready.
  */
-export async function opsRoutes(app: FastifyInstance, opts: { checks: ReadinessCheck[] }): Promise<void> {
+export type Phase = 'starting' | 'serving' | 'stopping';
+
+/**
+ * `/healthz` (the process is alive: from its first second, whatever it waits for), `/readyz`
+ * (it is serving and its bus, database and Redis answer) and `/metrics` (Prometheus). Served
+ * by the small ops server of every process (see startOpsServer), never on the gateway's
+ * public port. `checks` is read at each request: a process adds its platform's checks once
+ * it has connected.
+ */
+export async function opsRoutes(
+  app: FastifyInstance,
+  opts: { checks: ReadinessCheck[]; phase?: () => Phase },
+): Promise<void> {
   app.get('/healthz', async () => ({ status: 'ok' }));
 
   app.get('/readyz', async (_req, reply) => {
+    const phase = opts.phase?.() ?? 'serving';
+    if (phase !== 'serving') {
+      reply.code(503);
+      return { status: phase, checks: {} };
+    }
     const results = await Promise.all(
       opts.checks.map(async (c) => {
         try {

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { Bus, Subscription } from '../bus/types.ts';
 import { ConfigError, loadConfig } from '../config.ts';
 import type { Coordination } from '../coord/types.ts';
-import { migrate } from '../db/index.ts';
+import { migrate, pendingMigrations } from '../db/index.ts';
 import type { DatabaseHandle } from '../db/types.ts';
 import type { Logger } from '../logger.ts';
 import type { Platform } from './platform.ts';
@@ -83,17 +83,71 @@ export function loadServiceConfig<C extends TObject>(
   return config;
 }
 
-/** Reads the service's config, migrates its schema, answers ping, then starts it. */
+/**
+ * How a process brings its schema up to date: `apply` the committed migrations itself (under
+ * the schema's lock: one machine, `pnpm start:cluster`), or `wait` until they are applied by
+ * the release's migration Job (the Helm chart's pods), so that a long migration never makes
+ * every replica crash-loop against its probes.
+ */
+export interface MigrationPolicy {
+  mode: 'apply' | 'wait';
+  /** See MigrateOptions.lockTimeoutMs. */
+  lockTimeoutMs?: number;
+  /** How often `wait` looks again. */
+  pollMs?: number;
+  /** Ends a `wait` (the process is stopping). */
+  signal?: AbortSignal;
+}
+
+/** Waits until `schema` has every committed migration, saying which it waits for. */
+async function waitForSchema(
+  platform: Platform,
+  def: ServiceDefinition,
+  policy: MigrationPolicy,
+  logger: Logger,
+): Promise<void> {
+  const opts = { schema: schemaFor(def.name), migrationsDir: def.migrationsDir! };
+  let said = '';
+  for (;;) {
+    const pending = await pendingMigrations(platform.db, opts);
+    if (pending.length === 0) return;
+    const now = pending.join(',');
+    if (now !== said) {
+      logger.warn(
+        { schema: opts.schema, pending },
+        'waiting for the release to apply migrations (MIGRATIONS=wait: the chart runs them in a Job before the pods start)',
+      );
+      said = now;
+    }
+    policy.signal?.throwIfAborted();
+    await new Promise((r) => setTimeout(r, policy.pollMs ?? 2000));
+  }
+}
+
+/** Reads the service's config, migrates its schema (or waits for it), answers ping, then starts it. */
 export async function startService<C extends TObject>(
   def: ServiceDefinition<C>,
   platform: Platform,
-  opts: { logger: Logger; env?: NodeJS.ProcessEnv; config?: Static<C> },
+  opts: {
+    logger: Logger;
+    env?: NodeJS.ProcessEnv;
+    config?: Static<C>;
+    migrations?: MigrationPolicy;
+  },
 ): Promise<RunningService> {
   const config = opts.config ?? loadServiceConfig(def, opts.env);
   const schema = schemaFor(def.name);
   const logger = opts.logger;
-  if (def.migrationsDir) {
-    await migrate(platform.db, { schema, migrationsDir: def.migrationsDir });
+  const policy = opts.migrations ?? { mode: 'apply' };
+  if (def.migrationsDir && policy.mode === 'wait') {
+    await waitForSchema(platform, def as unknown as ServiceDefinition, policy, logger);
+  } else if (def.migrationsDir) {
+    await migrate(platform.db, {
+      schema,
+      migrationsDir: def.migrationsDir,
+      lockTimeoutMs: policy.lockTimeoutMs,
+      logger,
+    });
   }
   const instance = `${os.hostname()}:${process.pid}`;
   const ctx: ServiceContext<Static<C>> = {

@@ -1,11 +1,35 @@
 import { Type, type TObject } from '@sinclair/typebox';
 import { ConfigError, Env, loadConfig, LogConfigSchema, logLevelOf } from '../config.ts';
-import { createLogger } from '../logger.ts';
-import { defaultOpsHost, OpsConfigSchema, startOpsServer } from '../ops/server.ts';
+import { createLogger, type Logger } from '../logger.ts';
+import { defaultOpsHost, OpsConfigSchema, startOpsServer, type OpsServer } from '../ops/server.ts';
+import type { ReadinessCheck } from '../ops/routes.ts';
 import { startTelemetry, stopTelemetry } from '../ops/telemetry.ts';
-import { openPlatform, PlatformConfigSchema } from './platform.ts';
-import { loadServiceConfig, startService, type ServiceDefinition } from './service.ts';
+import { runMigrationJob } from './migration-job.ts';
+import { openPlatform, PlatformConfigSchema, type Platform } from './platform.ts';
+import { loadServiceConfig, startService, type RunningService, type ServiceDefinition } from './service.ts';
 import { onShutdownSignal } from './shutdown.ts';
+
+/**
+ * How a process treats its schema and its end. MIGRATIONS: `apply` the committed migrations
+ * at start (under the schema's lock), `wait` until the release's migration Job has applied
+ * them (the chart's pods), or `job`: apply them and exit (the chart's pre-install/pre-upgrade
+ * hook Job, which needs only DATABASE_URL).
+ */
+export const ReleaseConfigSchema = Type.Object({
+  MIGRATIONS: Type.Union([Type.Literal('apply'), Type.Literal('wait'), Type.Literal('job')], {
+    default: 'apply',
+  }),
+  /** Longest wait for another process's migration of the schema, and for a table lock in one. */
+  MIGRATION_LOCK_TIMEOUT_MS: Type.Integer({ default: 60_000, minimum: 1000 }),
+  /**
+   * After SIGTERM: how long the process keeps serving with /readyz failing before it stops
+   * accepting, so a load balancer that polls readiness moves away first. 0 under Kubernetes,
+   * where the chart's preStop delay does this before SIGTERM is sent.
+   */
+  SHUTDOWN_DELAY_MS: Type.Integer({ default: 0, minimum: 0, maximum: 120_000 }),
+  /** Longest the whole stop may take before the process exits anyway (below the pod's grace period). */
+  SHUTDOWN_TIMEOUT_MS: Type.Integer({ default: 15_000, minimum: 1000 }),
+});
 
 /**
  * A service as its own process (cluster mode). Replicas share state, so the bus, the
@@ -18,37 +42,94 @@ const StandaloneConfigSchema = Type.Object({
   REDIS_URL: Env.url(),
   ...OpsConfigSchema.properties,
   ...LogConfigSchema.properties,
+  ...ReleaseConfigSchema.properties,
 });
 
+function exitOnConfigError(err: unknown, log: Logger): void {
+  if (err instanceof ConfigError) {
+    log.fatal({ problems: err.problems }, err.message);
+    process.exit(78); // EX_CONFIG
+  }
+}
+
+/**
+ * Runs a service: the ops listener first (/healthz answers from the first second, /readyz once
+ * the service serves), then the bus, database and Redis, the schema (applied, or waited for),
+ * the service. SIGTERM turns /readyz false, waits SHUTDOWN_DELAY_MS, then stops the service
+ * (the gateway drains its requests and sockets), the ops listener and the connections.
+ */
 export async function runStandalone<C extends TObject>(def: ServiceDefinition<C>): Promise<void> {
   const log = createLogger(def.name, { level: logLevelOf(process.env) });
+  const release = (() => {
+    try {
+      return loadConfig(ReleaseConfigSchema);
+    } catch (err) {
+      exitOnConfigError(err, log);
+      throw err;
+    }
+  })();
+  if (release.MIGRATIONS === 'job') {
+    process.exit(await runMigrationJob(def, release.MIGRATION_LOCK_TIMEOUT_MS, log));
+  }
   let cfg;
   let serviceConfig;
   try {
     cfg = loadConfig(StandaloneConfigSchema);
     serviceConfig = loadServiceConfig(def);
   } catch (err) {
-    if (err instanceof ConfigError) {
-      log.fatal({ problems: err.problems }, err.message);
-      process.exit(78); // EX_CONFIG
-    }
+    exitOnConfigError(err, log);
     throw err;
   }
   await startTelemetry(def.name);
-  const platform = await openPlatform(cfg, { name: def.name, logger: log });
-  const service = await startService(def, platform, { logger: log, config: serviceConfig });
 
-  const ops = await startOpsServer({
-    host: cfg.OPS_HOST ?? defaultOpsHost(platform.mode),
-    port: cfg.OPS_PORT,
-    checks: platform.readiness,
-    logger: log,
-  });
+  const checks: ReadinessCheck[] = [];
+  let ops: OpsServer;
+  try {
+    ops = await startOpsServer({
+      host: cfg.OPS_HOST ?? defaultOpsHost('cluster'),
+      port: cfg.OPS_PORT,
+      checks,
+      logger: log,
+    });
+  } catch (err) {
+    exitOnConfigError(err, log);
+    throw err;
+  }
 
-  onShutdownSignal(async () => {
-    await ops.close();
-    await service.stop();
-    await platform.close();
-    await stopTelemetry();
-  }, log);
+  const starting = new AbortController();
+  let platform: Platform | undefined;
+  let service: RunningService | undefined;
+  onShutdownSignal(
+    async () => {
+      ops.phase = 'stopping';
+      starting.abort();
+      if (service && release.SHUTDOWN_DELAY_MS > 0)
+        await new Promise((r) => setTimeout(r, release.SHUTDOWN_DELAY_MS));
+      await service?.stop();
+      await ops.close();
+      await platform?.close();
+      await stopTelemetry();
+    },
+    log,
+    release.SHUTDOWN_TIMEOUT_MS,
+  );
+
+  try {
+    platform = await openPlatform(cfg, { name: def.name, logger: log });
+    checks.push(...platform.readiness);
+    service = await startService(def, platform, {
+      logger: log,
+      config: serviceConfig,
+      migrations: {
+        mode: release.MIGRATIONS,
+        lockTimeoutMs: release.MIGRATION_LOCK_TIMEOUT_MS,
+        signal: starting.signal,
+      },
+    });
+  } catch (err) {
+    // Stopped while starting: the shutdown handler exits.
+    if (starting.signal.aborted) return;
+    throw err;
+  }
+  if (!starting.signal.aborted) ops.phase = 'serving';
 }
