@@ -52,22 +52,19 @@ describe.runIf(process.env.CHRONICLER_TEST_MODE === 'cluster' && NATS_URL)(
       expect((await Promise.all(replies)).map((m) => new TextDecoder().decode(m.data))).toEqual(
         Array.from({ length: 10 }, (_, i) => String(i)),
       );
-      // Over the server's max_payload: nats.js refuses it when the outbox hands it over.
-      const started = Date.now();
+      // Over the server's max_payload: nats.js refuses it when the outbox hands it over (an
+      // error of its own, not the RequestFailed of a timeout).
       const tooLarge = new Uint8Array(nc.info!.max_payload + 1);
       const err = await batched.request(subject('batched'), tooLarge, 5_000).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(Error);
       expect(err).not.toBeInstanceOf(RequestFailed);
-      expect(Date.now() - started).toBeLessThan(2_000);
       expect(batched.pending).toBe(0);
     });
 
-    it('says no-responders at once when nobody subscribes', async () => {
-      const started = Date.now();
+    it('says no-responders, not a timeout, when nobody subscribes', async () => {
       const err = await mux.request(subject('nobody'), new Uint8Array(), 5_000).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(RequestFailed);
       expect((err as RequestFailed).reason).toBe('no-responders');
-      expect(Date.now() - started).toBeLessThan(2_000);
       expect(mux.pending).toBe(0);
     });
 
