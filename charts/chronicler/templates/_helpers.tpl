@@ -121,3 +121,42 @@ a message naming the value.
 {{- fail (printf "\nVALUES VALIDATION:\n%s" (join "\n" $msgs)) }}
 {{- end }}
 {{- end }}
+
+{{/* "true" when the chart generates AUTH_JWT_SECRET (neither existingSecret nor the value is given). */}}
+{{- define "chronicler.generatedJwtSecret" -}}
+{{- if and (not .Values.existingSecret) (not .Values.secrets.AUTH_JWT_SECRET) }}true{{- end }}
+{{- end }}
+
+{{- define "chronicler.jwtSecretName" -}}
+{{- printf "%s-jwt" (include "chronicler.fullname" .) }}
+{{- end }}
+
+{{/*
+What the pods' checksum/config covers: the ConfigMap and the secrets the values give (never a
+generated one, which would differ at every render without a cluster and restart every pod).
+*/}}
+{{- define "chronicler.configChecksum" -}}
+{{- $given := dict }}
+{{- range $k, $v := .Values.secrets }}{{- if $v }}{{- $_ := set $given $k $v }}{{- end }}{{- end }}
+{{- print (include (print .Template.BasePath "/configmap.yaml") .) (toJson $given) .Values.existingSecret | sha256sum }}
+{{- end }}
+
+{{/* The services with committed migrations (services/<name>/migrations): each gets a migration Job. */}}
+{{- define "chronicler.migratedServices" -}}
+{{- toJson (list "admin-stats" "auth" "chat" "group" "planning" "summary" "transcript") }}
+{{- end }}
+
+{{/* The pod's database variables: its password from passwordSecret, then DATABASE_URL. Call with $. */}}
+{{- define "chronicler.databaseEnv" -}}
+{{- if .Values.postgresql.passwordSecret.name }}
+- name: DATABASE_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ .Values.postgresql.passwordSecret.name }}
+      key: {{ .Values.postgresql.passwordSecret.key }}
+{{- end }}
+{{- if .Values.postgresql.url }}
+- name: DATABASE_URL
+  value: {{ .Values.postgresql.url | quote }}
+{{- end }}
+{{- end }}

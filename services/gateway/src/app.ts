@@ -65,6 +65,10 @@ export async function buildApp(ctx: GatewayContext): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // Bad percent-encoding and over-long ids answer in `{detail}` like every other error.
     frameworkErrors,
+    // While stopping (a rollout), a request that still arrives on an open keep-alive connection
+    // is served, with `Connection: close`, instead of answered 503: the load balancer has
+    // already moved new connections away (readiness, preStop), and no request fails.
+    return503OnClosing: false,
   });
   app.decorate('ctx', ctx);
 

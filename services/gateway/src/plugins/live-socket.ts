@@ -285,16 +285,19 @@ export default fp(
       }
     });
 
+    // A stopping gateway (a rollout) closes every socket's connection before fastify waits for
+    // its HTTP connections (a long-polling request is one): a closed transport is what
+    // socket.io clients answer by reconnecting, through the load balancer, to another gateway,
+    // where the join fetches the lines they missed. A socket.io `disconnect` from the server
+    // ('io server disconnect') would leave them offline instead. io.close() would also close
+    // the HTTP server, which fastify is closing itself.
+    app.addHook('preClose', async () => {
+      io.engine.close();
+    });
     app.addHook('onClose', async () => {
       await deliveries.unsubscribe();
       await interims.unsubscribe();
       await revoked.unsubscribe();
-      io.disconnectSockets(true);
-      await new Promise<void>((resolve) => {
-        // io.close() also closes the HTTP server, which fastify is closing itself.
-        io.engine.close();
-        resolve();
-      });
       if (redis) {
         redis.pub.disconnect();
         redis.sub.disconnect();
