@@ -88,11 +88,22 @@ class PrometheusServer {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'chronicler-prometheus-'));
     const port = await freePort();
     // As the ServiceMonitor has it: one job per Service (named after it), the namespace label
-    // on every series. JSON is YAML: no YAML writer needed for the configuration.
+    // and the Service's labels it copies (targetLabels) on every series. JSON is YAML: no YAML
+    // writer needed for the configuration.
     const scrapeConfigs = [...targets].map(([service, url]) => ({
       job_name: service,
       metrics_path: '/metrics',
-      static_configs: [{ targets: [new URL(url).host], labels: { namespace: NAMESPACE, service } }],
+      static_configs: [
+        {
+          targets: [new URL(url).host],
+          labels: {
+            namespace: NAMESPACE,
+            service,
+            app_kubernetes_io_component: service,
+            app_kubernetes_io_part_of: 'chronicler',
+          },
+        },
+      ],
     }));
     writeFileSync(
       path.join(dir, 'prometheus.yml'),

@@ -10,7 +10,13 @@ import {
   type LiveSessionStart,
   type LiveUtterance,
 } from '@chronicler/contracts';
-import type { Bus, Logger } from '@chronicler/kit';
+import {
+  liveAudioPackets,
+  liveFinalsPublished,
+  liveSpeechUtterances,
+  type Bus,
+  type Logger,
+} from '@chronicler/kit';
 import type { StreamGate, StreamingProvider, StreamingUtterance } from '@chronicler/speech';
 import { DurableOutbox, type OutboxRetry } from './outbox.ts';
 import {
@@ -153,12 +159,14 @@ export class LiveSession {
 
   /** One Opus packet (48 kHz stereo, as Discord sends) of `speaker`, as it arrives. */
   pushOpus(speaker: Speaker, packet: Buffer): void {
+    liveAudioPackets.inc();
     const channel = this.channelFor(speaker);
     channel?.pushOpus(packet, this.elapsedSeconds);
   }
 
   /** PCM of `speaker` as it arrives: Discord's decoded 48 kHz stereo, or 16 kHz mono. */
   pushPcm(speaker: Speaker, pcm: Buffer, format: PcmFormat = 's16le-48k-stereo'): void {
+    liveAudioPackets.inc();
     const channel = this.channelFor(speaker);
     channel?.pushPcm(pcm, format, this.elapsedSeconds);
   }
@@ -273,6 +281,7 @@ export class LiveSession {
     // Providers answer a flush in silence with an empty final; it is not a line.
     const text = u.text.trim();
     if (text.length === 0 || this.state === 'ended') return;
+    liveSpeechUtterances.inc({ kind: u.isFinal ? 'final' : 'interim' });
     const start = round3(run.timeline.toSession(u.startSeconds, 'start'));
     const end = round3(Math.max(start, run.timeline.toSession(u.endSeconds, 'end')));
     const speaker = channel.speaker;
@@ -311,12 +320,14 @@ export class LiveSession {
     this.finalCount++;
     // Its place in the session: the transcript service stores it only after the one before.
     message.final_index = this.finalCount;
-    void this.outbox.enqueue({
-      subject: liveSubject.final(this.transcriptId),
-      payload: message,
-      msgId: liveMsgId.final(this.transcriptId, message.utterance_id),
-      journal: true,
-    });
+    void this.outbox
+      .enqueue({
+        subject: liveSubject.final(this.transcriptId),
+        payload: message,
+        msgId: liveMsgId.final(this.transcriptId, message.utterance_id),
+        journal: true,
+      })
+      .then(() => liveFinalsPublished.inc());
   }
 
   private onStreamFailed(channel: SpeakerChannel, message: string): void {

@@ -117,6 +117,30 @@ export const liveUtteranceLatencySeconds = new Histogram({
   registers: [registry],
 });
 
+/**
+ * Members' speech reaching the live pipeline of this process (one voice-bot pod: its shards),
+ * in packets of 20 ms: with the interims below, what says "people are talking" to the alert
+ * on lines not stored, so a table break (a session open, nobody talking) never pages.
+ */
+export const liveAudioPackets = new Counter({
+  name: 'chronicler_live_audio_packets_total',
+  help: "Audio packets (20 ms) of members' speech received by the live sessions of this process",
+  registers: [registry],
+});
+
+export const liveSpeechUtterances = new Counter({
+  name: 'chronicler_live_speech_utterances_total',
+  help: 'Utterances the speech provider gave the live sessions of this process, by kind (interim, final)',
+  labelNames: ['kind'] as const,
+  registers: [registry],
+});
+
+export const liveFinalsPublished = new Counter({
+  name: 'chronicler_live_finals_published_total',
+  help: 'Final live utterances of this process acknowledged by the bus (on their way to be stored)',
+  registers: [registry],
+});
+
 // ---- speech-to-text streams ----------------------------------------------------------
 
 export const speechStreamsOpen = new Gauge({
