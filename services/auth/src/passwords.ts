@@ -6,7 +6,7 @@ import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:c
  * equivalent, which needs 32 MiB per check instead of 128 MiB (an auth pod runs one check
  * per core at once, AUTH_HASH_CONCURRENCY). One check takes about 0.4 s of one thread-pool
  * thread on an idle core of the build machines (measured with scryptSync), more on a busy
- * one: the gateway waits SIGN_IN_LOCAL_TIMEOUT_MS for a local sign-in, not the default 5 s.
+ * one: the gateway waits SIGN_IN_LOCAL_TIMEOUT_MS (30 s) for a local sign-in, not the default 5 s.
  * The parameters are stored with every hash, so raising them here rehashes each account at
  * its next successful sign-in and never breaks an existing one (ln=15,r=8,p=1 before).
  */

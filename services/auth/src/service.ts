@@ -60,8 +60,8 @@ export default defineService({
     const hashGate = new HashGate({
       concurrency: settings.hashConcurrency,
       maxQueued: settings.hashQueue,
-      // Half the gateway's wait for the reply: the other half is for the check itself.
-      maxWaitMs: SIGN_IN_LOCAL_TIMEOUT_MS / 2,
+      // A third of the gateway's wait for the reply: the rest is for the check itself.
+      maxWaitMs: SIGN_IN_LOCAL_TIMEOUT_MS / 3,
       retryAfterMs: 1000,
     });
     const bus = ctx.bus;

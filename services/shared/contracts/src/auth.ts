@@ -219,11 +219,12 @@ export type LocalSignInCall = Static<typeof LocalSignInCallSchema>;
 export const signInLocalRpc = rpc('auth', 'sign-in-local', LocalSignInCallSchema, SignInSchema);
 /**
  * How long the gateway waits for a local sign-in: up to two password hashes (a check, and a
- * rehash of an older hash), each about 0.4 s of a core when idle and several times that on a
- * busy machine, after a wait for a free hashing slot of up to half of this (the auth service
- * answers "busy", 429, past it). The default 5 s of a call answered 504 on a busy machine.
+ * rehash of an older hash), each about 0.4 s of a core when idle and many times that on a
+ * busy machine (a 2-core machine at a load of 20 took over 15 s), after a wait for a free
+ * hashing slot of at most a third of this (the auth service answers "busy", 429, past it).
+ * The default 5 s of a call answered 504 on a busy machine.
  */
-export const SIGN_IN_LOCAL_TIMEOUT_MS = 15_000;
+export const SIGN_IN_LOCAL_TIMEOUT_MS = 30_000;
 
 export const VerifySessionResultSchema = Type.Union([
   Type.Object({
