@@ -23,13 +23,20 @@ interface Env {
 interface Container {
   name: string;
   image: string;
+  securityContext?: Record<string, unknown>;
+  volumeMounts?: { mountPath: string }[];
   env?: Env[];
   envFrom?: { secretRef?: { name: string } }[];
   lifecycle?: { preStop?: { exec?: { command: string[] } } };
 }
 interface PodTemplate {
   metadata: { annotations?: Record<string, string>; labels?: Record<string, string> };
-  spec: { containers: Container[]; terminationGracePeriodSeconds?: number; restartPolicy?: string };
+  spec: {
+    containers: Container[];
+    securityContext?: Record<string, unknown>;
+    terminationGracePeriodSeconds?: number;
+    restartPolicy?: string;
+  };
 }
 interface K8sObject {
   kind: string;
@@ -169,6 +176,16 @@ describe.runIf(testMode === 'embedded')('the chart as a release: secrets, migrat
       expect(component(job)).toBe('migrations');
       const c = pod.spec.containers[0]!;
       expect(c.image, name).toBe(images.get(name));
+      // As restricted as the service's own pods, with the writable /tmp tsx needs.
+      expect(pod.spec.securityContext, name).toMatchObject({ runAsNonRoot: true });
+      expect(c.securityContext, name).toMatchObject({
+        readOnlyRootFilesystem: true,
+        allowPrivilegeEscalation: false,
+      });
+      expect(
+        c.volumeMounts?.map((m) => m.mountPath),
+        name,
+      ).toEqual(['/tmp']);
       const env = envOf(c);
       expect(env.get('MIGRATIONS')?.value).toBe('job');
       expect(env.get('MIGRATION_LOCK_TIMEOUT_MS')?.value).toBe('60000');
