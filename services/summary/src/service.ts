@@ -1,4 +1,4 @@
-import { AiConfigSchema, createAiEngine } from '@chronicler/ai';
+import { AiConfigSchema, startAiEngine } from '@chronicler/ai';
 import {
   checkGroupSummaryRpc,
   generateGroupSummaryRpc,
@@ -31,7 +31,7 @@ export default defineService({
   ]),
   migrationsDir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../migrations'),
   async start(ctx) {
-    const engine = createAiEngine(ctx.config, { bus: ctx.bus, coord: ctx.coord, logger: ctx.logger });
+    const engine = await startAiEngine(ctx.config, { bus: ctx.bus, coord: ctx.coord, logger: ctx.logger });
     const store = new SummaryStore(ctx.db, ctx.schema);
     const deps = { bus: ctx.bus, coord: ctx.coord, engine, store, automatic: ctx.config.SUMMARY_AUTOMATIC };
     const subs = [
