@@ -1,0 +1,38 @@
+/**
+ * Offline planning: suggestions that quote the open threads of the campaign's sessions. The
+ * fallback writes nothing of its own, so a request it cannot do (rewrite the selection, draft a
+ * scene, answer a question) is told so in the chat, and the document is never touched: the
+ * reply is never the JSON action the app applies to the document.
+ */
+import type { PlanInput } from '../engine.ts';
+import { sectionBullets } from './campaign.ts';
+import { offlineText } from './lines.ts';
+
+/** What the suggestions button sends. */
+export const SUGGESTIONS_REQUEST = 'GENERATE SESSION SUGGESTIONS';
+const WANTS_SUGGESTIONS = /\b(suggest\w*|ideas?|hooks?|threads?|next session|what next|plan\w*)\b/i;
+
+export function openThreads(input: PlanInput): string[] {
+  const fromSessions = [...input.sessions]
+    .reverse()
+    .flatMap((s) => sectionBullets(s.summary, /open (threads|questions)/i).map((t) => `${t} (from ${s.name})`));
+  const fromCampaign = sectionBullets(input.campaignSummary, /open threads/i);
+  return [...new Set([...fromSessions, ...fromCampaign])].slice(0, 8);
+}
+
+export function planText(input: PlanInput): string {
+  const message = input.message.trim();
+  const threads = openThreads(input);
+  const quoted = threads.length
+    ? `Threads your sessions left open, newest first:\n\n${threads.map((t) => `- ${t}`).join('\n')}`
+    : 'Your sessions’ summaries list no open threads yet (summarise a session first).';
+  if (message === SUGGESTIONS_REQUEST || WANTS_SUGGESTIONS.test(message)) {
+    return offlineText(
+      `${quoted}\n\nEach could open the next session: pick one and ask the table what their characters do about it.`,
+    );
+  }
+  const cannot = input.editor
+    ? 'The offline fallback cannot write or change the planning document; nothing in it was changed.'
+    : 'The offline fallback cannot answer that: it only quotes the open threads of your sessions.';
+  return offlineText(`${cannot}\n\n${quoted}`);
+}
