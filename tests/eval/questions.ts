@@ -170,5 +170,8 @@ export function runQuestions(): QuestionResult[] {
     return judge(q.episode, q.question, ep.transcript, hms(ep.turns[q.turn]!.seconds));
   });
   const home = homeGameTranscript();
-  return [...crd3, ...HOME_QUESTIONS.map((q) => judge('home game', q.question, home.transcript, home.times[q.turn]!))];
+  return [
+    ...crd3,
+    ...HOME_QUESTIONS.map((q) => judge('home game', q.question, home.transcript, home.times[q.turn]!)),
+  ];
 }

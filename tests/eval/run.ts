@@ -18,4 +18,6 @@ const rows = [...new Set(results.map((r) => r.set))].map((set) => {
 console.table(rows);
 for (const r of results.filter((x) => !x.quoted)) console.log(`not quoted: ${r.set}: ${r.question}`);
 const all = results.filter((r) => r.quoted).length;
-console.log(`answer quoted for ${all} of ${results.length} questions (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+console.log(
+  `answer quoted for ${all} of ${results.length} questions (${((Date.now() - started) / 1000).toFixed(1)} s)`,
+);

@@ -61,7 +61,10 @@ export function registerModelInfo(app: FastifyInstance, info: () => ModelInfo, m
     const i = info();
     if (i.flavour !== 'ollama') return reply.code(404).send('404 page not found');
     return {
-      models: i.loadedContext === null ? [] : models().map((name) => ({ name, model: name, context_length: i.loadedContext })),
+      models:
+        i.loadedContext === null
+          ? []
+          : models().map((name) => ({ name, model: name, context_length: i.loadedContext })),
     };
   });
 }
@@ -70,7 +73,9 @@ export function registerModelInfo(app: FastifyInstance, info: () => ModelInfo, m
 export function exampleOf(schema: unknown, source: string, key = ''): unknown {
   const s = (schema ?? {}) as { type?: string; properties?: Record<string, unknown>; items?: unknown };
   if (s.type === 'object') {
-    return Object.fromEntries(Object.entries(s.properties ?? {}).map(([k, v]) => [k, exampleOf(v, source, k)]));
+    return Object.fromEntries(
+      Object.entries(s.properties ?? {}).map(([k, v]) => [k, exampleOf(v, source, k)]),
+    );
   }
   if (s.type === 'array') return [exampleOf(s.items, source, key)];
   if (s.type === 'integer' || s.type === 'number') return 1;

@@ -1,7 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import Fastify, { type FastifyReply } from 'fastify';
-import { defaultModelInfo, effectiveContext, exampleOf, registerModelInfo, type ModelInfo } from './openai-models.ts';
+import {
+  defaultModelInfo,
+  effectiveContext,
+  exampleOf,
+  registerModelInfo,
+  type ModelInfo,
+} from './openai-models.ts';
 
 /**
  * A local OpenAI-compatible server: `POST /v1/audio/transcriptions` (see TranscriptionPeer)
@@ -248,11 +254,14 @@ export async function startOpenAiPeer(opts: { apiKey?: string } = {}): Promise<O
       if (peer.requests.length >= n) return Promise.resolve();
       return new Promise((resolve) => waiters.push({ n, resolve }));
     },
-    env: (model = 'peer-model') => (models.add(model), {
-      OPENAI_API_KEY: apiKey,
-      OPENAI_BASE_URL: peer.url,
-      OPENAI_MODEL: model,
-    }),
+    env: (model = 'peer-model') => (
+      models.add(model),
+      {
+        OPENAI_API_KEY: apiKey,
+        OPENAI_BASE_URL: peer.url,
+        OPENAI_MODEL: model,
+      }
+    ),
     async close() {
       for (const t of pending) clearTimeout(t);
       await app.close();
@@ -455,7 +464,8 @@ export async function startOpenAiPeer(opts: { apiKey?: string } = {}): Promise<O
         }))
       : [];
     const json = body.response_format?.type === 'json_object';
-    const schema = body.response_format?.type === 'json_schema' ? body.response_format.json_schema?.schema : undefined;
+    const schema =
+      body.response_format?.type === 'json_schema' ? body.response_format.json_schema?.schema : undefined;
     const limit = body.max_completion_tokens ?? body.max_tokens;
     const maxTokens = typeof limit === 'number' ? limit : undefined;
     const promptChars = messages.reduce((n, m) => n + m.content.length, 0);
@@ -540,7 +550,8 @@ export async function startOpenAiPeer(opts: { apiKey?: string } = {}): Promise<O
     }
     const lastUser = [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
     const answer =
-      peer.answers.shift() ?? (schema ? JSON.stringify(exampleOf(schema, lastUser)) : defaultOpenAiAnswer(lastUser, json));
+      peer.answers.shift() ??
+      (schema ? JSON.stringify(exampleOf(schema, lastUser)) : defaultOpenAiAnswer(lastUser, json));
     const usage = {
       prompt_tokens: record.promptTokens,
       completion_tokens: peerTokens(answer),
@@ -600,7 +611,11 @@ export async function startOpenAiPeer(opts: { apiKey?: string } = {}): Promise<O
     };
   });
 
-  registerModelInfo(app, () => peer.modelInfo, () => [...models]);
+  registerModelInfo(
+    app,
+    () => peer.modelInfo,
+    () => [...models],
+  );
 
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
   (peer as { url: string }).url = `${address}/v1`;

@@ -41,12 +41,20 @@ export async function startAiEngine(config: AiConfig, deps: AiDeps): Promise<AiE
   if (engine instanceof OpenAiEngine) {
     const context = await engine.ready();
     deps.logger.info(
-      { model: engine.model, contextTokens: context.tokens, contextSource: context.source, tokenizer: engine.counter.method },
+      {
+        model: engine.model,
+        contextTokens: context.tokens,
+        contextSource: context.source,
+        tokenizer: engine.counter.method,
+      },
       `AI model ${engine.model}: requests sized to a ${context.tokens}-token context, from ${context.source}`,
     );
     if (context.advice) deps.logger.warn({ model: engine.model }, context.advice);
   } else {
-    deps.logger.info({ model: engine.model }, `No AI model configured: the built-in offline digest answers. ${CONNECT_MODEL_HINT}`);
+    deps.logger.info(
+      { model: engine.model },
+      `No AI model configured: the built-in offline digest answers. ${CONNECT_MODEL_HINT}`,
+    );
   }
   return engine;
 }

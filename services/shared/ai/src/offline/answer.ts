@@ -23,7 +23,8 @@ interface Doc {
 /** The positions of the best matching lines for `query`, best first. */
 export function rankLines(lines: Line[], query: string, characters: SpeakerCharacter[] = []): number[] {
   const playedBy = new Map<string, string[]>();
-  for (const c of characters) playedBy.set(c.speaker.toLowerCase(), [...(playedBy.get(c.speaker.toLowerCase()) ?? []), c.character]);
+  for (const c of characters)
+    playedBy.set(c.speaker.toLowerCase(), [...(playedBy.get(c.speaker.toLowerCase()) ?? []), c.character]);
   const index = new MiniSearch<Doc>({
     fields: ['text', 'near', 'speaker'],
     processTerm: (t) => term(t),
@@ -57,14 +58,16 @@ export function passagesFor(lines: Line[], ranked: number[], count = PASSAGES): 
 }
 
 const passageText = (passage: Line[]) =>
-  passage.map((l) => `> ${l.time ? `[${l.time}] ` : ''}${l.speaker ? `${l.speaker}: ` : ''}${cut(l.text, 600)}`).join('\n>\n');
+  passage
+    .map((l) => `> ${l.time ? `[${l.time}] ` : ''}${l.speaker ? `${l.speaker}: ` : ''}${cut(l.text, 600)}`)
+    .join('\n>\n');
 
 /** Asking who runs the game: at a table that is whoever does most of the talking. */
 const RUNS_THE_GAME = /\b(game ?master|dungeon ?master|gm|dm|narrator|runs? the game|storyteller)\b/i;
 
 export function answerText(input: AnswerInput): string {
   const lines = readLines(input.transcript);
-  if (lines.length === 0) return offlineText("The transcript is empty, so there is nothing to quote.");
+  if (lines.length === 0) return offlineText('The transcript is empty, so there is nothing to quote.');
   // A follow-up ("and then?") names little: the previous question lends it its words.
   const earlier = input.history.filter((m) => m.role === 'user').at(-1)?.content ?? '';
   const own = input.question.split(/\s+/).filter((w) => term(w)).length;
@@ -83,9 +86,10 @@ export function answerText(input: AnswerInput): string {
   }
   const passages = passagesFor(lines, rankLines(lines, query, input.characters));
   if (passages.length === 0 && out.length === 0) {
-    return offlineText("No line of the transcript matches the words of the question.");
+    return offlineText('No line of the transcript matches the words of the question.');
   }
-  if (passages.length > 0) out.push('The passages of the transcript that best match the question, best first:');
+  if (passages.length > 0)
+    out.push('The passages of the transcript that best match the question, best first:');
   for (const p of passages) out.push(passageText(p));
   return offlineText(out.join('\n\n'));
 }

@@ -29,7 +29,12 @@ const boldName = (bullet: string) => /^\*\*([^*]+)\*\*/.exec(bullet)?.[1]?.trim(
 /** A session's first key moment (or the start of its summary), as one line. */
 function sessionLine(s: SessionDigest): string {
   const moment = sectionBullets(s.summary, /key moments|what happened/i)[0];
-  const first = moment ?? withoutOfflineMarker(s.summary).split('\n').find((l) => l.trim() && !l.startsWith('#')) ?? '';
+  const first =
+    moment ??
+    withoutOfflineMarker(s.summary)
+      .split('\n')
+      .find((l) => l.trim() && !l.startsWith('#')) ??
+    '';
   return cut(first.replace(/^\s*[-*]\s+/, '').trim(), 240);
 }
 
@@ -50,13 +55,21 @@ export function campaignDigest(input: CampaignSummaryInput): string {
     return [...seen.values()]
       .sort((a, b) => b.sessions.length - a.sessions.length)
       .slice(0, 15)
-      .map((e) => `**${e.name}**: in ${e.sessions.length === 1 ? e.sessions[0] : `${e.sessions.length} sessions, last ${e.sessions.at(-1)}`}`);
+      .map(
+        (e) =>
+          `**${e.name}**: in ${e.sessions.length === 1 ? e.sessions[0] : `${e.sessions.length} sessions, last ${e.sessions.at(-1)}`}`,
+      );
   };
   const threads = input.sessions
     .slice(-3)
     .reverse()
-    .flatMap((s) => sectionBullets(s.summary, /open (threads|questions)/i).slice(0, 4).map((t) => `${t} (${s.name})`));
-  const list = (items: string[]) => (items.length > 0 ? items.map((i) => `- ${i}`).join('\n') : '- None found.');
+    .flatMap((s) =>
+      sectionBullets(s.summary, /open (threads|questions)/i)
+        .slice(0, 4)
+        .map((t) => `${t} (${s.name})`),
+    );
+  const list = (items: string[]) =>
+    items.length > 0 ? items.map((i) => `- ${i}`).join('\n') : '- None found.';
   const sessions = input.sessions.map((s) => {
     const title = s.id ? `[${s.name}](/sessions/${s.id})` : s.name;
     const line = sessionLine(s);

@@ -30,9 +30,16 @@ function idfOf(lineTerms: string[][]): Map<string, number> {
 }
 
 /** The lines of a stretch nearest its topic (cosine to the stretch's TF-IDF centroid), best first. */
-export function central(lines: Line[], lineTerms: string[][], idf: Map<string, number>, from: number, to: number): number[] {
+export function central(
+  lines: Line[],
+  lineTerms: string[][],
+  idf: Map<string, number>,
+  from: number,
+  to: number,
+): number[] {
   const centroid = new Map<string, number>();
-  for (let i = from; i < to; i++) for (const t of lineTerms[i]!) centroid.set(t, (centroid.get(t) ?? 0) + idf.get(t)!);
+  for (let i = from; i < to; i++)
+    for (const t of lineTerms[i]!) centroid.set(t, (centroid.get(t) ?? 0) + idf.get(t)!);
   const scored: { i: number; score: number }[] = [];
   for (let i = from; i < to; i++) {
     const words = wordCount(lines[i]!.text);
@@ -70,7 +77,8 @@ export function sessionDigest(input: SessionSummaryInput): string {
   }
 
   const named = namedThings(lines, party);
-  const thing = (n: (typeof named)[number]) => `**${n.name}** (named ${n.count} times), first: ${quote(n.first, 200)}`;
+  const thing = (n: (typeof named)[number]) =>
+    `**${n.name}** (named ${n.count} times), first: ${quote(n.first, 200)}`;
   const people = named.filter((n) => n.kind === 'person').slice(0, 10);
   const places = named.filter((n) => n.kind === 'place').slice(0, 8);
 
@@ -85,14 +93,17 @@ export function sessionDigest(input: SessionSummaryInput): string {
         .filter((q) => wordCount(q) >= 3 && topical.some((name) => q.toLowerCase().includes(name)))
         .map((q) => ({
           l: { ...l, text: q },
-          score: terms(q).reduce((n, t) => n + (idf.get(t) ?? 0), 0) + (/\b(who|where|why|what happened)\b/i.test(q) ? 5 : 0),
+          score:
+            terms(q).reduce((n, t) => n + (idf.get(t) ?? 0), 0) +
+            (/\b(who|where|why|what happened)\b/i.test(q) ? 5 : 0),
         })),
     )
     .sort((a, b) => b.score - a.score)
     .slice(0, 5)
     .sort((a, b) => a.l.pos - b.l.pos);
 
-  const list = (items: string[]) => (items.length > 0 ? items.map((i) => `- ${i}`).join('\n') : '- None found.');
+  const list = (items: string[]) =>
+    items.length > 0 ? items.map((i) => `- ${i}`).join('\n') : '- None found.';
   const partyLine = characters.length
     ? `The party: ${characters.map((c) => `${c.character} (${c.speaker})`).join(', ')}.`
     : '';

@@ -52,7 +52,9 @@ export function cut(text: string, max = 320): string {
 /** `[HH:MM:SS]` (the chat service makes it a link), or a time link into the session's viewer. */
 export function stamp(line: Line, sessionId?: string): string {
   if (!line.time) return '';
-  return sessionId === undefined ? `[${line.time}]` : `[[${line.time}]](/sessions/${sessionId}#t=${line.time})`;
+  return sessionId === undefined
+    ? `[${line.time}]`
+    : `[[${line.time}]](/sessions/${sessionId}#t=${line.time})`;
 }
 
 /** A line quoted as said: `"text" (Speaker) [time]`. */

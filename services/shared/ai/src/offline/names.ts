@@ -16,7 +16,8 @@ export interface NamedThing {
   first: Line;
 }
 
-const LOCATIVE = /\b(?:in|at|to|from|into|toward|towards|near|through|across|beyond|outside|inside|below|beneath|above|around|reach|enter|leave|visit)\s+(?:the\s+)?$/i;
+const LOCATIVE =
+  /\b(?:in|at|to|from|into|toward|towards|near|through|across|beyond|outside|inside|below|beneath|above|around|reach|enter|leave|visit)\s+(?:the\s+)?$/i;
 
 export function namedThings(lines: Line[], party: string[]): NamedThing[] {
   const isParty = partyMatcher(party);
@@ -24,7 +25,10 @@ export function namedThings(lines: Line[], party: string[]): NamedThing[] {
   const names = extractProperNames([{ text }], { limit: 60, minCount: 2 }).filter((n) => !isParty(n.name));
   const out: NamedThing[] = [];
   for (const n of names) {
-    const pattern = new RegExp(`(^|[^\\p{L}])${n.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\p{L}])`, 'gu');
+    const pattern = new RegExp(
+      `(^|[^\\p{L}])${n.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\p{L}])`,
+      'gu',
+    );
     let first: Line | null = null;
     let located = 0;
     let seen = 0;
@@ -36,7 +40,12 @@ export function namedThings(lines: Line[], party: string[]): NamedThing[] {
       }
     }
     if (!first) continue;
-    out.push({ name: n.name, count: Math.max(seen, n.count), kind: located >= Math.max(1, seen * 0.4) ? 'place' : 'person', first });
+    out.push({
+      name: n.name,
+      count: Math.max(seen, n.count),
+      kind: located >= Math.max(1, seen * 0.4) ? 'place' : 'person',
+      first,
+    });
   }
   return out.sort((a, b) => b.count - a.count);
 }

@@ -8,7 +8,8 @@ import { sessionDigest } from './digest.ts';
 import { planText, SUGGESTIONS_REQUEST } from './plan.ts';
 
 const LINK = /\[\[(\d\d:\d\d:\d\d)\]\]\(\/sessions\/s1#t=\1\)/g;
-const section = (text: string, heading: string) => text.split(`### ${heading}\n`)[1]!.split('\n### ')[0]!.trim();
+const section = (text: string, heading: string) =>
+  text.split(`### ${heading}\n`)[1]!.split('\n### ')[0]!.trim();
 const ask = (transcript: string, question: string) =>
   answerText({ transcriptName: 'S', transcript, history: [], question });
 /** The quoted passages of an offline answer, best first. */
@@ -19,7 +20,12 @@ describe('the offline digest and retrieval on three styles of transcript', () =>
     const transcript = crd3Transcript('C1E001', { timed: true, secondsPerTurn: 5 });
     const digest = sessionDigest({ id: 's1', name: 'E1', transcript });
     expect(digest.startsWith(OFFLINE_AI_MARKER)).toBe(true);
-    expect(digest.match(/^### .+$/gm)).toEqual(['### Key moments', '### People', '### Places', '### Open questions']);
+    expect(digest.match(/^### .+$/gm)).toEqual([
+      '### Key moments',
+      '### People',
+      '### Places',
+      '### Open questions',
+    ]);
     const moments = section(digest, 'Key moments').split('\n');
     expect(moments.length).toBeGreaterThanOrEqual(8);
     const times = moments.map((m) => [...m.matchAll(LINK)][0]![1]!);
@@ -52,7 +58,9 @@ describe('the offline digest and retrieval on three styles of transcript', () =>
     expect(section(digest, 'Open questions')).toContain(`"Who's Mother Sallow?" (Sam) [[${times[49]}]]`);
 
     const mule = passages(ask(transcript, 'What is the mule called?'));
-    expect(mule.join('\n')).toContain(`[${times[54]}] GM: Hedda gives you the forty silver and the mule. The mule's name is Turnip.`);
+    expect(mule.join('\n')).toContain(
+      `[${times[54]}] GM: Hedda gives you the forty silver and the mule. The mule's name is Turnip.`,
+    );
     const gm = ask(transcript, 'Who is the game master?');
     expect(gm).toMatch(/GM says \d+% of the words in this session/);
     // A follow-up that names nothing borrows the previous question's words.
@@ -112,7 +120,11 @@ describe('offline campaign digests and planning', () => {
     const rewrite = planText({
       ...input,
       message: 'Make this more menacing',
-      editor: { content: 'The ogres guard the bridge', selection: { start: 4, end: 9 }, selectedText: 'ogres' },
+      editor: {
+        content: 'The ogres guard the bridge',
+        selection: { start: 4, end: 9 },
+        selectedText: 'ogres',
+      },
     });
     expect(rewrite).toContain('cannot write or change the planning document; nothing in it was changed');
     expect(() => JSON.parse(rewrite)).toThrow();

@@ -15,7 +15,9 @@ const WANTS_SUGGESTIONS = /\b(suggest\w*|ideas?|hooks?|threads?|next session|wha
 export function openThreads(input: PlanInput): string[] {
   const fromSessions = [...input.sessions]
     .reverse()
-    .flatMap((s) => sectionBullets(s.summary, /open (threads|questions)/i).map((t) => `${t} (from ${s.name})`));
+    .flatMap((s) =>
+      sectionBullets(s.summary, /open (threads|questions)/i).map((t) => `${t} (from ${s.name})`),
+    );
   const fromCampaign = sectionBullets(input.campaignSummary, /open threads/i);
   return [...new Set([...fromSessions, ...fromCampaign])].slice(0, 8);
 }

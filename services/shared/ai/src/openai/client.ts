@@ -26,7 +26,11 @@ function responseFormat(req: ChatRequest) {
     return {
       response_format: {
         type: 'json_schema' as const,
-        json_schema: { name: req.schema.name, schema: req.schema.schema as Record<string, unknown>, strict: true },
+        json_schema: {
+          name: req.schema.name,
+          schema: req.schema.schema as Record<string, unknown>,
+          strict: true,
+        },
       },
     };
   }

@@ -16,7 +16,12 @@ describe('the model context, learnt from the server', () => {
   });
   const discover = (override?: number) =>
     discoverContext(
-      createOpenAiClient({ OPENAI_BASE_URL: peer.url, OPENAI_API_KEY: peer.apiKey, OPENAI_TIMEOUT_MS: 5_000, OPENAI_MAX_RETRIES: 0 }),
+      createOpenAiClient({
+        OPENAI_BASE_URL: peer.url,
+        OPENAI_API_KEY: peer.apiKey,
+        OPENAI_TIMEOUT_MS: 5_000,
+        OPENAI_MAX_RETRIES: 0,
+      }),
       'peer-model',
       override,
     );
@@ -42,7 +47,10 @@ describe('the model context, learnt from the server', () => {
     peer.modelInfo = { flavour: 'ollama', contextTokens: 131_072, numCtx: 8_192, loadedContext: null };
     expect((await discover()).tokens).toBe(8_192);
     peer.modelInfo = { flavour: 'ollama', contextTokens: 131_072, numCtx: 8_192, loadedContext: 16_384 };
-    expect(await discover()).toMatchObject({ tokens: 16_384, source: expect.stringContaining('GET /api/ps') });
+    expect(await discover()).toMatchObject({
+      tokens: 16_384,
+      source: expect.stringContaining('GET /api/ps'),
+    });
     // Never more than the model was trained for.
     peer.modelInfo = { flavour: 'ollama', contextTokens: 2_048, numCtx: 8_192, loadedContext: null };
     expect((await discover()).tokens).toBe(2_048);

@@ -78,7 +78,11 @@ async function fromOllama(client: OpenAI, model: string): Promise<ModelContext |
   const numCtx = /(?:^|\n)\s*num_ctx\s+(\d+)/.exec(info.parameters ?? '')?.[1];
   // A loaded model shows the window it actually runs with (OLLAMA_CONTEXT_LENGTH included).
   const running = await fetch(`${root}/api/ps`, { signal: AbortSignal.timeout(10_000) })
-    .then(async (r) => (r.ok ? ((await r.json()) as { models?: { name?: string; model?: string; context_length?: number }[] }) : null))
+    .then(async (r) =>
+      r.ok
+        ? ((await r.json()) as { models?: { name?: string; model?: string; context_length?: number }[] })
+        : null,
+    )
     .catch(() => null);
   const loaded = running?.models?.find((m) => m.name === model || m.model === model)?.context_length;
   let effective: number;

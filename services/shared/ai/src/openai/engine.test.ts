@@ -144,7 +144,11 @@ describe('OpenAiEngine against an OpenAI-compatible peer', () => {
     expect(summary).toContain('**Hedda**: the miller');
     expect(summary).not.toContain('**Fjord**');
     const [record] = await newRecords(1);
-    expect(record).toMatchObject({ request_type: 'session_summary', input_tokens: req!.promptTokens, success: true });
+    expect(record).toMatchObject({
+      request_type: 'session_summary',
+      input_tokens: req!.promptTokens,
+      success: true,
+    });
   });
 
   it.each([6_000, 8_000])(
@@ -156,7 +160,11 @@ describe('OpenAiEngine against an OpenAI-compatible peer', () => {
         expect(transcript.split('\n').at(-1)).toMatch(/^\[0[4-9]:/);
         const engine = engineWith({ OPENAI_CONTEXT_TOKENS: undefined });
         expect((await engine.ready()).tokens).toBe(contextTokens);
-        const summary = await engine.summarizeSession(ctx('session_summary'), { id: 'long', name: 'Long one', transcript });
+        const summary = await engine.summarizeSession(ctx('session_summary'), {
+          id: 'long',
+          name: 'Long one',
+          transcript,
+        });
         expect(peer.requests.length).toBeGreaterThan(3);
         for (const r of peer.requests) {
           expect(r.status).toBe(200);
@@ -167,8 +175,13 @@ describe('OpenAiEngine against an OpenAI-compatible peer', () => {
         const maps = peer.requests.filter((r) => r.messages[0]!.content.startsWith(PART_NOTES_INSTRUCTIONS));
         expect(maps.length).toBeGreaterThan(2);
         const seen = maps.map((r) => r.messages[1]!.content).join('\n');
-        for (const line of transcript.split('\n').filter((_, i) => i % 97 === 0)) expect(seen).toContain(line);
-        expect(maps.filter((r) => r.messages[1]!.content.includes('(overlap, already noted with the previous part)')).length).toBeGreaterThan(1);
+        for (const line of transcript.split('\n').filter((_, i) => i % 97 === 0))
+          expect(seen).toContain(line);
+        expect(
+          maps.filter((r) =>
+            r.messages[1]!.content.includes('(overlap, already noted with the previous part)'),
+          ).length,
+        ).toBeGreaterThan(1);
         // The reduce got the times the map step noted, and the recap links them.
         const reduce = peer.requests.at(-1)!;
         expect(reduce.messages[0]!.content.startsWith(RECAP_INSTRUCTIONS)).toBe(true);
@@ -203,7 +216,10 @@ describe('OpenAiEngine against an OpenAI-compatible peer', () => {
     const engine = engineWith();
     peer.failures.push({ status: 400, message: "response_format type 'json_schema' is not supported" });
     peer.answers.push(recapJson());
-    const summary = await engine.summarizeSession(ctx('session_summary'), { name: 'S', transcript: '[00:00:01] GM: Hello.' });
+    const summary = await engine.summarizeSession(ctx('session_summary'), {
+      name: 'S',
+      transcript: '[00:00:01] GM: Hello.',
+    });
     expect(summary).toContain('### Key moments');
     expect(peer.requests.map((r) => r.responseFormat)).toEqual(['json_schema', 'json_object']);
     expect(peer.requests[1]!.messages[0]!.content).toContain('"session_recap"');
@@ -213,7 +229,10 @@ describe('OpenAiEngine against an OpenAI-compatible peer', () => {
     peer.answers.push(
       JSON.stringify({
         story: ['Fjord and friends chase the crown.'],
-        people: [{ name: 'Hedda', note: 'miller' }, { name: 'Fjord', note: 'wrongly here' }],
+        people: [
+          { name: 'Hedda', note: 'miller' },
+          { name: 'Fjord', note: 'wrongly here' },
+        ],
         places: [],
         threads: ['The new moon'],
         sessions: [{ number: 1, line: 'The mill.' }],
@@ -221,10 +240,19 @@ describe('OpenAiEngine against an OpenAI-compatible peer', () => {
     );
     const text = await engineWith().summarizeCampaign(ctx('campaign_summary'), {
       name: 'Nein',
-      sessions: [{ id: 'abc', name: 'S1', date: '2018-01-25T00:00:00Z', summary: '### Story\nFjord rides to Alfield.' }],
+      sessions: [
+        {
+          id: 'abc',
+          name: 'S1',
+          date: '2018-01-25T00:00:00Z',
+          summary: '### Story\nFjord rides to Alfield.',
+        },
+      ],
       characters: [{ speaker: 'TRAVIS', character: 'Fjord' }],
     });
-    expect(peer.requests[0]!.messages[1]!.content).toContain('Session 1: S1 (2018-01-25)\n### Story\nFjord rides to Alfield.');
+    expect(peer.requests[0]!.messages[1]!.content).toContain(
+      'Session 1: S1 (2018-01-25)\n### Story\nFjord rides to Alfield.',
+    );
     expect(text).toContain('### The party\n- **Fjord** (TRAVIS)');
     expect(text).toContain('### People met\n- **Hedda**: miller\n\n');
     expect(text).toContain('- [S1](/sessions/abc) (2018-01-25): The mill.');

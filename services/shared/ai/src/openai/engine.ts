@@ -35,7 +35,13 @@ import {
 } from './prompts.ts';
 import { campaignRecap, sessionRecap } from './recap.ts';
 import type { ModelPort } from './structured.ts';
-import { countMessages, estimateCounter, openAiEncodingOf, tokenCounterFor, type TokenCounter } from './tokens.ts';
+import {
+  countMessages,
+  estimateCounter,
+  openAiEncodingOf,
+  tokenCounterFor,
+  type TokenCounter,
+} from './tokens.ts';
 
 /**
  * Chat on a long transcript sends the passages relevant to the question, never the whole
@@ -50,7 +56,12 @@ const QUERY_USER_TURNS = 2;
 const DEFAULT_TEMPERATURE = 0.7;
 const ACTION_HINTS = new Set(['replaceSelection', 'insertAtCursor', 'append']);
 
-type CallOptions = { json?: boolean; temperature?: number; shape?: StructuredShape<TSchema>; maxTokens?: number };
+type CallOptions = {
+  json?: boolean;
+  temperature?: number;
+  shape?: StructuredShape<TSchema>;
+  maxTokens?: number;
+};
 
 export class OpenAiEngine implements AiEngine, ModelPort {
   readonly kind = 'openai' as const;
@@ -270,7 +281,11 @@ export class OpenAiEngine implements AiEngine, ModelPort {
    * it, else json_object (the schema is in the instructions too); the output limit under the
    * name OpenAI's own models want.
    */
-  private async completeOnce(messages: ChatMessage[], opts: CallOptions, signal?: AbortSignal): Promise<ChatResult> {
+  private async completeOnce(
+    messages: ChatMessage[],
+    opts: CallOptions,
+    signal?: AbortSignal,
+  ): Promise<ChatResult> {
     const outputLimit =
       opts.maxTokens === undefined
         ? {}
@@ -284,7 +299,10 @@ export class OpenAiEngine implements AiEngine, ModelPort {
       } catch (err) {
         if (!refusedSchema(err)) throw err;
         this.schemaSupported = false;
-        this.deps.logger.warn({ model: this.model }, 'the AI server refused json_schema output; using json_object');
+        this.deps.logger.warn(
+          { model: this.model },
+          'the AI server refused json_schema output; using json_object',
+        );
       }
     }
     return completeChat(this.client, { ...request, json: opts.json || opts.shape !== undefined });
@@ -334,7 +352,8 @@ function recentTurns(history: ChatMessage[], maxChars: number): ChatMessage[] {
 
 /** A 400 about response_format: the server has no structured output of the json_schema kind. */
 function refusedSchema(err: unknown): boolean {
-  const cause = err instanceof Error ? (err.cause as { status?: number; message?: string } | undefined) : undefined;
+  const cause =
+    err instanceof Error ? (err.cause as { status?: number; message?: string } | undefined) : undefined;
   return cause?.status === 400 && /response_format|json_schema|schema/i.test(cause.message ?? '');
 }
 

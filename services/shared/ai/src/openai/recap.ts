@@ -1,4 +1,9 @@
-import { AiUnavailableError, type AiRequestContext, type CampaignSummaryInput, type SessionSummaryInput } from '../engine.ts';
+import {
+  AiUnavailableError,
+  type AiRequestContext,
+  type CampaignSummaryInput,
+  type SessionSummaryInput,
+} from '../engine.ts';
 import { partyNames } from '../party.ts';
 import { renderCampaignRecap, renderRecap } from '../recap/render.ts';
 import { CAMPAIGN_RECAP, CHUNK_NOTES, RECAP, type ChunkNotes } from '../recap/schema.ts';
@@ -26,7 +31,11 @@ export const promptBudget = (port: ModelPort) => port.contextTokens - port.answe
  * time-ordered chunks that fit (with overlap), each giving notes that keep their times, reduced
  * into the recap (merging the notes in groups first when they do not fit one request).
  */
-export async function sessionRecap(port: ModelPort, ctx: AiRequestContext, input: SessionSummaryInput): Promise<string> {
+export async function sessionRecap(
+  port: ModelPort,
+  ctx: AiRequestContext,
+  input: SessionSummaryInput,
+): Promise<string> {
   const header = `Session: ${input.name}\n\n${whoIsWhoBlock(input.characters)}`;
   const render = (recap: Parameters<typeof renderRecap>[0]) =>
     renderRecap(recap, { sessionId: input.id, party: partyNames(input.transcript, input.characters) });
@@ -34,7 +43,11 @@ export async function sessionRecap(port: ModelPort, ctx: AiRequestContext, input
   if (port.counter.count(whole) <= promptBudget(port) - structuredOverhead(port, RECAP_INSTRUCTIONS, RECAP)) {
     return render(await completeStructured(port, ctx, RECAP_INSTRUCTIONS, whole, RECAP));
   }
-  const room = promptBudget(port) - structuredOverhead(port, PART_NOTES_INSTRUCTIONS, CHUNK_NOTES) - port.counter.count(header) - 48;
+  const room =
+    promptBudget(port) -
+    structuredOverhead(port, PART_NOTES_INSTRUCTIONS, CHUNK_NOTES) -
+    port.counter.count(header) -
+    48;
   if (room < 200) throw new AiUnavailableError(`The context of ${port.model} is too small for a recap.`);
   const chunks = chunkLines(port, input.transcript, room);
   let notes = await mapLimit(chunks, MAP_CONCURRENCY, (chunk, i) =>
@@ -46,7 +59,11 @@ export async function sessionRecap(port: ModelPort, ctx: AiRequestContext, input
       CHUNK_NOTES,
     ),
   );
-  const finalRoom = promptBudget(port) - structuredOverhead(port, RECAP_INSTRUCTIONS, RECAP) - port.counter.count(header) - 48;
+  const finalRoom =
+    promptBudget(port) -
+    structuredOverhead(port, RECAP_INSTRUCTIONS, RECAP) -
+    port.counter.count(header) -
+    48;
   const mergeRoom = promptBudget(port) - structuredOverhead(port, MERGE_NOTES_INSTRUCTIONS, CHUNK_NOTES) - 48;
   for (let round = 0; round < MAX_MERGE_ROUNDS; round++) {
     const texts = notes.map((n, i) => notesText(n, i, notes.length));
@@ -57,17 +74,33 @@ export async function sessionRecap(port: ModelPort, ctx: AiRequestContext, input
     }
     const groups = groupToFit(port, texts, mergeRoom);
     notes = await mapLimit(groups, MAP_CONCURRENCY, (group) =>
-      completeStructured(port, ctx, MERGE_NOTES_INSTRUCTIONS, clipTokens(port.counter, group.join('\n\n'), mergeRoom), CHUNK_NOTES),
+      completeStructured(
+        port,
+        ctx,
+        MERGE_NOTES_INSTRUCTIONS,
+        clipTokens(port.counter, group.join('\n\n'), mergeRoom),
+        CHUNK_NOTES,
+      ),
     );
   }
   throw new AiUnavailableError('The recap could not be condensed to fit the model context.');
 }
 
 /** A campaign recap from its sessions' recaps (never their transcripts), the longest cut to fit. */
-export async function campaignRecap(port: ModelPort, ctx: AiRequestContext, input: CampaignSummaryInput): Promise<string> {
+export async function campaignRecap(
+  port: ModelPort,
+  ctx: AiRequestContext,
+  input: CampaignSummaryInput,
+): Promise<string> {
   const header = `Campaign: ${input.name}\n\n${whoIsWhoBlock(input.characters)}Session recaps, oldest first:\n\n`;
-  const room = promptBudget(port) - structuredOverhead(port, CAMPAIGN_RECAP_INSTRUCTIONS, CAMPAIGN_RECAP) - port.counter.count(header) - 64;
-  const blocks = input.sessions.map((s, i) => `Session ${i + 1}: ${s.name} (${s.date.slice(0, 10)})\n${s.summary.trim()}`);
+  const room =
+    promptBudget(port) -
+    structuredOverhead(port, CAMPAIGN_RECAP_INSTRUCTIONS, CAMPAIGN_RECAP) -
+    port.counter.count(header) -
+    64;
+  const blocks = input.sessions.map(
+    (s, i) => `Session ${i + 1}: ${s.name} (${s.date.slice(0, 10)})\n${s.summary.trim()}`,
+  );
   // Each session gets an equal share of the room at least; short ones leave theirs to the rest.
   let share = Math.floor(room / Math.max(1, blocks.length));
   const sizes = blocks.map((b) => port.counter.count(b) + 4);
@@ -75,7 +108,13 @@ export async function campaignRecap(port: ModelPort, ctx: AiRequestContext, inpu
   const long = sizes.filter((s) => s > share).length;
   if (long > 0) share += Math.floor(spare / long);
   const text = blocks.map((b) => clipTokens(port.counter, b, Math.max(20, share - 4))).join('\n\n');
-  const recap = await completeStructured(port, ctx, CAMPAIGN_RECAP_INSTRUCTIONS, header + text, CAMPAIGN_RECAP);
+  const recap = await completeStructured(
+    port,
+    ctx,
+    CAMPAIGN_RECAP_INSTRUCTIONS,
+    header + text,
+    CAMPAIGN_RECAP,
+  );
   const characters = input.characters ?? [];
   return renderCampaignRecap(recap, {
     sessions: input.sessions,
@@ -86,7 +125,10 @@ export async function campaignRecap(port: ModelPort, ctx: AiRequestContext, inpu
 
 /** Notes as the reduce step reads them: compact, every event and quote with its time. */
 export function notesText(n: ChunkNotes, i: number, count: number): string {
-  const times = [...n.events, ...n.quotes].map((e) => e.time).filter(Boolean).sort();
+  const times = [...n.events, ...n.quotes]
+    .map((e) => e.time)
+    .filter(Boolean)
+    .sort();
   const span = times.length > 0 ? ` (${times[0]} to ${times.at(-1)})` : '';
   const out = [`Part ${i + 1} of ${count}${span}`];
   for (const e of n.events) out.push(`- [${e.time}] ${e.text}`);
@@ -159,7 +201,11 @@ function groupToFit(port: ModelPort, texts: string[], room: number): string[][] 
   return groups;
 }
 
-export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
+export async function mapLimit<T, R>(
+  items: T[],
+  limit: number,
+  fn: (item: T, i: number) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const worker = async () => {

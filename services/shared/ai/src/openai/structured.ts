@@ -24,7 +24,11 @@ export function schemaText(shape: StructuredShape<TSchema>): string {
 }
 
 /** Tokens of a structured request's fixed part: its instructions with the schema, twice over (response_format counts on some servers). */
-export function structuredOverhead(port: ModelPort, instructions: string, shape: StructuredShape<TSchema>): number {
+export function structuredOverhead(
+  port: ModelPort,
+  instructions: string,
+  shape: StructuredShape<TSchema>,
+): number {
   return port.counter.count(instructions) + 2 * port.counter.count(schemaText(shape)) + 16;
 }
 

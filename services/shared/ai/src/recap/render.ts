@@ -21,7 +21,10 @@ export const SUMMARY_MAX_CHARS = 10_000;
 export function normalizeTime(raw: string): string | null {
   const m = /(\d{1,3}):([0-5]\d)(?::([0-5]\d))?/.exec(raw);
   if (!m) return null;
-  const seconds = m[3] === undefined ? Number(m[1]) * 60 + Number(m[2]) : Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3]);
+  const seconds =
+    m[3] === undefined
+      ? Number(m[1]) * 60 + Number(m[2])
+      : Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3]);
   return formatOffset(seconds);
 }
 
@@ -32,7 +35,11 @@ export function timeLink(time: string, sessionId?: string): string {
 
 /** The party, as names to keep out of "people met": the speakers and the characters they play. */
 export function partyMatcher(names: string[]): (name: string) => boolean {
-  const key = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}' ]/gu, '').trim();
+  const key = (s: string) =>
+    s
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}' ]/gu, '')
+      .trim();
   const full = new Set(names.map(key).filter(Boolean));
   const first = new Set([...full].map((n) => n.split(' ')[0]!).filter((n) => n.length > 2));
   return (name) => {
@@ -65,9 +72,15 @@ export function renderRecap(recap: Recap, opts: RenderOptions): string {
     recap.threads.filter((l) => l.trim()).map((l) => l.trim()),
     recap.quotes
       .filter((q) => q.text.trim())
-      .map((q) => moment(q.time, `"${q.text.trim().replace(/^"|"$/g, '')}" (${q.speaker.trim() || 'unknown'})`)),
+      .map((q) =>
+        moment(q.time, `"${q.text.trim().replace(/^"|"$/g, '')}" (${q.speaker.trim() || 'unknown'})`),
+      ),
   ];
-  const story = recap.story.map((p) => p.trim()).filter(Boolean).join('\n\n') || 'None.';
+  const story =
+    recap.story
+      .map((p) => p.trim())
+      .filter(Boolean)
+      .join('\n\n') || 'None.';
   const build = () =>
     [
       `${RECAP_SECTIONS[0]}\n${story}`,
@@ -92,7 +105,11 @@ export interface CampaignSession {
 
 export function renderCampaignRecap(
   recap: CampaignRecap,
-  opts: { sessions: CampaignSession[]; party: string[]; characters: { speaker: string; character: string }[] },
+  opts: {
+    sessions: CampaignSession[];
+    party: string[];
+    characters: { speaker: string; character: string }[];
+  },
 ): string {
   const isParty = partyMatcher(opts.party);
   const lineOf = new Map(recap.sessions.map((s) => [s.number, s.line.trim()]));
@@ -102,7 +119,12 @@ export function renderCampaignRecap(
   });
   const party = opts.characters.map((c) => `**${c.character}** (${c.speaker})`);
   const text = [
-    `### Story so far\n${recap.story.map((p) => p.trim()).filter(Boolean).join('\n\n') || 'None.'}`,
+    `### Story so far\n${
+      recap.story
+        .map((p) => p.trim())
+        .filter(Boolean)
+        .join('\n\n') || 'None.'
+    }`,
     `### The party\n${bullets(party)}`,
     `### People met\n${bullets(named(recap.people.filter((p) => p.name.trim() && !isParty(p.name))))}`,
     `### Places\n${bullets(named(recap.places.filter((p) => p.name.trim())))}`,

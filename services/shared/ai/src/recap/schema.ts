@@ -15,10 +15,7 @@ const MomentSchema = Type.Object(
   strict,
 );
 const NamedSchema = Type.Object({ name: Type.String(), note: Type.String() }, strict);
-const QuoteSchema = Type.Object(
-  { time: Type.String(), speaker: Type.String(), text: Type.String() },
-  strict,
-);
+const QuoteSchema = Type.Object({ time: Type.String(), speaker: Type.String(), text: Type.String() }, strict);
 
 /** What the map step keeps of one part of a session: its times go on to the recap. */
 export const ChunkNotesSchema = Type.Object(
@@ -56,10 +53,9 @@ export const CampaignRecapSchema = Type.Object(
     people: Type.Array(NamedSchema, { description: 'Non-player characters who matter; never the party' }),
     places: Type.Array(NamedSchema),
     threads: Type.Array(Type.String()),
-    sessions: Type.Array(
-      Type.Object({ number: Type.Integer(), line: Type.String() }, strict),
-      { description: 'One line per session, by its number in the list given' },
-    ),
+    sessions: Type.Array(Type.Object({ number: Type.Integer(), line: Type.String() }, strict), {
+      description: 'One line per session, by its number in the list given',
+    }),
   },
   strict,
 );
