@@ -10,7 +10,7 @@ import { offlineText } from './lines.ts';
 
 /** What the suggestions button sends. */
 export const SUGGESTIONS_REQUEST = 'GENERATE SESSION SUGGESTIONS';
-const WANTS_SUGGESTIONS = /\b(suggest\w*|ideas?|hooks?|threads?|next session|what next|plan\w*)\b/i;
+const WANTS_SUGGESTIONS = /\b(suggest\w*|ideas?|hooks?|threads?|next|plan\w*)\b/i;
 
 export function openThreads(input: PlanInput): string[] {
   const fromSessions = [...input.sessions]
