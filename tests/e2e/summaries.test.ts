@@ -102,7 +102,13 @@ describe('summaries in the browser (offline engine)', () => {
     expect(replaced).not.toBe('Edited by hand.');
     // The new summary is the one shown: each of its quoted lines is a list item on screen.
     const items = replaced.split('\n').filter((l) => l.startsWith('- '));
-    expect(await text.locator('li').allInnerTexts()).toEqual(items.map((l) => l.slice(2).trim()));
+    const shown = (l: string) =>
+      l
+        .slice(2)
+        .trim()
+        .replace(/\[(\[[^\]]+\])\]\([^)]*\)/g, '$1')
+        .replace(/\*\*([^*]+)\*\*/g, '$1');
+    expect(await text.locator('li').allInnerTexts()).toEqual(items.map(shown));
 
     // Admins see the raw AI text.
     const llm = main().locator('section', {
