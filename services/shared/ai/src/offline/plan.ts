@@ -6,7 +6,7 @@
  */
 import type { PlanInput } from '../engine.ts';
 import { sectionBullets } from './campaign.ts';
-import { offlineText } from './lines.ts';
+import { cut, offlineText, terms } from './lines.ts';
 
 /** What the suggestions button sends. */
 export const SUGGESTIONS_REQUEST = 'GENERATE SESSION SUGGESTIONS';
@@ -33,8 +33,32 @@ export function planText(input: PlanInput): string {
       `${quoted}\n\nEach could open the next session: pick one and ask the table what their characters do about it.`,
     );
   }
-  const cannot = input.editor
-    ? 'The offline fallback cannot write or change the planning document; nothing in it was changed.'
-    : 'The offline fallback cannot answer that: it only quotes the open threads of your sessions.';
-  return offlineText(`${cannot}\n\n${quoted}`);
+  const found = matchingSentences(input, message);
+  const answer = found.length
+    ? `What your sessions’ summaries say about it:\n\n${found.map((f) => `> ${f}`).join('\n>\n')}`
+    : 'The offline fallback cannot answer that: no summary of your sessions mentions it.';
+  const untouched = input.editor
+    ? 'The offline fallback cannot write or change the planning document; nothing in it was changed.\n\n'
+    : '';
+  return offlineText(`${untouched}${answer}\n\n${quoted}`);
+}
+
+/** The summary sentences sharing the most words with the message, quoted with their session. */
+function matchingSentences(input: PlanInput, message: string): string[] {
+  const wanted = new Set(terms(message));
+  const sources = [
+    ...input.sessions.map((s) => ({ from: s.name, text: s.summary })),
+    { from: 'the campaign summary', text: input.campaignSummary },
+  ];
+  return sources
+    .flatMap(({ from, text }) =>
+      (text.replace(/<!--[^>]*-->/g, '').match(/[^.!?\n]+[.!?]?/g) ?? []).map((sentence) => ({
+        sentence: `${cut(sentence.replace(/^[\s#*>-]+/, '').trim(), 300)} (${from})`,
+        score: new Set(terms(sentence).filter((t) => wanted.has(t))).size,
+      })),
+    )
+    .filter((s) => s.score > 0)
+    .sort((a, b) => b.score - a.score)
+    .slice(0, 3)
+    .map((s) => s.sentence);
 }
