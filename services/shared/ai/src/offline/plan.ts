@@ -29,9 +29,10 @@ export function planText(input: PlanInput): string {
     ? `Threads your sessions left open, newest first:\n\n${threads.map((t) => `- ${t}`).join('\n')}`
     : 'Your sessions’ summaries list no open threads yet (summarise a session first).';
   if (message === SUGGESTIONS_REQUEST || WANTS_SUGGESTIONS.test(message)) {
-    return offlineText(
-      `${quoted}\n\nEach could open the next session: pick one and ask the table what their characters do about it.`,
-    );
+    const next = threads.length
+      ? '\n\nEach could open the next session: pick one and ask the table what their characters do about it.'
+      : '';
+    return offlineText(`${quoted}${next}`);
   }
   const found = matchingSentences(input, message);
   const answer = found.length
