@@ -151,20 +151,7 @@ export function chunkLines(port: ModelPort, transcript: string, room: number): s
     .split('\n')
     .filter((l) => l.trim())
     .map((l) => clipTokens(port.counter, l, bodyRoom));
-  const chunks: string[][] = [];
-  let current: string[] = [];
-  let size = 0;
-  for (const line of lines) {
-    const t = port.counter.count(line) + 1;
-    if (current.length > 0 && size + t > bodyRoom) {
-      chunks.push(current);
-      current = [];
-      size = 0;
-    }
-    current.push(line);
-    size += t;
-  }
-  if (current.length > 0) chunks.push(current);
+  const chunks = groupToFit(port, lines, bodyRoom, 1);
   return chunks.map((chunk, i) => {
     if (i === 0) return chunk.join('\n');
     const previous = chunks[i - 1]!;
@@ -182,13 +169,13 @@ export function chunkLines(port: ModelPort, transcript: string, room: number): s
   });
 }
 
-/** Consecutive texts grouped so each group fits `room` tokens (at least two per group when they fit). */
-function groupToFit(port: ModelPort, texts: string[], room: number): string[][] {
+/** Consecutive texts grouped so each group fits `room` tokens, counting `gap` tokens between texts. */
+function groupToFit(port: ModelPort, texts: string[], room: number, gap = 2): string[][] {
   const groups: string[][] = [];
   let current: string[] = [];
   let size = 0;
   for (const t of texts) {
-    const n = port.counter.count(t) + 2;
+    const n = port.counter.count(t) + gap;
     if (current.length > 0 && size + n > room) {
       groups.push(current);
       current = [];
