@@ -82,6 +82,11 @@ describe('summaries in the browser (offline engine)', () => {
     expect(await notice.count()).toBe(1);
     expect(await notice.innerText()).toContain('OPENAI_BASE_URL and OPENAI_MODEL');
     expect(await notice.innerText()).toContain('Connecting an AI model');
+    await page.screenshot({ path: '/tmp/shots-h34/summary-offline-1280.png' });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await section.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: '/tmp/shots-h34/summary-offline-390.png' });
+    await page.setViewportSize({ width: 1280, height: 800 });
 
     // Edit by hand, then regenerate: the confirmation comes first, Cancel keeps the edit.
     await api('PUT', `/transcripts/${row!.id}/summary`, { summary: 'Edited by hand.' });
