@@ -1,5 +1,8 @@
+import { createLogger, MemoryCoordination, type Bus } from '@chronicler/kit';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startOpenAiPeer, type OpenAiPeer } from '../../../../../tests/peers/openai.ts';
+import type { AiConfig } from '../config.ts';
+import { startAiEngine } from '../create.ts';
 import { createOpenAiClient } from './client.ts';
 import { discoverContext, FALLBACK_CONTEXT_TOKENS } from './context.ts';
 
@@ -61,5 +64,36 @@ describe('the model context, learnt from the server', () => {
     const context = await discover();
     expect(context.tokens).toBe(FALLBACK_CONTEXT_TOKENS);
     expect(context.advice).toContain('OPENAI_CONTEXT_TOKENS');
+  });
+
+  it('logs at start the model, the context used and where it came from, and how to raise an Ollama window', async () => {
+    peer.modelInfo = { flavour: 'ollama', contextTokens: 131_072, numCtx: null, loadedContext: null };
+    const lines: { level: string; msg: string; contextTokens?: number }[] = [];
+    const logger = createLogger('ai-start', {
+      destination: { write: (line: string) => void lines.push(JSON.parse(line) as (typeof lines)[number]) },
+    });
+    const config = {
+      OPENAI_BASE_URL: peer.url,
+      OPENAI_API_KEY: peer.apiKey,
+      OPENAI_MODEL: 'peer-model',
+      OPENAI_TIMEOUT_MS: 5_000,
+      OPENAI_MAX_RETRIES: 0,
+      AI_PRICE_INPUT_PER_MILLION_USD: 0,
+      AI_PRICE_OUTPUT_PER_MILLION_USD: 0,
+      AI_RATE_LIMIT_PER_MINUTE: 10,
+      AI_OFFLINE_THREADS: 0,
+    } satisfies AiConfig;
+    const coord = new MemoryCoordination();
+    await startAiEngine(config, { bus: {} as Bus, coord, logger });
+    await coord.close();
+    expect(lines[0]).toMatchObject({
+      level: 'info',
+      contextTokens: 4_096,
+      msg: expect.stringMatching(/^AI model peer-model: requests sized to a 4096-token context, from Ollama/),
+    });
+    expect(lines[1]).toMatchObject({
+      level: 'warn',
+      msg: expect.stringContaining('OLLAMA_CONTEXT_LENGTH=32768'),
+    });
   });
 });
