@@ -59,6 +59,25 @@ describe('the model context, learnt from the server', () => {
     expect((await discover()).tokens).toBe(2_048);
   });
 
+  it("knows OpenAI's own models, whose /v1/models lists no context", async () => {
+    peer.modelInfo = { flavour: 'openai', contextTokens: 128_000, numCtx: null, loadedContext: null };
+    peer.models.add('gpt-4o-mini');
+    const context = await discoverContext(
+      createOpenAiClient({
+        OPENAI_BASE_URL: peer.url,
+        OPENAI_API_KEY: peer.apiKey,
+        OPENAI_TIMEOUT_MS: 5_000,
+        OPENAI_MAX_RETRIES: 0,
+      }),
+      'gpt-4o-mini',
+      undefined,
+    );
+    expect(context).toEqual({
+      tokens: 128_000,
+      source: "gpt-tokenizer's table of OpenAI models (gpt-4o-mini)",
+    });
+  });
+
   it('falls back to a safe context when the server tells nothing', async () => {
     peer.modelInfo = { flavour: 'openai', contextTokens: 128_000, numCtx: null, loadedContext: null };
     const context = await discover();

@@ -34,6 +34,8 @@ export async function discoverContext(
   if (override !== undefined) return { tokens: override, source: 'OPENAI_CONTEXT_TOKENS' };
   const listed = await fromModelList(client, model).catch(() => null);
   if (listed) return listed;
+  const known = await fromOpenAiTable(model);
+  if (known) return known;
   const ollama = await fromOllama(client, model).catch(() => null);
   if (ollama) return ollama;
   return {
@@ -56,6 +58,18 @@ async function fromModelList(client: OpenAI, model: string): Promise<ModelContex
     return null;
   }
   return null;
+}
+
+/** OpenAI's own models say nothing on /v1/models: gpt-tokenizer's model table knows their windows. */
+async function fromOpenAiTable(model: string): Promise<ModelContext | null> {
+  const table = (await import('gpt-tokenizer/models')) as unknown as Record<
+    string,
+    { context_window?: number } | undefined
+  >;
+  const window = table[model.replace(/^openai\//, '')]?.context_window;
+  return typeof window === 'number' && window > 0
+    ? { tokens: window, source: `gpt-tokenizer's table of OpenAI models (${model})` }
+    : null;
 }
 
 /** Ollama's API lives beside its OpenAI-compatible one: http://host:11434/v1 -> http://host:11434. */
