@@ -105,7 +105,7 @@ export class OpenAiEngine implements AiEngine, ModelPort {
 
   /** Tokens kept free for the model's answer (and sent as its output limit on structured requests). */
   get answerTokens(): number {
-    return Math.min(2_048, Math.floor(this.contextTokens / 4));
+    return Math.min(4_096, Math.floor(this.contextTokens / 4));
   }
 
   /** Prompt tokens one request may use. */
