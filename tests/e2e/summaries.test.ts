@@ -72,10 +72,21 @@ describe('summaries in the browser (offline engine)', () => {
     await text.waitFor();
     const first = (await api<Session>('GET', `/transcripts/${row!.id}`)).summary;
     expect(first.length).toBeGreaterThan(20);
-    // The offline summary is markdown (a note, then points with links to their moments), shown formatted.
-    expect(first).toMatch(/\[\[\d\d:\d\d:\d\d\]\]\(#t=\d\d:\d\d:\d\d\)/);
+    // The offline digest is markdown (quoted lines with links to their moments), shown formatted
+    // under its notice, which says how to connect a model.
+    expect(first).toMatch(
+      new RegExp(`\\[\\[\\d\\d:\\d\\d:\\d\\d\\]\\]\\(/sessions/${row!.id}#t=\\d\\d:\\d\\d:\\d\\d\\)`),
+    );
     expect(await text.locator('li').count()).toBe(first.split('\n').filter((l) => l.startsWith('- ')).length);
-    expect(await text.innerText()).toContain('Offline summary');
+    const notice = text.locator('.offline-notice');
+    expect(await notice.count()).toBe(1);
+    expect(await notice.innerText()).toContain('OPENAI_BASE_URL and OPENAI_MODEL');
+    expect(await notice.innerText()).toContain('Connecting an AI model');
+    await page.screenshot({ path: '/tmp/shots-h34/summary-offline-1280.png' });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await section.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: '/tmp/shots-h34/summary-offline-390.png' });
+    await page.setViewportSize({ width: 1280, height: 800 });
 
     // Edit by hand, then regenerate: the confirmation comes first, Cancel keeps the edit.
     await api('PUT', `/transcripts/${row!.id}/summary`, { summary: 'Edited by hand.' });
@@ -96,7 +107,13 @@ describe('summaries in the browser (offline engine)', () => {
     expect(replaced).not.toBe('Edited by hand.');
     // The new summary is the one shown: each of its quoted lines is a list item on screen.
     const items = replaced.split('\n').filter((l) => l.startsWith('- '));
-    expect(await text.locator('li').allInnerTexts()).toEqual(items.map((l) => l.slice(2).trim()));
+    const shown = (l: string) =>
+      l
+        .slice(2)
+        .trim()
+        .replace(/\[(\[[^\]]+\])\]\([^)]*\)/g, '$1')
+        .replace(/\*\*([^*]+)\*\*/g, '$1');
+    expect(await text.locator('li').allInnerTexts()).toEqual(items.map(shown));
 
     // Admins see the raw AI text.
     const llm = main().locator('section', {

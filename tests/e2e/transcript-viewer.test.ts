@@ -186,7 +186,7 @@ describe('transcript viewer (embedded)', { timeout: 120_000 }, () => {
     await summary.getByRole('button', { name: 'Edit summary' }).click();
     const box = summary.getByLabel('Summary');
     const save = summary.getByRole('button', { name: 'Save' });
-    expect(await box.inputValue()).toContain('Offline');
+    expect(await box.inputValue()).toContain('### Key moments');
     await box.fill('');
     await summary.getByText('Summary content cannot be empty.').waitFor();
     expect(await save.isDisabled()).toBe(true);

@@ -1,10 +1,10 @@
 // A question set on the shared CRD3 episodes: each question with the turn that answers it and
-// a word or number the answer must show. `tuned` marks the questions looked at while the
-// engine was being tuned; the others (C1E022, C2E030, C1E001's later scenes) were not, until
-// the name questions, which were written to try the name rules on those episodes too.
-import { findAnswer } from '../../services/shared/ai/src/offline/answer.ts';
+// a word or number the answer must show. `tuned` marks the questions that the old, narrating
+// engine was tuned on; the retrieval fallback that replaced it was tuned on none of them.
+import { answerText } from '../../services/shared/ai/src/offline/answer.ts';
 import type { Crd3Episode } from '../support/crd3.ts';
 import { timedEpisode } from './data.ts';
+import { HOME_QUESTIONS, homeGameTranscript } from './home-game.ts';
 
 export interface Question {
   episode: Crd3Episode;
@@ -141,11 +141,12 @@ export const QUESTIONS: Question[] = [
 ];
 
 export interface QuestionResult {
-  question: Question;
-  answered: boolean;
-  rightTime: boolean;
-  cited: string | null;
-  expectedTime: string;
+  set: string;
+  question: string;
+  /** The answering line is among the quoted passages (its time is quoted). */
+  quoted: boolean;
+  /** Its rank among the quoted passages (1 = first), or null. */
+  rank: number | null;
 }
 
 function hms(seconds: number): string {
@@ -155,20 +156,22 @@ function hms(seconds: number): string {
   return [h, m, s].map((n) => String(n).padStart(2, '0')).join(':');
 }
 
-/** Right answer: the answering sentence holds the expected words; right time: it is the answering line's. */
+function judge(set: string, question: string, transcript: string, time: string): QuestionResult {
+  const reply = answerText({ transcriptName: set, transcript, history: [], question });
+  const passages = reply.split(/\n\n(?=> )/).slice(1);
+  const at = passages.findIndex((p) => p.includes(`[${time}]`));
+  return { set, question, quoted: at >= 0, rank: at >= 0 ? at + 1 : null };
+}
+
+/** Each question answered offline: is the line that answers it among the quoted passages? */
 export function runQuestions(): QuestionResult[] {
-  return QUESTIONS.map((q) => {
+  const crd3 = QUESTIONS.map((q) => {
     const ep = timedEpisode(q.episode);
-    const found = findAnswer(ep.transcript, q.question);
-    const expectedTime = hms(ep.turns[q.turn]!.seconds);
-    if (!found) return { question: q, answered: false, rightTime: false, cited: null, expectedTime };
-    const line = found.lines[found.answer.pos]!;
-    return {
-      question: q,
-      answered: q.expect.test(line.text),
-      rightTime: line.time === expectedTime,
-      cited: line.time,
-      expectedTime,
-    };
+    return judge(q.episode, q.question, ep.transcript, hms(ep.turns[q.turn]!.seconds));
   });
+  const home = homeGameTranscript();
+  return [
+    ...crd3,
+    ...HOME_QUESTIONS.map((q) => judge('home game', q.question, home.transcript, home.times[q.turn]!)),
+  ];
 }

@@ -1,6 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import Fastify, { type FastifyReply } from 'fastify';
+import {
+  defaultModelInfo,
+  effectiveContext,
+  exampleOf,
+  registerModelInfo,
+  type ModelInfo,
+} from './openai-models.ts';
 
 /**
  * A local OpenAI-compatible server: `POST /v1/audio/transcriptions` (see TranscriptionPeer)
@@ -27,6 +34,12 @@ export interface ChatCompletionRecord {
   authorization: string | undefined;
   /** Characters of all message contents: what the client sent. */
   promptChars: number;
+  /** The answer's token limit asked for (max_tokens or max_completion_tokens). */
+  maxTokens: number | undefined;
+  /** The JSON schema of a json_schema response_format. */
+  schema: unknown;
+  /** The prompt and the answer limit did not fit the model's context (refused, or cut by Ollama). */
+  overContext: boolean;
   /** The prompt tokens the peer reported (0 for a failed request). */
   promptTokens: number;
   status: number;
@@ -43,6 +56,10 @@ export interface OpenAiPeer {
   readonly requests: ChatCompletionRecord[];
   /** False: answers carry no `usage` (the client has to estimate). */
   sendUsage: boolean;
+  /** What the server says of the model's context, and how it holds requests to it. */
+  modelInfo: ModelInfo;
+  /** The model ids `GET /v1/models` lists ('peer-model', 'peer-model-1' and those env() named). */
+  readonly models: Set<string>;
   /** Resolves when `n` requests have arrived. */
   waitForRequests(n: number): Promise<void>;
   /** The env a service needs to use this peer. */
@@ -202,7 +219,9 @@ interface CompletionBody {
   messages?: unknown;
   stream?: unknown;
   temperature?: unknown;
-  response_format?: { type?: unknown };
+  response_format?: { type?: unknown; json_schema?: { schema?: unknown } };
+  max_tokens?: unknown;
+  max_completion_tokens?: unknown;
   stream_options?: { include_usage?: unknown };
 }
 
@@ -210,6 +229,8 @@ export async function startOpenAiPeer(opts: { apiKey?: string } = {}): Promise<O
   const apiKey = opts.apiKey ?? `sk-peer-${randomUUID()}`;
   const app = Fastify({ logger: false, bodyLimit: 50 * 1024 * 1024, forceCloseConnections: true });
   const waiters: { n: number; resolve: () => void }[] = [];
+  // The models it serves: these two and every one a test's env named.
+  const models = new Set(['peer-model', 'peer-model-1']);
   const pending = new Set<ReturnType<typeof setTimeout>>();
 
   const sendError = (reply: FastifyReply, status: number, message: string, retryAfterMs?: number) => {
@@ -225,17 +246,22 @@ export async function startOpenAiPeer(opts: { apiKey?: string } = {}): Promise<O
     failures: [],
     requests: [],
     sendUsage: true,
+    modelInfo: defaultModelInfo(),
+    models,
     // Set just below, once its state exists.
     transcription: undefined as unknown as TranscriptionPeer,
     waitForRequests(n) {
       if (peer.requests.length >= n) return Promise.resolve();
       return new Promise((resolve) => waiters.push({ n, resolve }));
     },
-    env: (model = 'peer-model') => ({
-      OPENAI_API_KEY: apiKey,
-      OPENAI_BASE_URL: peer.url,
-      OPENAI_MODEL: model,
-    }),
+    env: (model = 'peer-model') => (
+      models.add(model),
+      {
+        OPENAI_API_KEY: apiKey,
+        OPENAI_BASE_URL: peer.url,
+        OPENAI_MODEL: model,
+      }
+    ),
     async close() {
       for (const t of pending) clearTimeout(t);
       await app.close();
@@ -438,6 +464,10 @@ export async function startOpenAiPeer(opts: { apiKey?: string } = {}): Promise<O
         }))
       : [];
     const json = body.response_format?.type === 'json_object';
+    const schema =
+      body.response_format?.type === 'json_schema' ? body.response_format.json_schema?.schema : undefined;
+    const limit = body.max_completion_tokens ?? body.max_tokens;
+    const maxTokens = typeof limit === 'number' ? limit : undefined;
     const promptChars = messages.reduce((n, m) => n + m.content.length, 0);
     const record: ChatCompletionRecord = {
       model: String(body.model),
@@ -449,6 +479,9 @@ export async function startOpenAiPeer(opts: { apiKey?: string } = {}): Promise<O
       promptChars,
       promptTokens: 0,
       status: 200,
+      maxTokens,
+      schema,
+      overContext: false,
     };
     peer.requests.push(record);
     for (const w of waiters.filter((x) => peer.requests.length >= x.n)) {
@@ -502,9 +535,23 @@ export async function startOpenAiPeer(opts: { apiKey?: string } = {}): Promise<O
       );
     }
 
-    const lastUser = [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
-    const answer = peer.answers.shift() ?? defaultOpenAiAnswer(lastUser, json);
     record.promptTokens = peerTokens(messages.map((m) => m.content).join(''));
+    const context = effectiveContext(peer.modelInfo);
+    if (record.promptTokens + (maxTokens ?? 0) > context) {
+      record.overContext = true;
+      if (peer.modelInfo.flavour !== 'ollama') {
+        record.status = 400;
+        return sendError(
+          reply,
+          400,
+          `This model's maximum context length is ${context} tokens. However, you requested ${record.promptTokens + (maxTokens ?? 0)} tokens (${record.promptTokens} in the messages, ${maxTokens ?? 0} in the completion). Please reduce the length of the messages or completion.`,
+        );
+      }
+    }
+    const lastUser = [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+    const answer =
+      peer.answers.shift() ??
+      (schema ? JSON.stringify(exampleOf(schema, lastUser)) : defaultOpenAiAnswer(lastUser, json));
     const usage = {
       prompt_tokens: record.promptTokens,
       completion_tokens: peerTokens(answer),
@@ -563,6 +610,12 @@ export async function startOpenAiPeer(opts: { apiKey?: string } = {}): Promise<O
       ...(peer.sendUsage ? { usage } : {}),
     };
   });
+
+  registerModelInfo(
+    app,
+    () => peer.modelInfo,
+    () => [...models],
+  );
 
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
   (peer as { url: string }).url = `${address}/v1`;

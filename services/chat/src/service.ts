@@ -1,4 +1,4 @@
-import { AiConfigSchema, createAiEngine } from '@chronicler/ai';
+import { AiConfigSchema, startAiEngine } from '@chronicler/ai';
 import { chatAnswerRpc, chatHistoryRpc, chatSendRpc } from '@chronicler/contracts';
 import { defineService, packageVersion, serve } from '@chronicler/kit';
 import path from 'node:path';
@@ -15,14 +15,13 @@ export default defineService({
   migrationsDir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../migrations'),
   async start(ctx) {
     const store = new ChatStore(ctx.db, ctx.schema);
-    const engine = createAiEngine(ctx.config, { bus: ctx.bus, coord: ctx.coord, logger: ctx.logger });
+    const engine = await startAiEngine(ctx.config, { bus: ctx.bus, coord: ctx.coord, logger: ctx.logger });
     const deps = { bus: ctx.bus, engine };
     const subs = [
       serve(ctx.bus, chatHistoryRpc, chatHistory(store, ctx.bus)),
       serve(ctx.bus, chatSendRpc, chatSend(store, deps)),
       serve(ctx.bus, chatAnswerRpc, chatAnswer(deps)),
     ];
-    ctx.logger.info({ engine: engine.kind, model: engine.model }, 'chat engine ready');
     return {
       async stop() {
         await Promise.all(subs.map((s) => s.unsubscribe()));

@@ -1,4 +1,4 @@
-import { AiConfigSchema, createAiEngine } from '@chronicler/ai';
+import { AiConfigSchema, startAiEngine } from '@chronicler/ai';
 import {
   GROUP_EVENTS_STREAM,
   groupDeletedEvent,
@@ -21,7 +21,7 @@ export default defineService({
   migrationsDir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../migrations'),
   async start(ctx) {
     const store = new PlanningStore(ctx.db, ctx.schema);
-    const engine = createAiEngine(ctx.config, { bus: ctx.bus, coord: ctx.coord, logger: ctx.logger });
+    const engine = await startAiEngine(ctx.config, { bus: ctx.bus, coord: ctx.coord, logger: ctx.logger });
     const subs = [
       serve(ctx.bus, planningHistoryRpc, history(store, ctx.bus)),
       serve(ctx.bus, planningSendRpc, send(store, ctx.bus, engine, ctx.logger)),

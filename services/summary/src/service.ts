@@ -1,4 +1,4 @@
-import { AiConfigSchema, createAiEngine } from '@chronicler/ai';
+import { AiConfigSchema, startAiEngine } from '@chronicler/ai';
 import {
   checkGroupSummaryRpc,
   generateGroupSummaryRpc,
@@ -13,6 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { onReadyForSummary, READY_MAX_DELIVER } from './consumers/ready-for-summary.ts';
 import { SummaryStore } from './db/store.ts';
+import { RecapOnce } from './recap-once.ts';
 import { generateSession } from './handlers/generate-session.ts';
 import { checkGroup, generateGroup } from './handlers/group-summary.ts';
 
@@ -31,11 +32,12 @@ export default defineService({
   ]),
   migrationsDir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../migrations'),
   async start(ctx) {
-    const engine = createAiEngine(ctx.config, { bus: ctx.bus, coord: ctx.coord, logger: ctx.logger });
+    const engine = await startAiEngine(ctx.config, { bus: ctx.bus, coord: ctx.coord, logger: ctx.logger });
     const store = new SummaryStore(ctx.db, ctx.schema);
     const deps = { bus: ctx.bus, coord: ctx.coord, engine, store, automatic: ctx.config.SUMMARY_AUTOMATIC };
+    const sessionDeps = { bus: ctx.bus, engine, recaps: new RecapOnce(store, ctx.coord) };
     const subs = [
-      serve(ctx.bus, generateSessionSummaryRpc, generateSession(ctx.bus, engine)),
+      serve(ctx.bus, generateSessionSummaryRpc, generateSession(sessionDeps)),
       serve(ctx.bus, generateGroupSummaryRpc, generateGroup(deps)),
       serve(ctx.bus, checkGroupSummaryRpc, checkGroup(deps)),
     ];
@@ -56,7 +58,7 @@ export default defineService({
             backoffMs: 5_000,
           },
           transcriptReadyForSummaryEvent,
-          onReadyForSummary(ctx.bus, engine, ctx.logger),
+          onReadyForSummary(sessionDeps, ctx.logger),
         )
       : null;
     return {

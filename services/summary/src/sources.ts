@@ -56,7 +56,12 @@ export function campaignInput(sessions: TranscriptListItem[]): {
     .update(JSON.stringify(summarized.map((s) => [s.id, s.summary])))
     .digest('hex');
   return {
-    digests: summarized.map((s) => ({ name: s.name, date: s.session_timestamp, summary: s.summary })),
+    digests: summarized.map((s) => ({
+      id: s.id,
+      name: s.name,
+      date: s.session_timestamp,
+      summary: s.summary,
+    })),
     fingerprint,
   };
 }

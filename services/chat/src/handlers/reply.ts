@@ -1,4 +1,4 @@
-import { groupCharacters, type AiEngine } from '@chronicler/ai';
+import { groupCharacters, linkCitations, type AiEngine } from '@chronicler/ai';
 import { CHAT_DEFAULT_TEMPERATURE, CHAT_HISTORY_TURNS, type ChatMessage } from '@chronicler/contracts';
 import type { Bus } from '@chronicler/kit';
 import { aiFailure } from './chat-errors.ts';
@@ -35,8 +35,8 @@ export async function reply(
         characters,
       },
     );
-    // Stored as PostgreSQL text, which cannot hold NUL.
-    return answer.replaceAll('\u0000', '');
+    // Cited times become links to the moment; stored as PostgreSQL text, which cannot hold NUL.
+    return linkCitations(answer, req.transcriptId, transcript.text).replaceAll('\u0000', '');
   } catch (err) {
     throw aiFailure(err);
   }

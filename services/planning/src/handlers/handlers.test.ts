@@ -162,7 +162,8 @@ describe('svc.planning.send', () => {
       logger,
     )({ owner_id: owner, group_id: id, content: '  What should happen next?  ', editor: null });
     expect(reply.role).toBe('assistant');
-    expect(reply.content).toMatch(/^_Offline planning reply/);
+    expect(reply.content).toMatch(/^<!-- chronicler:offline -->\n/);
+    expect(reply.content).toContain('Your sessions’ summaries list no open threads yet');
     const { messages } = await history(store, bed.bus)({ owner_id: owner, group_id: id });
     expect(messages).toEqual([
       {

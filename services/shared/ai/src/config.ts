@@ -12,8 +12,11 @@ export const AiConfigSchema = Type.Object({
   /** Any OpenAI-compatible server (Ollama, vLLM, llama.cpp): e.g. http://localhost:11434/v1. */
   OPENAI_BASE_URL: Type.Optional(Env.url()),
   OPENAI_MODEL: Type.Optional(Type.String({ minLength: 1 })),
-  /** The model's context window in tokens; decides one pass or map-reduce for summaries. */
-  OPENAI_CONTEXT_TOKENS: Type.Integer({ default: 128_000, minimum: 2_000 }),
+  /**
+   * The context the server runs the model with, in tokens. Unset: learnt from the server
+   * (`GET /v1/models` max_model_len; Ollama's `/api/show` and `/api/ps`), else 8,192.
+   */
+  OPENAI_CONTEXT_TOKENS: Type.Optional(Type.Integer({ minimum: 2_000 })),
   /** Limit of one model call, and how often a 429 or 5xx is retried (with backoff). */
   OPENAI_TIMEOUT_MS: Type.Integer({ default: 120_000, minimum: 1_000 }),
   OPENAI_MAX_RETRIES: Type.Integer({ default: 3, minimum: 0, maximum: 10 }),

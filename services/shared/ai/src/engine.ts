@@ -34,6 +34,8 @@ export interface AiRequestContext {
 
 /** A session as the campaign summary and planning see it. */
 export interface SessionDigest {
+  /** The session's id: the campaign recap links each session to its viewer. */
+  id?: string;
   name: string;
   /** ISO date-time of the session. */
   date: string;
@@ -54,6 +56,8 @@ export interface SpeakerCharacter {
 }
 
 export interface SessionSummaryInput {
+  /** The session's id: the recap's time links point into its viewer. */
+  id?: string;
   name: string;
   transcript: string;
   /** The campaign's speaker-to-character map; the offline engine infers one when absent. */

@@ -5,3 +5,5 @@ export * from './create.ts';
 export * from './usage.ts';
 export * from './retrieval.ts';
 export * from './group-characters.ts';
+export * from './citations.ts';
+export * from './party.ts';

@@ -130,3 +130,21 @@ export const checkGroupSummaryRpc = rpc(
 
 /** Generation calls wait for the model: longer than the bus's default 5 s. */
 export const SUMMARY_CALL_TIMEOUT_MS = 120_000;
+
+/**
+ * The first line of what the built-in offline fallback writes (a session digest, a campaign
+ * digest, a chat or planning reply): an HTML comment, so it never shows as text (markdown
+ * drops it, previews strip it), and the app shows its offline notice once above the text.
+ */
+export const OFFLINE_AI_MARKER = '<!-- chronicler:offline -->';
+/** The README section that tells how to connect a model. */
+export const AI_SETUP_SECTION = 'Connecting an AI model';
+/** The one line shown wherever offline AI output appears. */
+export const AI_CONNECT_HINT =
+  'Connect a model for written recaps and answers: a local Ollama or any OpenAI-compatible server, with OPENAI_BASE_URL and OPENAI_MODEL.';
+
+/** Whether a text was written by the offline fallback. */
+export const isOfflineAiText = (text: string): boolean => text.trimStart().startsWith(OFFLINE_AI_MARKER);
+/** The text without the offline marker. */
+export const withoutOfflineMarker = (text: string): string =>
+  isOfflineAiText(text) ? text.trimStart().slice(OFFLINE_AI_MARKER.length).trimStart() : text;

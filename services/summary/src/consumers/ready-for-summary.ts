@@ -4,9 +4,8 @@ import {
   type BusEventPayload,
   type transcriptReadyForSummaryEvent,
 } from '@chronicler/contracts';
-import type { AiEngine } from '@chronicler/ai';
-import { call, ServiceError, type Bus, type DurableContext, type Logger } from '@chronicler/kit';
-import { summarizeAndStore } from '../handlers/generate-session.ts';
+import { call, ServiceError, type DurableContext, type Logger } from '@chronicler/kit';
+import { summarizeAndStore, type SessionSummaryDeps } from '../handlers/generate-session.ts';
 import { readTranscript } from '../sources.ts';
 
 export const READY_MAX_DELIVER = 4;
@@ -17,12 +16,13 @@ export const READY_MAX_DELIVER = 4;
  * a failure is retried by redelivery and marked 'failed' on the last attempt.
  */
 export const onReadyForSummary =
-  (bus: Bus, engine: AiEngine, logger: Logger) =>
+  (deps: SessionSummaryDeps, logger: Logger) =>
   async (
     { owner_id, transcript_id }: BusEventPayload<typeof transcriptReadyForSummaryEvent>,
     ctx: DurableContext,
   ): Promise<void> => {
     const log = logger.child({ transcript_id, msgId: ctx.msgId, delivery: ctx.deliveryCount });
+    const { bus } = deps;
     const { claimed } = await call(bus, claimSummaryRpc, { owner_id, id: transcript_id });
     if (!claimed) return;
     const heartbeat = setInterval(() => ctx.working(), 10_000);
@@ -34,7 +34,7 @@ export const onReadyForSummary =
       }
       // Automatic: the offline engine does not count it against the user's limit; a model
       // engine that meets the limit waits and tries again (heartbeating) instead of failing.
-      await summarizeAndStore(bus, engine, owner_id, t, {
+      await summarizeAndStore(deps, owner_id, t, {
         automatic: true,
         retry: {
           onWait: (ms) => {

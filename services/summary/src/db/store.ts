@@ -1,13 +1,33 @@
 import type { DatabaseHandle } from '@chronicler/kit';
 
-/** The summary service's one table: what each campaign summary was generated from. */
+/** The summary service's tables: what each campaign summary was made from, each session's last recap. */
 export class SummaryStore {
   private readonly table: string;
+  private readonly recaps: string;
   constructor(
     private readonly db: DatabaseHandle,
     schema: string,
   ) {
     this.table = `"${schema}".campaign_sources`;
+    this.recaps = `"${schema}".session_recaps`;
+  }
+
+  /** The owner's stored recap of this session at this version, or null. */
+  async recap(ownerId: string, transcriptId: string, version: string): Promise<string | null> {
+    const [r] = await this.db.query<{ summary: string }>(
+      `select summary from ${this.recaps} where transcript_id = $1 and owner_id = $2 and version = $3`,
+      [transcriptId, ownerId, version],
+    );
+    return r ? r.summary : null;
+  }
+
+  async setRecap(ownerId: string, transcriptId: string, version: string, summary: string): Promise<void> {
+    await this.db.query(
+      `insert into ${this.recaps} (transcript_id, owner_id, version, summary) values ($1, $2, $3, $4)
+       on conflict (transcript_id) do update set version = excluded.version, summary = excluded.summary, created_at = now()
+       where ${this.recaps}.owner_id = excluded.owner_id`,
+      [transcriptId, ownerId, version, summary],
+    );
   }
 
   async fingerprint(ownerId: string, groupId: string): Promise<string | null> {

@@ -8,7 +8,15 @@ import {
 import { AiRateLimitedError, groupCharacters, type AiEngine } from '@chronicler/ai';
 import { call, ServiceError, type Bus } from '@chronicler/kit';
 import { asServiceError } from '../errors.ts';
+import { recapVersion, type RecapOnce } from '../recap-once.ts';
 import { readTranscript, type TranscriptWithContent } from '../sources.ts';
+
+/** What a session summary needs: the bus, the engine, and the store of recaps made. */
+export interface SessionSummaryDeps {
+  bus: Bus;
+  engine: AiEngine;
+  recaps: RecapOnce;
+}
 
 export const EMPTY_TRANSCRIPT = 'Cannot generate a summary: the transcript is empty.';
 export const ACTIVE_SESSION =
@@ -16,11 +24,11 @@ export const ACTIVE_SESSION =
 
 /**
  * Summarises one session and stores it with 'done', or leaves 'failed' behind when the engine
- * fails, so the session cards can tell. Shared by the button and the automatic summary.
+ * fails, so the session cards can tell. Shared by the button and the automatic summary; a
+ * version of the content already recapped (or being recapped) is not sent to the model again.
  */
 export async function summarizeAndStore(
-  bus: Bus,
-  engine: AiEngine,
+  { bus, engine, recaps }: SessionSummaryDeps,
   ownerId: string,
   t: TranscriptWithContent,
   opts: { automatic?: boolean; retry?: RateLimitRetry } = {},
@@ -30,10 +38,12 @@ export async function summarizeAndStore(
   try {
     const ctx = { userId: ownerId, type: 'session_summary' as const, automatic: opts.automatic };
     const characters = await groupCharacters(bus, ownerId, t.group_id);
-    const input = { name: t.name, transcript: t.content, characters };
-    text = opts.retry
-      ? await withRateLimitRetry(() => engine.summarizeSession(ctx, input), opts.retry)
-      : await engine.summarizeSession(ctx, input);
+    const input = { id: t.id, name: t.name, transcript: t.content, characters };
+    const make = () =>
+      opts.retry
+        ? withRateLimitRetry(() => engine.summarizeSession(ctx, input), opts.retry)
+        : engine.summarizeSession(ctx, input);
+    text = await recaps.get(ownerId, t.id, recapVersion(engine.model, t, characters), make);
   } catch (err) {
     await call(bus, setSummaryStatusRpc, { owner_id: ownerId, id: t.id, status: 'failed' });
     throw asServiceError(err);
@@ -82,10 +92,10 @@ export async function withRateLimitRetry<T>(work: () => Promise<T>, retry: RateL
 
 /** svc.summary.generate-session: the viewer's 'Generate Summary' and 'Regenerate'. */
 export const generateSession =
-  (bus: Bus, engine: AiEngine) =>
+  (deps: SessionSummaryDeps) =>
   async (req: RpcRequest<typeof generateSessionSummaryRpc>): Promise<GeneratedSummary> => {
-    const t = await readTranscript(bus, req.owner_id, req.id);
+    const t = await readTranscript(deps.bus, req.owner_id, req.id);
     if (t.status === 'active') throw new ServiceError('conflict', ACTIVE_SESSION);
     if (!t.content.trim()) throw new ServiceError('bad_request', EMPTY_TRANSCRIPT);
-    return summarizeAndStore(bus, engine, req.owner_id, t);
+    return summarizeAndStore(deps, req.owner_id, t);
   };

@@ -20,6 +20,7 @@ import { openServiceTestbed, type ServiceTestbed } from '@chronicler/kit/testing
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onReadyForSummary } from '../consumers/ready-for-summary.ts';
 import { SummaryStore } from '../db/store.ts';
+import { RecapOnce } from '../recap-once.ts';
 import {
   AUTOMATIC_OFF,
   checkGroup,
@@ -274,7 +275,8 @@ describe('evt.transcript.ready-for-summary', () => {
     deliveryCount,
     working: () => undefined,
   });
-  const consume = () => onReadyForSummary(bed.bus, engine, logger);
+  const consume = () =>
+    onReadyForSummary({ bus: bed.bus, engine, recaps: new RecapOnce(store, coord) }, logger);
 
   it('summarises a claimed session once and stores it; a redelivery finds nothing to claim', async () => {
     const owner = randomUUID();

@@ -1,8 +1,14 @@
-import { EMERGENCY_ADVENTURE_MESSAGE, type ChatMessage } from '@chronicler/contracts';
+import {
+  EMERGENCY_ADVENTURE_MESSAGE,
+  isOfflineAiText,
+  withoutOfflineMarker,
+  type ChatMessage,
+} from '@chronicler/contracts';
 import { useCallback, useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import toast from 'react-hot-toast';
 import ReactMarkdown from 'react-markdown';
 import { CloseIcon } from '../../components/icons.tsx';
+import { OfflineNotice } from '../../components/OfflineNotice.tsx';
 import { openChatSocket, type ChatSocket } from '../../realtime/chat-socket.ts';
 import './chat.css';
 
@@ -33,7 +39,7 @@ function MessageBubble({ message }: { message: ChatMessage }) {
     <li className={`chat-message chat-message-${message.role}`} data-role={message.role}>
       {message.role === 'assistant' ? (
         <div className="chat-markdown">
-          <ReactMarkdown>{message.content}</ReactMarkdown>
+          <ReactMarkdown skipHtml>{withoutOfflineMarker(message.content)}</ReactMarkdown>
         </div>
       ) : (
         <p className="chat-plain">{message.content}</p>
@@ -193,6 +199,9 @@ function ChatPanel({ transcriptId, onClose }: ChatPanelProps) {
 
       <div className="chat-drawer-body" ref={listRef}>
         {body}
+        {messages.some((m) => m.role === 'assistant' && isOfflineAiText(m.content)) ? (
+          <OfflineNotice what="answers" />
+        ) : null}
         {messages.length > 0 ? (
           <ol className="chat-messages" aria-label="Messages" aria-live="polite">
             {messages.map((message, index) => (

@@ -1,5 +1,7 @@
 import { useEffect, useId, useRef, type KeyboardEvent } from 'react';
+import { isOfflineAiText, withoutOfflineMarker } from '@chronicler/contracts';
 import ReactMarkdown from 'react-markdown';
+import { OfflineNotice } from '../../components/OfflineNotice.tsx';
 import { SendIcon } from '../../components/icons.tsx';
 import type { ShownMessage } from './use-planning-chat.ts';
 
@@ -35,9 +37,16 @@ export function PlanningChat(props: {
             AI edits it directly.
           </p>
         ) : null}
+        {messages.some((m) => m.role === 'assistant' && isOfflineAiText(m.content)) ? (
+          <OfflineNotice what="answers" />
+        ) : null}
         {messages.map((m) => (
           <div key={m.id} className={`planning-message is-${m.role}`}>
-            {m.role === 'assistant' ? <ReactMarkdown>{m.content}</ReactMarkdown> : <p>{m.content}</p>}
+            {m.role === 'assistant' ? (
+              <ReactMarkdown skipHtml>{withoutOfflineMarker(m.content)}</ReactMarkdown>
+            ) : (
+              <p>{m.content}</p>
+            )}
           </div>
         ))}
         {waiting ? (

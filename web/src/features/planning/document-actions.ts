@@ -142,7 +142,14 @@ export function applyDocumentAction(
       range = findText(editor, original);
     }
     if (!range) throw new Error(REPLACE_FAILED);
-    editor.chain().focus().insertContentAt(range, html).run();
+    // One line for text within one paragraph replaces exactly that text, inline: as a block it
+    // would split the paragraph around it ("The / ogres / guard the bridge").
+    const line = action.aiContent.trim();
+    const inline =
+      !line.includes('\n') &&
+      editor.state.doc.resolve(range.from).sameParent(editor.state.doc.resolve(range.to));
+    if (inline && line) editor.chain().focus().insertContentAt(range, { type: 'text', text: line }).run();
+    else editor.chain().focus().insertContentAt(range, html).run();
     return;
   }
   if (action.actionHint === 'insertAtCursor') {

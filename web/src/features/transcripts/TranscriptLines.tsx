@@ -21,6 +21,7 @@ import {
   speakersOf,
   type ViewLine,
 } from './transcript-view.ts';
+import { useTimeHash } from './use-time-hash.ts';
 
 /**
  * Up to this many lines every row is rendered (the browser's own find and a whole-page copy
@@ -354,6 +355,7 @@ export function TranscriptLines({
     scrollToRow(index, 'start');
     return null;
   };
+  useTimeHash(jumpToTime, rows.length > 0);
 
   // A filter change keeps the reader at the same moment of the session: the first line shown
   // at or after the time of the line that was at the top of the box.

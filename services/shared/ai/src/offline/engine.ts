@@ -1,7 +1,9 @@
 /**
- * The built-in engine used when no model is configured, so a fresh install has working AI:
- * extractive session summaries, campaign summaries from session summaries, chat answers that
- * quote the transcript with times, and planning replies from the campaign's open threads.
+ * The built-in fallback used when no model is configured: it writes nothing of its own. A
+ * session gets a digest (key moments quoted with their times, people and places by how often
+ * and how they are named, questions left open), a campaign one built from its sessions'
+ * summaries, chat the transcript passages that best match the question, planning the open
+ * threads of the sessions. Every text starts with the offline marker, for the app's notice.
  * Requests a user makes count against the same per-user rate limit (automatic ones do not: they
  * cost nothing); each is recorded in the usage ledger (model 'offline', cost 0) so usage
  * numbers stay true.
@@ -20,7 +22,6 @@ import type {
 import { enforceAiRateLimit, recordAiRequest } from '../usage.ts';
 import { runOffline } from './pool.ts';
 import type { OfflineTask } from './tasks.ts';
-import { estimateTokens } from './text.ts';
 
 export class OfflineEngine implements AiEngine {
   readonly kind = 'offline' as const;
@@ -105,3 +106,6 @@ export class OfflineEngine implements AiEngine {
 function historySize(history: ChatMessage[]): number {
   return history.reduce((n, m) => n + m.content.length, 0);
 }
+
+/** About 4 characters per token: the usage ledger's count for text no tokenizer saw. */
+const estimateTokens = (chars: number): number => Math.ceil(chars / 4);

@@ -1,13 +1,13 @@
 /**
- * The offline engine's work as plain data in, text out: what the worker threads run (and the
- * main thread, when AI_OFFLINE_THREADS is 0). A 4-hour transcript takes the engine from half a
- * second (a summary) to seconds (an answer) of CPU: on the main thread that would stall every
- * request and live socket of the process meanwhile.
+ * The offline fallback's work as plain data in, text out: what the worker threads run (and the
+ * main thread, when AI_OFFLINE_THREADS is 0). Indexing a 4-hour transcript takes a second of
+ * CPU, kept off the thread that serves requests and live sockets.
  */
 import type { AnswerInput, CampaignSummaryInput, PlanInput, SessionSummaryInput } from '../engine.ts';
 import { answerText } from './answer.ts';
+import { campaignDigest } from './campaign.ts';
+import { sessionDigest } from './digest.ts';
 import { planText } from './plan.ts';
-import { summarizeCampaignText, summarizeSessionText } from './summarize.ts';
 
 export type OfflineTask =
   | { kind: 'session'; input: SessionSummaryInput }
@@ -18,11 +18,9 @@ export type OfflineTask =
 export function runOfflineTask(task: OfflineTask): string {
   switch (task.kind) {
     case 'session':
-      return summarizeSessionText(task.input.name, task.input.transcript, {
-        characters: task.input.characters,
-      });
+      return sessionDigest(task.input);
     case 'campaign':
-      return summarizeCampaignText(task.input.name, task.input.sessions, task.input.characters);
+      return campaignDigest(task.input);
     case 'answer':
       return answerText(task.input);
     case 'plan':

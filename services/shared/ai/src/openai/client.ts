@@ -14,7 +14,27 @@ export interface ChatRequest {
   temperature?: number;
   /** Ask for a JSON object (response_format json_object); the messages must mention JSON. */
   json?: boolean;
+  /** Ask for output matching a JSON schema (response_format json_schema, strict). */
+  schema?: { name: string; schema: unknown };
+  /** The answer's token limit, as the server names it (max_tokens or max_completion_tokens). */
+  outputLimit?: { max_tokens?: number; max_completion_tokens?: number };
   signal?: AbortSignal;
+}
+
+function responseFormat(req: ChatRequest) {
+  if (req.schema) {
+    return {
+      response_format: {
+        type: 'json_schema' as const,
+        json_schema: {
+          name: req.schema.name,
+          schema: req.schema.schema as Record<string, unknown>,
+          strict: true,
+        },
+      },
+    };
+  }
+  return req.json ? { response_format: { type: 'json_object' as const } } : {};
 }
 
 export interface ChatResult {
@@ -55,7 +75,8 @@ export async function completeChat(client: OpenAI, req: ChatRequest): Promise<Ch
         model: req.model,
         messages: req.messages,
         ...(req.temperature === undefined ? {} : { temperature: req.temperature }),
-        ...(req.json ? { response_format: { type: 'json_object' as const } } : {}),
+        ...responseFormat(req),
+        ...req.outputLimit,
       },
       { signal: req.signal },
     );
@@ -82,7 +103,7 @@ export async function* streamChat(client: OpenAI, req: ChatRequest): AsyncGenera
         stream: true,
         stream_options: { include_usage: true },
         ...(req.temperature === undefined ? {} : { temperature: req.temperature }),
-        ...(req.json ? { response_format: { type: 'json_object' as const } } : {}),
+        ...responseFormat(req),
       },
       { signal: req.signal },
     );

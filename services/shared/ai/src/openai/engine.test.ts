@@ -14,13 +14,9 @@ import { estimateCostUsd } from '../cost.ts';
 import { createAiEngine } from '../create.ts';
 import { AiRateLimitedError, AiUnavailableError, type AiRequestContext } from '../engine.ts';
 import { createOpenAiClient, streamChat } from './client.ts';
-import { chunkAtLines, OpenAiEngine } from './engine.ts';
-import {
-  CHAT_INSTRUCTIONS,
-  MERGE_SUMMARY_INSTRUCTIONS,
-  PART_SUMMARY_INSTRUCTIONS,
-  SESSION_SUMMARY_SECTIONS,
-} from './prompts.ts';
+import { RECAP_SECTIONS } from '../recap/render.ts';
+import { OpenAiEngine } from './engine.ts';
+import { CHAT_INSTRUCTIONS, PART_NOTES_INSTRUCTIONS, RECAP_INSTRUCTIONS } from './prompts.ts';
 
 /** A transcript of at least `chars` characters from CRD3 episodes, cut at a line boundary. */
 function longTranscript(chars: number): string {
@@ -113,85 +109,153 @@ describe('OpenAiEngine against an OpenAI-compatible peer', () => {
     ).toBe('offline');
   });
 
-  it('summarises a transcript that fits the context in one request', async () => {
-    const transcript = crd3Transcript('C1E001', { timed: true, maxChars: 20_000 });
-    peer.answers.push('The party met in a tavern.');
-    const summary = await engineWith().summarizeSession(ctx('session_summary'), {
-      name: 'Session 1',
-      transcript,
+  const recapJson = (over: Record<string, unknown> = {}) =>
+    JSON.stringify({
+      story: ['The party meets Hedda at the mill.'],
+      key_moments: [{ time: '00:00:10', text: 'Hedda asks for help' }],
+      people: [
+        { name: 'Hedda', note: 'the miller' },
+        { name: 'Fjord', note: 'a party member the model listed anyway' },
+      ],
+      places: [{ name: 'Millbrook', note: 'the village' }],
+      loot: ['forty silver'],
+      threads: ['Who took the crown?'],
+      quotes: [{ time: '00:00:20', speaker: 'GM', text: 'Roll for it.' }],
+      ...over,
     });
-    expect(summary).toBe('The party met in a tavern.');
-    expect(peer.requests).toHaveLength(1);
-    const [req] = peer.requests;
-    expect(req!.model).toBe('peer-model-1');
-    expect(req!.authorization).toBe(`Bearer ${peer.apiKey}`);
-    expect(req!.messages[1]!.content).toContain(transcript);
-    const [record] = await newRecords(1);
-    expect(record).toMatchObject({
-      user_id: testUser,
-      request_type: 'session_summary',
-      model: 'peer-model-1',
-      input_tokens: req!.promptTokens,
-      output_tokens: peerTokens('The party met in a tavern.'),
-      success: true,
-    });
-  });
 
-  it('asks for the sections a game master uses, time links out of the prose, and names who is who', async () => {
+  it('recaps a transcript that fits the context in one structured request, with time links and NPCs only', async () => {
     const transcript = crd3Transcript('C2E003', { timed: true, maxChars: 20_000 });
-    peer.answers.push('### What happened\n- The party meets. [[00:00:10]](#t=00:00:10)');
-    await engineWith().summarizeSession(ctx('session_summary'), {
+    peer.answers.push(recapJson());
+    const summary = await engineWith().summarizeSession(ctx('session_summary'), {
+      id: 's-1',
       name: 'Session 3',
       transcript,
       characters: [{ speaker: 'TRAVIS', character: 'Fjord' }],
     });
+    expect(peer.requests).toHaveLength(1);
     const [req] = peer.requests;
-    for (const heading of SESSION_SUMMARY_SECTIONS) expect(req!.messages[0]!.content).toContain(heading);
-    expect(req!.messages[0]!.content).toContain('[[HH:MM:SS]](#t=HH:MM:SS)');
+    expect(req!.responseFormat).toBe('json_schema');
+    expect(req!.maxTokens).toBeGreaterThan(0);
+    expect(req!.messages[1]!.content).toContain(transcript);
     expect(req!.messages[1]!.content).toContain('TRAVIS: Fjord');
-    // The map costs a line, not a second copy of anything: the request stays the transcript's size.
-    expect(req!.promptTokens).toBeLessThan(
-      peerTokens(transcript) + peerTokens(req!.messages[0]!.content) + 100,
-    );
+    for (const heading of RECAP_SECTIONS) expect(summary).toContain(heading);
+    expect(summary).toContain('Hedda asks for help [[00:00:10]](/sessions/s-1#t=00:00:10)');
+    expect(summary).toContain('**Hedda**: the miller');
+    expect(summary).not.toContain('**Fjord**');
+    const [record] = await newRecords(1);
+    expect(record).toMatchObject({
+      request_type: 'session_summary',
+      input_tokens: req!.promptTokens,
+      success: true,
+    });
+  });
 
-    peer.answers.push('### Story so far\n- ...');
-    await engineWith().summarizeCampaign(ctx('campaign_summary'), {
+  it.each([6_000, 8_000])(
+    'recaps a 4-hour session on a server reporting a %i-token context in several requests, none over it, keeping the map step’s times',
+    async (contextTokens) => {
+      peer.modelInfo = { flavour: 'vllm', contextTokens, numCtx: null, loadedContext: null };
+      try {
+        const transcript = crd3Transcript('C1E005', { timed: true, secondsPerTurn: 5 });
+        expect(transcript.split('\n').at(-1)).toMatch(/^\[0[4-9]:/);
+        const engine = engineWith({ OPENAI_CONTEXT_TOKENS: undefined });
+        expect((await engine.ready()).tokens).toBe(contextTokens);
+        const summary = await engine.summarizeSession(ctx('session_summary'), {
+          id: 'long',
+          name: 'Long one',
+          transcript,
+        });
+        expect(peer.requests.length).toBeGreaterThan(3);
+        for (const r of peer.requests) {
+          expect(r.status).toBe(200);
+          expect(r.overContext).toBe(false);
+          expect(r.promptTokens + (r.maxTokens ?? 0)).toBeLessThanOrEqual(contextTokens);
+        }
+        // The map step saw every line, in order, in chunks that overlap.
+        const maps = peer.requests.filter((r) => r.messages[0]!.content.startsWith(PART_NOTES_INSTRUCTIONS));
+        expect(maps.length).toBeGreaterThan(2);
+        const seen = maps.map((r) => r.messages[1]!.content).join('\n');
+        for (const line of transcript.split('\n').filter((_, i) => i % 97 === 0))
+          expect(seen).toContain(line);
+        expect(
+          maps.filter((r) =>
+            r.messages[1]!.content.includes('(overlap, already noted with the previous part)'),
+          ).length,
+        ).toBeGreaterThan(1);
+        // The reduce got the times the map step noted, and the recap links them.
+        const reduce = peer.requests.at(-1)!;
+        expect(reduce.messages[0]!.content.startsWith(RECAP_INSTRUCTIONS)).toBe(true);
+        const noted = /\n- \[(\d\d:\d\d:\d\d)\] /.exec(reduce.messages[1]!.content)![1]!;
+        expect(summary).toContain(`[[${noted}]](/sessions/long#t=${noted})`);
+        expect(await newRecords(peer.requests.length)).toHaveLength(peer.requests.length);
+      } finally {
+        peer.modelInfo = { flavour: 'vllm', contextTokens: 128_000, numCtx: null, loadedContext: null };
+      }
+    },
+  );
+
+  it('repairs an invalid structured answer once, and refuses cleanly when it is still invalid', async () => {
+    const transcript = crd3Transcript('C1E001', { timed: true, maxChars: 5_000 });
+    const input = { name: 'S', transcript };
+    peer.answers.push('{"story": "not a list"', recapJson());
+    const summary = await engineWith().summarizeSession(ctx('session_summary'), input);
+    expect(summary).toContain('### Story\nThe party meets Hedda at the mill.');
+    expect(peer.requests).toHaveLength(2);
+    expect(peer.requests[1]!.messages[0]!.content).toMatch(/^The JSON below was meant to match the schema/);
+    expect(peer.requests[1]!.messages[1]!.content).toContain('{"story": "not a list"');
+
+    peer.requests.length = 0;
+    peer.answers.push('no JSON at all', JSON.stringify({ story: 'still wrong' }));
+    await expect(engineWith().summarizeSession(ctx('session_summary'), input)).rejects.toThrow(
+      /did not return a valid session_recap after one repair try/,
+    );
+    expect(peer.requests).toHaveLength(2);
+  });
+
+  it('falls back to json_object for a server that refuses json_schema output', async () => {
+    const engine = engineWith();
+    peer.failures.push({ status: 400, message: "response_format type 'json_schema' is not supported" });
+    peer.answers.push(recapJson());
+    const summary = await engine.summarizeSession(ctx('session_summary'), {
+      name: 'S',
+      transcript: '[00:00:01] GM: Hello.',
+    });
+    expect(summary).toContain('### Key moments');
+    expect(peer.requests.map((r) => r.responseFormat)).toEqual(['json_schema', 'json_object']);
+    expect(peer.requests[1]!.messages[0]!.content).toContain('"session_recap"');
+  });
+
+  it('writes a campaign recap from session recaps: the party from the map, a linked line per session', async () => {
+    peer.answers.push(
+      JSON.stringify({
+        story: ['Fjord and friends chase the crown.'],
+        people: [
+          { name: 'Hedda', note: 'miller' },
+          { name: 'Fjord', note: 'wrongly here' },
+        ],
+        places: [],
+        threads: ['The new moon'],
+        sessions: [{ number: 1, line: 'The mill.' }],
+      }),
+    );
+    const text = await engineWith().summarizeCampaign(ctx('campaign_summary'), {
       name: 'Nein',
-      sessions: [{ name: 'S1', date: '2018-01-25T00:00:00Z', summary: 'Fjord rides to Alfield.' }],
+      sessions: [
+        {
+          id: 'abc',
+          name: 'S1',
+          date: '2018-01-25T00:00:00Z',
+          summary: '### Story\nFjord rides to Alfield.',
+        },
+      ],
       characters: [{ speaker: 'TRAVIS', character: 'Fjord' }],
     });
-    const campaign = peer.requests[1]!;
-    expect(campaign.messages[0]!.content).toMatch(/### Characters[\s\S]*never listed as a place/);
-    expect(campaign.messages[1]!.content).toContain('TRAVIS: Fjord');
-  });
-
-  it('summarises a transcript longer than the context by map-reduce at line boundaries', async () => {
-    const transcript = crd3Transcript('C1E005', { timed: true, maxChars: 60_000 });
-    const engine = engineWith({ OPENAI_CONTEXT_TOKENS: 6_000 });
-    const summary = await engine.summarizeSession(ctx('session_summary'), { name: 'Long one', transcript });
-    const parts = peer.requests.filter((r) => r.messages[0]!.content === PART_SUMMARY_INSTRUCTIONS);
-    const merges = peer.requests.filter((r) => r.messages[0]!.content === MERGE_SUMMARY_INSTRUCTIONS);
-    expect(parts.length).toBeGreaterThanOrEqual(3);
-    expect(merges).toHaveLength(1);
-    expect(peer.requests).toHaveLength(parts.length + 1);
-    // Every request fits the 6,000-token context with room for the answer.
-    for (const r of peer.requests) expect(r.promptTokens).toBeLessThanOrEqual(6_000 - 1_500);
-    // The parts are the transcript, cut between lines, in order.
-    const bodies = parts
-      .map((r) => r.messages[1]!.content)
-      .sort((a, b) => Number(/part (\d+) of/.exec(a)![1]) - Number(/part (\d+) of/.exec(b)![1]))
-      .map((c) => c.slice(c.indexOf(` of ${parts.length})\n`) + ` of ${parts.length})\n`.length));
-    expect(bodies.join('\n')).toBe(transcript);
-    for (const b of bodies) expect(b).toMatch(/^\[\d\d:\d\d:\d\d\] /);
-    // The merge sees every part's summary and its answer is the summary.
-    expect(merges[0]!.messages[1]!.content).toContain('Part 1:\nAnswer ');
-    expect(summary).toMatch(/^Answer [0-9a-f]{12} to \d+ characters\.$/);
-    expect(await newRecords(parts.length + 1)).toHaveLength(parts.length + 1);
-  });
-
-  it('splits text at line boundaries, cutting only a line longer than a chunk', () => {
-    expect(chunkAtLines('aaaa\nbbbb\ncc', 9)).toEqual(['aaaa\nbbbb', 'cc']);
-    expect(chunkAtLines('abcdefghij\nk', 4)).toEqual(['abcd', 'efgh', 'ij\nk']);
+    expect(peer.requests[0]!.messages[1]!.content).toContain(
+      'Session 1: S1 (2018-01-25)\n### Story\nFjord rides to Alfield.',
+    );
+    expect(text).toContain('### The party\n- **Fjord** (TRAVIS)');
+    expect(text).toContain('### People met\n- **Hedda**: miller\n\n');
+    expect(text).toContain('- [S1](/sessions/abc) (2018-01-25): The mill.');
   });
 
   it('sends at most a tenth of a 500,000-character transcript for a chat turn, with a fixed prefix', async () => {
@@ -424,9 +488,13 @@ describe('OpenAiEngine against an OpenAI-compatible peer', () => {
     peer.sendUsage = false;
     peer.answers.push('x'.repeat(4_000));
     const engine = engineWith({ AI_PRICE_INPUT_PER_MILLION_USD: 2, AI_PRICE_OUTPUT_PER_MILLION_USD: 8 });
-    await engine.summarizeCampaign(ctx('campaign_summary'), {
-      name: 'C',
+    await engine.plan(ctx('planning'), {
+      groupName: 'C',
       sessions: [{ name: 'One', date: '2026-01-01T00:00:00.000Z', summary: 's'.repeat(40_000) }],
+      campaignSummary: '',
+      history: [],
+      message: 'Ideas?',
+      editor: null,
     });
     const [record] = await newRecords(1);
     expect(record!.output_tokens).toBe(1_000);
@@ -435,7 +503,7 @@ describe('OpenAiEngine against an OpenAI-compatible peer', () => {
     expect(record!.estimated_cost_usd).toBe(
       estimateCostUsd(record!.input_tokens, 1_000, { inputPerMillionUsd: 2, outputPerMillionUsd: 8 }),
     );
-    expect(record).toMatchObject({ user_id: testUser, request_type: 'campaign_summary', success: true });
+    expect(record).toMatchObject({ user_id: testUser, request_type: 'planning', success: true });
     expect(Number.isNaN(Date.parse(record!.created_at))).toBe(false);
     expect(record!.record_id).toMatch(/^[0-9a-f-]{36}$/);
   });

@@ -22,18 +22,26 @@ import {
   streamChat,
   type ChatResult,
 } from './client.ts';
+import type { TSchema } from '@sinclair/typebox';
+import type { StructuredShape } from '../recap/schema.ts';
+import { discoverContext, type ModelContext } from './context.ts';
 import {
-  CAMPAIGN_SUMMARY_INSTRUCTIONS,
   CHAT_INSTRUCTIONS,
   editorBlock,
-  MERGE_SUMMARY_INSTRUCTIONS,
-  PART_SUMMARY_INSTRUCTIONS,
   PLANNING_INSTRUCTIONS,
   PLANNING_JSON_INSTRUCTIONS,
-  SESSION_SUMMARY_INSTRUCTIONS,
   whoIsWhoBlock,
   sessionsBlock,
 } from './prompts.ts';
+import { campaignRecap, sessionRecap } from './recap.ts';
+import type { ModelPort } from './structured.ts';
+import {
+  countMessages,
+  estimateCounter,
+  openAiEncodingOf,
+  tokenCounterFor,
+  type TokenCounter,
+} from './tokens.ts';
 
 /**
  * Chat on a long transcript sends the passages relevant to the question, never the whole
@@ -45,19 +53,25 @@ export const CHAT_PASSAGE_MAX_CHARS = 36_000;
 export const CHAT_HISTORY_MAX_CHARS = 6_000;
 /** Turns of earlier user questions added to the passage query (follow-ups name no topic). */
 const QUERY_USER_TURNS = 2;
-/** Parallel model calls of one map-reduce summary (each is rate limited and recorded). */
-const MAP_CONCURRENCY = 4;
-/** Merge rounds before a summary that will not shrink to the context is given up. */
-const MAX_MERGE_ROUNDS = 6;
 const DEFAULT_TEMPERATURE = 0.7;
 const ACTION_HINTS = new Set(['replaceSelection', 'insertAtCursor', 'append']);
 
-type CallOptions = { json?: boolean; temperature?: number };
+type CallOptions = {
+  json?: boolean;
+  temperature?: number;
+  shape?: StructuredShape<TSchema>;
+  maxTokens?: number;
+};
 
-export class OpenAiEngine implements AiEngine {
+export class OpenAiEngine implements AiEngine, ModelPort {
   readonly kind = 'openai' as const;
   readonly model: string;
   private readonly client: OpenAI;
+  private context: ModelContext | null = null;
+  private tokens: TokenCounter = estimateCounter;
+  private starting: Promise<ModelContext> | null = null;
+  /** False once the server refused a json_schema response_format: json_object from then on. */
+  private schemaSupported = true;
 
   constructor(
     private readonly config: AiConfig,
@@ -68,48 +82,63 @@ export class OpenAiEngine implements AiEngine {
     this.client = createOpenAiClient(config);
   }
 
-  /** Tokens kept free for the model's answer within OPENAI_CONTEXT_TOKENS. */
-  private get answerReserveTokens(): number {
-    return Math.min(4_096, Math.floor(this.config.OPENAI_CONTEXT_TOKENS / 4));
+  /**
+   * Learns the model's context (OPENAI_CONTEXT_TOKENS, else the server's own word) and loads its
+   * tokenizer, once; every request waits for it. The services call it at start to log it.
+   */
+  ready(): Promise<ModelContext> {
+    this.starting ??= (async () => {
+      this.tokens = await tokenCounterFor(this.model);
+      this.context = await discoverContext(this.client, this.model, this.config.OPENAI_CONTEXT_TOKENS);
+      return this.context;
+    })();
+    return this.starting;
+  }
+
+  get counter(): TokenCounter {
+    return this.tokens;
+  }
+
+  get contextTokens(): number {
+    return this.context?.tokens ?? 0;
+  }
+
+  /** Tokens kept free for the model's answer (and sent as its output limit on structured requests). */
+  get answerTokens(): number {
+    return Math.min(4_096, Math.floor(this.contextTokens / 4));
   }
 
   /** Prompt tokens one request may use. */
   private get promptBudgetTokens(): number {
-    return this.config.OPENAI_CONTEXT_TOKENS - this.answerReserveTokens;
+    return this.contextTokens - this.answerTokens - 32;
   }
 
   /** Whether a system + user prompt fits the context with room for the answer. */
   fitsContext(instructions: string, content: string): boolean {
-    return estimateMessagesTokens([system(instructions), user(content)]) <= this.promptBudgetTokens;
-  }
-
-  /** Characters of text per map-reduce chunk, with a margin for the 4-chars-per-token guess. */
-  private chunkChars(instructions: string, header: string): number {
-    const free = this.promptBudgetTokens - estimateTokens(instructions) - estimateTokens(header) - 64;
-    return Math.max(1_000, Math.floor(free * 4 * 0.85));
+    return countMessages(this.tokens, [system(instructions), user(content)]) <= this.promptBudgetTokens;
   }
 
   async summarizeSession(ctx: AiRequestContext, input: SessionSummaryInput): Promise<string> {
-    return this.summarize(ctx, {
-      instructions: SESSION_SUMMARY_INSTRUCTIONS,
-      header: `Session: ${input.name}\n\n${whoIsWhoBlock(input.characters)}Transcript:\n`,
-      text: input.transcript,
-      partInstructions: PART_SUMMARY_INSTRUCTIONS,
-      mergeInstructions: MERGE_SUMMARY_INSTRUCTIONS,
-    });
+    await this.ready();
+    return sessionRecap(this, ctx, input);
   }
 
   async summarizeCampaign(ctx: AiRequestContext, input: CampaignSummaryInput): Promise<string> {
-    return this.summarize(ctx, {
-      instructions: CAMPAIGN_SUMMARY_INSTRUCTIONS,
-      header: `Campaign: ${input.name}\n\n${whoIsWhoBlock(input.characters)}Session summaries, oldest first:\n`,
-      text: sessionsBlock(input.sessions),
-      partInstructions: CAMPAIGN_SUMMARY_INSTRUCTIONS,
-      mergeInstructions: CAMPAIGN_SUMMARY_INSTRUCTIONS,
-    });
+    await this.ready();
+    return campaignRecap(this, ctx, input);
+  }
+
+  /** One request of a recap step (ModelPort). */
+  complete(
+    ctx: AiRequestContext,
+    messages: ChatMessage[],
+    opts: { shape?: StructuredShape<TSchema>; maxTokens?: number },
+  ): Promise<string> {
+    return this.call(ctx, messages, { ...opts, temperature: 0.2 });
   }
 
   async answer(ctx: AiRequestContext, input: AnswerInput): Promise<string> {
+    await this.ready();
     return this.call(ctx, this.answerMessages(input), {
       temperature: input.temperature ?? DEFAULT_TEMPERATURE,
     });
@@ -121,6 +150,7 @@ export class OpenAiEngine implements AiEngine {
    * reading early).
    */
   async *streamAnswer(ctx: AiRequestContext, input: AnswerInput): AsyncGenerator<string, string> {
+    await this.ready();
     const messages = this.answerMessages(input);
     await enforceAiRateLimit(this.deps.coord, this.config, ctx.userId);
     const started = performance.now();
@@ -166,7 +196,10 @@ export class OpenAiEngine implements AiEngine {
     const head = `${CHAT_INSTRUCTIONS}\n\nSession: ${input.transcriptName}\n\n${whoIsWhoBlock(input.characters)}`;
     const fixedChars =
       head.length + input.question.length + history.reduce((n, m) => n + m.content.length, 0) + 64;
-    const room = Math.floor(this.promptBudgetTokens * 4 * 0.9) - fixedChars;
+    // Characters per token of this model's text, measured on the transcript's start.
+    const sample = input.transcript.slice(0, 4_000);
+    const charsPerToken = sample.length > 0 ? sample.length / Math.max(1, this.tokens.count(sample)) : 3;
+    const room = Math.floor(this.promptBudgetTokens * charsPerToken * 0.9) - fixedChars;
     const maxChars = Math.max(1_000, Math.min(CHAT_PASSAGE_MAX_CHARS, room));
     let body: string;
     if (input.transcript.length <= maxChars) {
@@ -186,6 +219,7 @@ export class OpenAiEngine implements AiEngine {
   }
 
   async plan(ctx: AiRequestContext, input: PlanInput): Promise<string> {
+    await this.ready();
     const editorText = input.editor ? editorBlock(input.editor) : '';
     const contextOf = (sessions: SessionDigest[], campaignSummary: string) =>
       `Campaign: ${input.groupName}\n\n${whoIsWhoBlock(input.characters)}Campaign summary:\n${campaignSummary.trim() || 'None yet.'}\n\n` +
@@ -221,45 +255,6 @@ export class OpenAiEngine implements AiEngine {
     return input.editor ? planningReply(text) : text;
   }
 
-  private async summarize(
-    ctx: AiRequestContext,
-    p: {
-      instructions: string;
-      header: string;
-      text: string;
-      partInstructions: string;
-      mergeInstructions: string;
-    },
-  ): Promise<string> {
-    if (this.fitsContext(p.instructions, p.header + p.text)) {
-      return this.call(ctx, [system(p.instructions), user(p.header + p.text)]);
-    }
-    const chunks = chunkAtLines(p.text, this.chunkChars(p.partInstructions, p.header));
-    let parts = await mapLimit(chunks, MAP_CONCURRENCY, (chunk, i) =>
-      this.call(ctx, [
-        system(p.partInstructions),
-        user(`${p.header.replace(/\n+$/, '')} (part ${i + 1} of ${chunks.length})\n${chunk}`),
-      ]),
-    );
-    for (let round = 0; round < MAX_MERGE_ROUNDS; round++) {
-      const joined = parts.map((s, i) => `Part ${i + 1}:\n${s.trim()}`).join('\n\n');
-      const mergeHeader = `${p.header.split('\n')[0]}\n\nSummaries of its parts, in order:\n`;
-      if (this.fitsContext(p.mergeInstructions, mergeHeader + joined) || parts.length === 1) {
-        return this.call(ctx, [
-          system(p.mergeInstructions),
-          user(mergeHeader + clip(joined, this.chunkChars(p.mergeInstructions, mergeHeader))),
-        ]);
-      }
-      // Too many part summaries for one merge: merge them in groups, then merge the groups.
-      const groups = chunkAtLines(joined, this.chunkChars(p.mergeInstructions, mergeHeader));
-      const merged = await mapLimit(groups, MAP_CONCURRENCY, (group) =>
-        this.call(ctx, [system(p.mergeInstructions), user(mergeHeader + group)]),
-      );
-      parts = merged;
-    }
-    throw new AiUnavailableError('The summary could not be condensed to fit the model context.');
-  }
-
   /** One model call: the user's rate limit first, then one usage record whatever happens. */
   private async call(
     ctx: AiRequestContext,
@@ -270,13 +265,7 @@ export class OpenAiEngine implements AiEngine {
     const started = performance.now();
     let result: ChatResult;
     try {
-      result = await completeChat(this.client, {
-        model: this.model,
-        messages,
-        json: opts.json,
-        temperature: opts.temperature,
-        signal: ctx.signal,
-      });
+      result = await this.completeOnce(messages, opts, ctx.signal);
     } catch (err) {
       await this.record(ctx, started, estimateMessagesTokens(messages), 0, false);
       throw err;
@@ -285,6 +274,38 @@ export class OpenAiEngine implements AiEngine {
     await this.record(ctx, started, result.inputTokens, result.outputTokens, ok);
     if (!ok) throw new AiUnavailableError(`The AI model ${this.model} returned an empty answer.`);
     return result.text;
+  }
+
+  /**
+   * The request as the server takes it: a json_schema response_format while the server accepts
+   * it, else json_object (the schema is in the instructions too); the output limit under the
+   * name OpenAI's own models want.
+   */
+  private async completeOnce(
+    messages: ChatMessage[],
+    opts: CallOptions,
+    signal?: AbortSignal,
+  ): Promise<ChatResult> {
+    const outputLimit =
+      opts.maxTokens === undefined
+        ? {}
+        : openAiEncodingOf(this.model)
+          ? { max_completion_tokens: opts.maxTokens }
+          : { max_tokens: opts.maxTokens };
+    const request = { model: this.model, messages, temperature: opts.temperature, signal, outputLimit };
+    if (opts.shape && this.schemaSupported) {
+      try {
+        return await completeChat(this.client, { ...request, schema: opts.shape });
+      } catch (err) {
+        if (!refusedSchema(err)) throw err;
+        this.schemaSupported = false;
+        this.deps.logger.warn(
+          { model: this.model },
+          'the AI server refused json_schema output; using json_object',
+        );
+      }
+    }
+    return completeChat(this.client, { ...request, json: opts.json || opts.shape !== undefined });
   }
 
   private async record(
@@ -329,48 +350,11 @@ function recentTurns(history: ChatMessage[], maxChars: number): ChatMessage[] {
   return kept;
 }
 
-/** Splits text into pieces of at most maxChars, cutting between lines (a longer line is cut). */
-export function chunkAtLines(text: string, maxChars: number): string[] {
-  const chunks: string[] = [];
-  let current: string[] = [];
-  let size = 0;
-  for (const line of text.split('\n')) {
-    const pieces: string[] = [];
-    for (let at = 0; at === 0 || at < line.length; at += maxChars) pieces.push(line.slice(at, at + maxChars));
-    for (const piece of pieces) {
-      if (current.length > 0 && size + 1 + piece.length > maxChars) {
-        chunks.push(current.join('\n'));
-        current = [];
-        size = 0;
-      }
-      size += (current.length > 0 ? 1 : 0) + piece.length;
-      current.push(piece);
-    }
-  }
-  const last = current.join('\n');
-  if (last.trim()) chunks.push(last);
-  return chunks.filter((c) => c.trim().length > 0);
-}
-
-function clip(text: string, maxChars: number): string {
-  return text.length <= maxChars ? text : text.slice(0, maxChars);
-}
-
-async function mapLimit<T, R>(
-  items: T[],
-  limit: number,
-  fn: (item: T, i: number) => Promise<R>,
-): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i]!, i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
+/** A 400 about response_format: the server has no structured output of the json_schema kind. */
+function refusedSchema(err: unknown): boolean {
+  const cause =
+    err instanceof Error ? (err.cause as { status?: number; message?: string } | undefined) : undefined;
+  return cause?.status === 400 && /response_format|json_schema|schema/i.test(cause.message ?? '');
 }
 
 /**

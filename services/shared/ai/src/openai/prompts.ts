@@ -14,51 +14,37 @@ export const CHAT_INSTRUCTIONS = [
   'light markdown.',
 ].join('\n');
 
-/** The sections of a session summary, the same whoever writes it (the offline engine too). */
-export const SESSION_SUMMARY_SECTIONS = [
-  '### What happened',
-  '### People met',
-  '### Places',
-  '### Loot and rewards',
-  '### Open threads',
-] as const;
-
-const SECTIONS_AND_CITATIONS = [
-  `Use exactly these markdown sections, in this order: ${SESSION_SUMMARY_SECTIONS.map((h) => `"${h}"`).join(', ')}.`,
-  'Under each, bullet points ("- "); write "- None." when the session has nothing for a section.',
-  '"What happened" covers the whole session in order, one bullet per scene, from the start to the',
-  'end, leaving out table talk and any recap of earlier sessions. End each bullet with the times',
-  'of its key moments as links, [[HH:MM:SS]](#t=HH:MM:SS), never inside the sentences. Name',
-  'characters, not the players who voice them (see who is who when given).',
+export const RECAP_INSTRUCTIONS = [
+  'You write the recap of a recorded tabletop role-playing session for its game master. Transcript',
+  'lines look like "[HH:MM:SS] Speaker: text". Fill in: story (a few paragraphs telling what',
+  'happened, in order, naming characters rather than the players who voice them), key_moments (the',
+  'turning points, each with the time it was said, copied from the transcript or notes), people (the',
+  'non-player characters met, never the party: the speakers and the characters they play), places,',
+  'loot (items, money and rewards gained), threads (open questions and hooks for next time) and a',
+  'few memorable quotes with speaker and time. Leave out table talk and recaps of earlier sessions.',
+  'Stick to what the text says; an empty list when there is nothing for a field.',
 ].join('\n');
 
-export const SESSION_SUMMARY_INSTRUCTIONS = [
-  'You summarise recorded tabletop role-playing sessions for the game master and players. Write a',
-  'summary of the session below: what happened, the people met, the places, the loot and rewards',
-  'and the open threads for next time. No preamble. Stick to what the transcript says.',
-  SECTIONS_AND_CITATIONS,
+export const PART_NOTES_INSTRUCTIONS = [
+  'You take notes on one part of a long recorded tabletop role-playing session, for a recap written',
+  'later from the notes of all parts. Transcript lines look like "[HH:MM:SS] Speaker: text". Note',
+  'the events in order, each with the time it happened (copied from the transcript), the people',
+  '(non-player characters), places, loot and rewards, open threads and memorable quotes with speaker',
+  'and time. Lines marked as overlap were noted with the previous part: note them only if needed to',
+  'understand this part. Leave out table talk. Stick to what the transcript says.',
 ].join('\n');
 
-export const PART_SUMMARY_INSTRUCTIONS = [
-  'You summarise one part of a long recorded tabletop role-playing session. Summarise this part',
-  'only: what happened in order, the decisions made, the characters and places that matter, any',
-  'loot or rewards and open questions, with the times ([HH:MM:SS]) of key moments. Bullet points,',
-  'no preamble. Leave out table talk and recaps of earlier sessions. Stick to what the transcript says.',
+export const MERGE_NOTES_INSTRUCTIONS = [
+  'You merge the notes of consecutive parts of one tabletop role-playing session into one set of',
+  'notes, in order, keeping the times of events and quotes as given. Drop repeats; keep what matters',
+  'for a recap. Add nothing the notes do not say.',
 ].join('\n');
 
-export const MERGE_SUMMARY_INSTRUCTIONS = [
-  'You are given the summaries of consecutive parts of one tabletop role-playing session, in',
-  'order. Merge them into one summary of the whole session, covering every part. No preamble,',
-  'and add nothing the summaries do not say.',
-  SECTIONS_AND_CITATIONS,
-].join('\n');
-
-export const CAMPAIGN_SUMMARY_INSTRUCTIONS = [
-  'You summarise a tabletop role-playing campaign from the summaries of its sessions, oldest',
-  'first. Use exactly these markdown sections: "### Story so far" (the main arcs, in order),',
-  '"### Characters" (the party, then the non-player characters who matter, each with a few',
-  'words), "### Places", "### Open threads". A character is never listed as a place. No',
-  'preamble, and add nothing the session summaries do not say.',
+export const CAMPAIGN_RECAP_INSTRUCTIONS = [
+  'You write the recap of a tabletop role-playing campaign from the recaps of its sessions, which',
+  'are numbered, oldest first. Fill in: story (the main arcs so far, a few paragraphs, in order),',
+  'people (the non-player characters who matter, never the party), places, threads (what is still',
+  'open) and sessions (one line per session, by its number). Add nothing the recaps do not say.',
 ].join('\n');
 
 export const PLANNING_INSTRUCTIONS = [
