@@ -21,6 +21,7 @@ import {
   speakersOf,
   type ViewLine,
 } from './transcript-view.ts';
+import { EditableRow, type LineTools } from './tools/EditableRow.tsx';
 
 /**
  * Up to this many lines every row is rendered (the browser's own find and a whole-page copy
@@ -244,6 +245,8 @@ interface TranscriptLinesProps {
   live?: boolean;
   /** The label of the button back to the newest line ('Jump to live' while connected). */
   jumpLabel?: string;
+  /** Edit final lines in place (double-click or the pencil). */
+  lineTools?: LineTools;
 }
 
 /**
@@ -256,6 +259,7 @@ export function TranscriptLines({
   interims = [],
   live = false,
   jumpLabel = 'Jump to latest',
+  lineTools,
 }: TranscriptLinesProps) {
   const [query, setQuery] = useState('');
   const [current, setCurrent] = useState(0);
@@ -300,6 +304,23 @@ export function TranscriptLines({
     [virtualizer, rows.length],
   );
 
+  // Find and Jump bring the line into view in the window too, not only inside the box: the box
+  // can sit below a long summary, where scrolling it alone shows nothing. Once the virtualizer
+  // has rendered the row (next frame), the row is centred in the box and the box in the window.
+  const revealRow = useCallback(
+    (index: number, align: 'start' | 'center') => {
+      scrollToRow(index, align);
+      const reveal = (tries: number) =>
+        requestAnimationFrame(() => {
+          const row = scrollRef.current?.querySelector<HTMLElement>(`[data-index="${index}"]`);
+          if (row) row.scrollIntoView({ block: align === 'start' ? 'nearest' : 'center', inline: 'nearest' });
+          else if (tries > 0) reveal(tries - 1);
+        });
+      reveal(5);
+    },
+    [scrollToRow],
+  );
+
   const followLatest = useCallback(() => {
     followRef.current = true;
     setAtBottom(true);
@@ -324,7 +345,7 @@ export function TranscriptLines({
     const match = matches[index];
     if (!match) return;
     followRef.current = false;
-    scrollToRow(match.line, 'center');
+    revealRow(match.line, 'center');
   };
 
   // A new search goes to its first match (here, not in an effect: new live lines that
@@ -335,7 +356,7 @@ export function TranscriptLines({
     const first = findMatches(rows, value)[0];
     if (first) {
       followRef.current = false;
-      scrollToRow(first.line, 'center');
+      revealRow(first.line, 'center');
     }
   };
 
@@ -351,7 +372,7 @@ export function TranscriptLines({
     if (index === -1) return 'No line at or after that time';
     followRef.current = false;
     setTargetKey(rows[index]!.key);
-    scrollToRow(index, 'start');
+    revealRow(index, 'start');
     return null;
   };
 
@@ -434,6 +455,15 @@ export function TranscriptLines({
             >
               {items.map((item) => {
                 const line = rows[item.index]!;
+                const row = (
+                  <TranscriptRow
+                    line={line}
+                    color={line.speaker === null ? undefined : colors.get(line.speaker)}
+                    query={query}
+                    activeStart={currentMatch?.line === item.index ? currentMatch.start : null}
+                    target={line.key === targetKey}
+                  />
+                );
                 return (
                   <div
                     key={item.key}
@@ -442,13 +472,13 @@ export function TranscriptLines({
                     className="transcript-row"
                     style={{ transform: `translateY(${item.start}px)` }}
                   >
-                    <TranscriptRow
-                      line={line}
-                      color={line.speaker === null ? undefined : colors.get(line.speaker)}
-                      query={query}
-                      activeStart={currentMatch?.line === item.index ? currentMatch.start : null}
-                      target={line.key === targetKey}
-                    />
+                    {lineTools && !line.interim ? (
+                      <EditableRow line={line} tools={lineTools}>
+                        {row}
+                      </EditableRow>
+                    ) : (
+                      row
+                    )}
                   </div>
                 );
               })}
