@@ -313,7 +313,7 @@ export function TranscriptLines({
       const reveal = (tries: number) =>
         requestAnimationFrame(() => {
           const row = scrollRef.current?.querySelector<HTMLElement>(`[data-index="${index}"]`);
-          if (row) row.scrollIntoView({ block: align === 'start' ? 'nearest' : 'center', inline: 'nearest' });
+          if (row) row.scrollIntoView({ block: 'center', inline: 'nearest' });
           else if (tries > 0) reveal(tries - 1);
         });
       reveal(5);

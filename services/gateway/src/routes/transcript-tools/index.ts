@@ -16,11 +16,15 @@ import {
   TranscriptExportQuerySchema,
   UNTIMED_LINES_HEADER,
   type ExportFile,
+  type GroupExportFormat,
+  type IdParams,
+  type TranscriptExportFormat,
 } from '@chronicler/contracts';
 import { call } from '@chronicler/kit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { create as contentDisposition } from 'content-disposition';
-import type { FastifyReply, FastifyInstance } from 'fastify';
+import type { TSchema } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { requireAuth } from '../../plugins/auth.ts';
 
 /** How the OpenAPI document describes a file answer (the body is the file itself, not JSON). */
@@ -86,50 +90,44 @@ export default async function transcriptToolRoutes(fastify: FastifyInstance): Pr
       call(bus, putSpeakersRpc, { owner_id: req.user!.id, id: req.params.id, speakers: req.body.speakers }),
   );
 
+  // Both exports: the id's owner checked by the service (404 otherwise), the format by the schema.
+  const exportSchema = (querystring: TSchema, description: string, types: string[]) => ({
+    schema: { params: IdParamsSchema, querystring, response: fileResponse(description, types) },
+  });
+
   app.get(
     '/transcripts/:id/export',
-    {
-      schema: {
-        params: IdParamsSchema,
-        querystring: TranscriptExportQuerySchema,
-        response: fileResponse('The session as a file (Content-Disposition: attachment)', [
-          'text/markdown',
-          'text/plain',
-          'application/x-subrip',
-          'text/vtt',
-          'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-          'application/json',
-        ]),
-      },
-    },
-    async (req, reply) => {
+    exportSchema(TranscriptExportQuerySchema, 'The session as a file (Content-Disposition: attachment)', [
+      'text/markdown',
+      'text/plain',
+      'application/x-subrip',
+      'text/vtt',
+      'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+      'application/json',
+    ]),
+    async (
+      req: FastifyRequest<{ Params: IdParams; Querystring: { format: TranscriptExportFormat } }>,
+      reply,
+    ) => {
+      const { format } = req.query;
       const file = await call(bus, exportTranscriptRpc, {
         owner_id: req.user!.id,
         id: req.params.id,
-        format: req.query.format,
+        format,
       });
-      return sendFile(reply, file, req.query.format === 'srt' || req.query.format === 'vtt');
+      return sendFile(reply, file, format === 'srt' || format === 'vtt');
     },
   );
 
   app.get(
     '/groups/:id/export',
-    {
-      schema: {
-        params: IdParamsSchema,
-        querystring: GroupExportQuerySchema,
-        response: fileResponse('The campaign as one Markdown file or a zip of its sessions', [
-          'text/markdown',
-          'application/zip',
-        ]),
-      },
-    },
-    async (req, reply) => {
-      const file = await call(bus, exportGroupRpc, {
-        owner_id: req.user!.id,
-        id: req.params.id,
-        format: req.query.format,
-      });
+    exportSchema(GroupExportQuerySchema, 'The campaign as one Markdown file or a zip of its sessions', [
+      'text/markdown',
+      'application/zip',
+    ]),
+    async (req: FastifyRequest<{ Params: IdParams; Querystring: { format: GroupExportFormat } }>, reply) => {
+      const { format } = req.query;
+      const file = await call(bus, exportGroupRpc, { owner_id: req.user!.id, id: req.params.id, format });
       return sendFile(reply, file, false);
     },
   );

@@ -1,3 +1,4 @@
+import { CHARACTER_NAME_MAX } from '@chronicler/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import toast from 'react-hot-toast';
@@ -7,6 +8,12 @@ import { queryKeys } from '../../../app/query-client.ts';
 import { ChevronDownIcon } from '../../../components/icons.tsx';
 import { toolKeys } from './use-transcript-tools.ts';
 import './transcript-tools.css';
+
+/** The two inputs of a speaker's row. */
+const FIELDS = [
+  { field: 'name', label: 'Name for', placeholder: 'Display name' },
+  { field: 'character', label: 'Character of', placeholder: 'Character (optional)' },
+] as const;
 
 type NameMap = Array<{ label: string; name: string; character: string }>;
 
@@ -132,22 +139,17 @@ export function SpeakerNames({ sessionId }: { sessionId: string }) {
                   · {s.lines} {s.lines === 1 ? 'line' : 'lines'}
                 </span>
               </span>
-              <input
-                className="text-input"
-                aria-label={`Name for ${s.label}`}
-                placeholder="Display name"
-                maxLength={80}
-                value={value(s.label, 'name')}
-                onChange={(event) => edit(s.label, 'name', event.target.value)}
-              />
-              <input
-                className="text-input"
-                aria-label={`Character of ${s.label}`}
-                placeholder="Character (optional)"
-                maxLength={80}
-                value={value(s.label, 'character')}
-                onChange={(event) => edit(s.label, 'character', event.target.value)}
-              />
+              {FIELDS.map((f) => (
+                <input
+                  key={f.field}
+                  className="text-input"
+                  aria-label={`${f.label} ${s.label}`}
+                  placeholder={f.placeholder}
+                  maxLength={CHARACTER_NAME_MAX}
+                  value={value(s.label, f.field)}
+                  onChange={(event) => edit(s.label, f.field, event.target.value)}
+                />
+              ))}
             </div>
           ))}
           <div className="button-row">
