@@ -136,6 +136,20 @@ describe('transcript tools in the viewer: export, speaker names, line edits, fin
     expect(await speakers().allTextContents()).not.toContain('Scanlan:');
   });
 
+  it("applies the group's Who Is Who names to a new session with one click", async () => {
+    const group = await api<{ id: string }>('POST', '/groups', { name: 'Who Is Who campaign' });
+    await api('PUT', `/groups/${group.id}/characters`, {
+      links: [{ speaker: 'Speaker 3', character: 'Pike' }],
+    });
+    const { id } = await session('Suggested names', TABLE);
+    await api('PUT', `/transcripts/${id}/assign-group`, { group_id: group.id });
+    await page.goto(`/sessions/${id}`);
+    await page.getByText('Who Is Who suggests: Speaker 3 → Pike.').waitFor();
+    await page.getByRole('button', { name: 'Apply suggested names' }).click();
+    await expect.poll(() => speakers().allTextContents()).toContain('Pike:');
+    expect(await speakers().allTextContents()).not.toContain('Speaker 3:');
+  });
+
   it('edits one line in place: Enter saves, Escape cancels, the edit shows and survives a reload', async () => {
     const { id } = await session('Edit test', TABLE, 'A summary from before.');
     await page.goto(`/sessions/${id}`);

@@ -120,6 +120,7 @@ describe(`line edits, speaker names and exports (${testMode} mode)`, () => {
         ['/lines/2', {}, 400],
         ['/lines/2', { text: 'x', revert: true }, 400],
         ['/lines/2', { speaker: 'A: B' }, 400],
+        ['/lines/2', { speaker: '  ' }, 400],
         ['/lines/2', { text: 'x'.repeat(10_001) }, 400],
         ['/lines/2', { text: 'x', extra: 1 }, 400],
         ['/lines/2', { revert: true }, 404],
@@ -140,6 +141,32 @@ describe(`line edits, speaker names and exports (${testMode} mode)`, () => {
       );
       expect((await content(id)).content).toBe(PASTED);
       expect((await content(id)).summary_outdated).toBe(false);
+    });
+
+    it('refuses an edit that would take the transcript past 500,000 characters, changing nothing', async () => {
+      const big = `[00:00:01] 1: short line\n${'x'.repeat(499_970)}`;
+      const r = await api<{ id: string }>('POST', '/transcripts/manual', alice.token, {
+        name: 'Full',
+        session_date: '2026-11-20',
+        transcript: big,
+      });
+      expect(r.status).toBe(200);
+      const refused = await api<{ detail: string }>(
+        'PATCH',
+        `/transcripts/${r.body.id}/lines/1`,
+        alice.token,
+        {
+          text: 'a much longer line than the one it replaces, long enough to pass the limit',
+        },
+      );
+      expect([refused.status, refused.body.detail]).toEqual([
+        400,
+        'Transcript cannot exceed 500,000 characters',
+      ]);
+      expect((await content(r.body.id)).content).toBe(big);
+      expect(
+        (await api<LineEdits>('GET', `/transcripts/${r.body.id}/lines/edits`, alice.token)).body.edits,
+      ).toEqual([]);
     });
 
     it('edits an audio session the same way', async () => {

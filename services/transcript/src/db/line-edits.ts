@@ -99,33 +99,39 @@ export class LineEditStore {
         [id, lineNo],
       );
       if ('revert' in change && !kept) return { kind: 'no-line' };
-      const live = t.source === 'live' ? await this.liveRow(tx, id, lineNo) : null;
-      if (t.source === 'live' && !live) return { kind: 'no-line' };
-      const stored = numbered(t.content);
-      const at = stored[lineNo - 1];
-      // A live session being recorded has no content yet: its lines are the rows.
-      const current = live ? liveLineText(asLiveLine(live)) : at?.raw;
+      // A live session being recorded has no stored text yet: its lines are the rows. After
+      // the end the stored text is the session (the form may have replaced it); a line's row
+      // follows an edit only while the two agree, so a rebuild from the rows keeps the edit.
+      const recording = t.source === 'live' && t.status === 'active';
+      const at = recording ? undefined : numbered(t.content)[lineNo - 1];
+      let live = t.source === 'live' ? await this.liveRow(tx, id, lineNo) : null;
+      if (live && at && liveLineText(asLiveLine(live)).trim() !== at.raw.trim()) live = null;
+      const current = recording ? (live ? liveLineText(asLiveLine(live)) : undefined) : at?.raw;
       if (current === undefined) return { kind: 'no-line' };
       const next = 'revert' in change ? kept!.original_line : rewritten(current, change);
+      let content = t.content;
+      if (at) {
+        const all = t.content.split('\n');
+        all[at.index] = next;
+        content = all.join('\n');
+        // Checked before anything is written: returning commits the transaction.
+        if (content.length > this.maxContent) return { kind: 'too-long' };
+      }
       if (live) {
-        const row =
-          'revert' in change
-            ? { text: kept!.original_text ?? live.text, speaker: kept!.original_speaker_name }
-            : {
-                text: parseTranscriptLine(next)!.text,
-                speaker: change.speaker === undefined ? live.speaker_name : change.speaker.trim() || null,
-              };
+        const restored = 'revert' in change && kept!.original_text !== null;
+        const row = restored
+          ? { text: kept!.original_text!, speaker: kept!.original_speaker_name }
+          : {
+              text: parseTranscriptLine(next)!.text,
+              speaker:
+                'revert' in change || change.speaker === undefined
+                  ? live.speaker_name
+                  : change.speaker.trim() || null,
+            };
         await tx.query(
           `update ${this.lines} set text = $3, speaker_name = $4 where transcript_id = $1 and seq = $2`,
           [id, live.seq, row.text, row.speaker],
         );
-      }
-      let content = t.content;
-      if (at && !(live && t.status === 'active')) {
-        const all = t.content.split('\n');
-        all[at.index] = next;
-        content = all.join('\n');
-        if (content.length > this.maxContent) return { kind: 'too-long' };
       }
       if ('revert' in change) {
         await tx.query(`delete from ${this.edits} where transcript_id = $1 and line_no = $2`, [id, lineNo]);

@@ -30,6 +30,7 @@ function changeOf(req: RpcRequest<typeof editLineRpc>): LineChange {
     assertNoNul(req.text, 'Line text');
   }
   if (req.speaker !== undefined) {
+    if (!req.speaker.trim()) throw bad('Speaker cannot be empty.');
     if (/[:\r\n]/.test(req.speaker)) throw bad('A speaker cannot contain a colon or a line break');
     if (req.speaker.trim().length > 80) throw bad('Speaker cannot exceed 80 characters');
     assertNoNul(req.speaker, 'Speaker');
