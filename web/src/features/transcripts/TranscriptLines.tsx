@@ -22,6 +22,7 @@ import {
   type ViewLine,
 } from './transcript-view.ts';
 import { EditableRow, type LineTools } from './tools/EditableRow.tsx';
+import { revealRowInWindow } from './tools/reveal-row.ts';
 
 /**
  * Up to this many lines every row is rendered (the browser's own find and a whole-page copy
@@ -304,19 +305,11 @@ export function TranscriptLines({
     [virtualizer, rows.length],
   );
 
-  // Find and Jump bring the line into view in the window too, not only inside the box: the box
-  // can sit below a long summary, where scrolling it alone shows nothing. Once the virtualizer
-  // has rendered the row (next frame), the row is centred in the box and the box in the window.
+  // Find and Jump: the hit in the box, and the box in the window.
   const revealRow = useCallback(
     (index: number, align: 'start' | 'center') => {
       scrollToRow(index, align);
-      const reveal = (tries: number) =>
-        requestAnimationFrame(() => {
-          const row = scrollRef.current?.querySelector<HTMLElement>(`[data-index="${index}"]`);
-          if (row) row.scrollIntoView({ block: 'center', inline: 'nearest' });
-          else if (tries > 0) reveal(tries - 1);
-        });
-      reveal(5);
+      revealRowInWindow(scrollRef.current, index);
     },
     [scrollToRow],
   );
