@@ -1,6 +1,7 @@
 import { formatTranscriptLine } from '@chronicler/contracts';
 import { mkdirSync, readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
+import { busSink } from '@chronicler/voice-bot/replay';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, newPage, signInLocally } from '../support/browser.ts';
 import { startSystem, type TestSystem } from '../support/system.ts';
@@ -107,6 +108,7 @@ describe('transcript tools in the viewer: export, speaker names, line edits, fin
       'Markdown, one file (.md)',
       'Zip, a file per session (.zip)',
     ]);
+    await page.screenshot({ path: `${SHOTS}/group-export-desktop.png` });
     const campaign = await download('Markdown, one file (.md)');
     expect(campaign.name).toBe('Sunless-Campaign.md');
     expect(campaign.text).toContain('### Into the Citadel');
@@ -123,6 +125,9 @@ describe('transcript tools in the viewer: export, speaker names, line edits, fin
       .poll(() => speakers().allTextContents())
       .toEqual(['Speaker 1:', 'Scanlan:', 'Speaker 1:', 'Scanlan:', 'Speaker 3:', 'Scanlan:']);
     await page.screenshot({ path: `${SHOTS}/renamed-desktop.png` });
+    await page.setViewportSize(MOBILE);
+    await page.screenshot({ path: `${SHOTS}/renamed-phone.png`, fullPage: true });
+    await page.setViewportSize(DESKTOP);
     await page.getByRole('button', { name: 'Export' }).click();
     const md = await download('Markdown (.md)');
     expect(md.text).toContain('**[00:00:09] Scanlan:** I light a torch and look down the stairs.');
@@ -181,6 +186,57 @@ describe('transcript tools in the viewer: export, speaker names, line edits, fin
     await expect
       .poll(() => lineText(2).textContent())
       .toBe('[00:00:15] Speaker 1: The steps are slick with moss.');
+  });
+
+  it('names and edits the final lines of a live session while it runs, and the ended text keeps the edit', async () => {
+    const user = await page.evaluate(() =>
+      (
+        globalThis as unknown as { localStorage: { getItem(key: string): string | null } }
+      ).localStorage.getItem('auth_user'),
+    );
+    const sink = busSink(system.platform!.bus);
+    const { transcriptId } = await sink.start({
+      owner_id: (JSON.parse(user!) as { id: string }).id,
+      name: 'Live table',
+    });
+    const final = (n: number, speaker: number, at: number, text: string) => ({
+      utterance_id: `u${n}`,
+      text,
+      speaker_tag: speaker,
+      start_seconds: at,
+      end_seconds: at + 1,
+      final_index: n,
+      is_final: true,
+    });
+    await sink.send(transcriptId, [final(1, 1, 1, 'Roll initiative.'), final(2, 2, 4, 'I got a twelve.')]);
+    // The start and the finals are consumed from the stream: open the viewer once both lines are stored.
+    await expect
+      .poll(async () => {
+        const t = await api<{ content: string }>('GET', `/transcripts/${transcriptId}`).catch(() => null);
+        return t?.content.split('\n').length;
+      })
+      .toBe(2);
+    await page.goto(`/sessions/${transcriptId}`);
+    await expect.poll(() => speakers().allTextContents()).toEqual(['Speaker 1:', 'Speaker 2:']);
+    await page.getByRole('button', { name: 'Speaker names' }).click();
+    await page.getByLabel('Name for Speaker 2').fill('Keyleth');
+    await page.getByRole('button', { name: 'Save names' }).click();
+    await expect.poll(() => speakers().allTextContents()).toEqual(['Speaker 1:', 'Keyleth:']);
+    // A line spoken after the rename arrives with the name.
+    await sink.send(transcriptId, [final(3, 2, 7, 'And I cast a spell.')]);
+    await expect.poll(() => speakers().allTextContents()).toEqual(['Speaker 1:', 'Keyleth:', 'Keyleth:']);
+    await lineText(1).dblclick();
+    await page.getByLabel('Text of line 2').fill('I got a twenty.');
+    await page.getByLabel('Text of line 2').press('Enter');
+    await expect.poll(() => lineText(1).textContent()).toBe('[00:00:04] Keyleth: I got a twenty.');
+    await page.screenshot({ path: `${SHOTS}/live-edited-desktop.png` });
+    await sink.end(transcriptId, { final_count: 3, interim_count: 0 });
+    await expect
+      .poll(async () => (await api<{ content: string }>('GET', `/transcripts/${transcriptId}`)).content)
+      .toBe(
+        '[00:00:01] 1: Roll initiative.\n[00:00:04] 2: I got a twenty.\n[00:00:07] 2: And I cast a spell.',
+      );
+    await expect.poll(() => lineText(1).textContent()).toBe('[00:00:04] Keyleth: I got a twenty.');
   });
 
   describe('find and jump under a long summary', () => {
