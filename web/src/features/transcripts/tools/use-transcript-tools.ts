@@ -2,7 +2,13 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import toast from 'react-hot-toast';
 import { errorDetail } from '../../../api/http.ts';
-import { editLine, getLineEdits, getSpeakers, type LineEdits } from '../../../api/transcript-tools.ts';
+import {
+  editLine,
+  getLineEdits,
+  getSpeakers,
+  type LineEdits,
+  type SessionLine,
+} from '../../../api/transcript-tools.ts';
 import { queryKeys } from '../../../app/query-client.ts';
 import type { ViewLine } from '../transcript-view.ts';
 import type { LineTools } from './EditableRow.tsx';
@@ -11,6 +17,24 @@ export const toolKeys = {
   speakers: (id: string) => ['transcripts', 'speakers', id] as const,
   edits: (id: string) => ['transcripts', 'line-edits', id] as const,
 };
+
+/**
+ * Line n (the n-th final line) with its edit's text and speaker, and each label shown by its
+ * name; lines with neither stay the same objects, so their rows do not render again.
+ */
+export function withNamesAndEdits(
+  lines: ViewLine[],
+  edits: ReadonlyMap<number, Pick<SessionLine, 'speaker' | 'text'>>,
+  names: ReadonlyMap<string, string>,
+): ViewLine[] {
+  return lines.map((line, index) => {
+    const edit = edits.get(index + 1);
+    const speaker = edit ? edit.speaker : line.speaker;
+    const name = speaker === null ? undefined : names.get(speaker);
+    if (!edit && !name) return line;
+    return { ...line, text: edit ? edit.text : line.text, speaker: name ?? speaker };
+  });
+}
 
 /** The display name of each named label ('Speaker 2' to 'Vex'). */
 export function useSpeakerNames(sessionId: string): ReadonlyMap<string, string> {
@@ -38,17 +62,7 @@ export function useTranscriptTools(
   const edits = useQuery({ queryKey: toolKeys.edits(sessionId), queryFn: () => getLineEdits(sessionId) });
   const byLine = useMemo(() => new Map((edits.data?.edits ?? []).map((e) => [e.line, e])), [edits.data]);
 
-  const shown = useMemo(
-    () =>
-      lines.map((line, index) => {
-        const edit = byLine.get(index + 1);
-        const speaker = edit ? edit.speaker : line.speaker;
-        const name = speaker === null ? undefined : names.get(speaker);
-        if (!edit && !name) return line;
-        return { ...line, text: edit ? edit.text : line.text, speaker: name ?? speaker };
-      }),
-    [lines, byLine, names],
-  );
+  const shown = useMemo(() => withNamesAndEdits(lines, byLine, names), [lines, byLine, names]);
   const numbers = useMemo(() => new Map(lines.map((line, index) => [line.key, index + 1])), [lines]);
 
   const mutation = useMutation({
