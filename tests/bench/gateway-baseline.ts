@@ -17,6 +17,7 @@ import Fastify from 'fastify';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { LiveStore } from '../../services/transcript/src/db/live-store.ts';
+import { SpeakerNameStore } from '../../services/transcript/src/db/speaker-names.ts';
 import { TranscriptStore } from '../../services/transcript/src/db/store.ts';
 import { getTranscript } from '../../services/transcript/src/handlers/get-transcript.ts';
 import { listPage } from '../../services/transcript/src/handlers/list-page.ts';
@@ -62,7 +63,7 @@ if (!owner) {
 }
 
 const list = listPage(store);
-const one = getTranscript(store, live);
+const one = getTranscript(store, live, new SpeakerNameStore(db, SCHEMA));
 const rename = renameTranscript(store);
 const app = Fastify({ logger: false }).withTypeProvider<TypeBoxTypeProvider>();
 // The same routes, schemas and paging helpers as the gateway's, so only the path between differs.
@@ -79,7 +80,7 @@ app.get(
 app.get(
   '/api/transcripts/:id',
   { schema: { params: IdParamsSchema, response: { 200: TranscriptSchema } } },
-  (req) => one({ owner_id: owner, id: req.params.id }),
+  (req) => one({ owner_id: owner, id: req.params.id, raw: true }),
 );
 app.put(
   '/api/transcripts/:id/rename',

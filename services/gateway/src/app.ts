@@ -25,6 +25,7 @@ import liveIngestRoutes from './routes/live-ingest/index.ts';
 import planningRoutes from './routes/planning/index.ts';
 import summaryRoutes from './routes/summaries/index.ts';
 import transcriptRoutes from './routes/transcripts/index.ts';
+import transcriptToolRoutes from './routes/transcript-tools/index.ts';
 import userRoutes from './routes/users/index.ts';
 import type { GatewayConfigSchema } from './service.ts';
 
@@ -94,6 +95,7 @@ export async function buildApp(ctx: GatewayContext): Promise<FastifyInstance> {
       await api.register(configRoutes);
       await api.register(authRoutes);
       await api.register(transcriptRoutes);
+      await api.register(transcriptToolRoutes);
       await api.register(groupRoutes);
       await api.register(summaryRoutes);
       await api.register(userRoutes);

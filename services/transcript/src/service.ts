@@ -8,6 +8,12 @@ import {
   AUDIO_BLOB_BUCKET,
   AUDIO_RETENTION_MS,
   deleteTranscriptRpc,
+  editLineRpc,
+  exportGroupRpc,
+  exportTranscriptRpc,
+  getSpeakersRpc,
+  lineEditsRpc,
+  putSpeakersRpc,
   retryAudioTranscriptionRpc,
   getLlmSummaryRpc,
   getNotesRpc,
@@ -47,7 +53,9 @@ import { LiveGapConfigSchema, startGapSweep, startLiveConsumer } from './consume
 import { StaleSessionsConfigSchema, startStaleSessionSweep } from './consumers/stale-sessions.ts';
 import { startAbandonedUploadSweep } from './consumers/abandoned-uploads.ts';
 import { startAudioWorker } from './consumers/transcribe-audio.ts';
+import { LineEditStore } from './db/line-edits.ts';
 import { LiveStore } from './db/live-store.ts';
+import { SpeakerNameStore } from './db/speaker-names.ts';
 import { TranscriptStore } from './db/store.ts';
 import { VocabularyStore } from './db/vocabulary.ts';
 import { adminCounts } from './handlers/admin-counts.ts';
@@ -55,6 +63,9 @@ import { assignGroup } from './handlers/assign-group.ts';
 import { createAudio } from './handlers/create-audio.ts';
 import { createManual } from './handlers/create-manual.ts';
 import { deleteTranscript } from './handlers/delete-transcript.ts';
+import { exportGroup, exportTranscript } from './handlers/export.ts';
+import { editLine, listLineEdits } from './handlers/line-edits.ts';
+import { getSpeakers, putSpeakers } from './handlers/speakers.ts';
 import { retryAudio } from './handlers/retry-audio.ts';
 import { getTranscript } from './handlers/get-transcript.ts';
 import { onGroupDeleted } from './handlers/group-deleted.ts';
@@ -67,6 +78,7 @@ import { renameTranscript } from './handlers/rename-transcript.ts';
 import { claimSummary, getLlmSummary, setGeneratedSummary, setSummaryStatus } from './handlers/summaries.ts';
 import { updateSummary } from './handlers/update-summary.ts';
 import { updateTranscript } from './handlers/update-transcript.ts';
+import { TRANSCRIPT_MAX } from './validation.ts';
 
 export default defineService({
   name: 'transcript',
@@ -81,6 +93,9 @@ export default defineService({
     // Events committed with the change they announce, relayed to the bus after the commit.
     const outbox = new EventOutbox({ db: ctx.db, schema: ctx.schema, bus: ctx.bus, logger: ctx.logger });
     const live = new LiveStore(ctx.db, ctx.schema, outbox);
+    const names = new SpeakerNameStore(ctx.db, ctx.schema);
+    const edits = new LineEditStore(ctx.db, ctx.schema, TRANSCRIPT_MAX);
+    const exportDeps = { store, live, edits, names, bus: ctx.bus };
     const speech = createSpeechProvider(ctx.config);
     // The operator's one line about speech-to-text: what transcribes, or what turns it on.
     if (speech) ctx.logger.info({ speechProvider: speech.name }, describeSpeech(ctx.config));
@@ -98,7 +113,13 @@ export default defineService({
     outbox.start();
     const subs = [
       serve(ctx.bus, groupMembersRpc, (req) => store.groupMembers(req.owner_id, req.group_ids)),
-      serve(ctx.bus, getTranscriptRpc, getTranscript(store, live)),
+      serve(ctx.bus, getTranscriptRpc, getTranscript(store, live, names)),
+      serve(ctx.bus, editLineRpc, editLine(edits, names)),
+      serve(ctx.bus, lineEditsRpc, listLineEdits(store, live, edits, names)),
+      serve(ctx.bus, getSpeakersRpc, getSpeakers(store, live, names, ctx.bus, ctx.logger)),
+      serve(ctx.bus, putSpeakersRpc, putSpeakers(store, live, names, ctx.bus, ctx.logger)),
+      serve(ctx.bus, exportTranscriptRpc, exportTranscript(exportDeps)),
+      serve(ctx.bus, exportGroupRpc, exportGroup(exportDeps)),
       serve(ctx.bus, transcriptExistsRpc, async (req) => ({
         exists: (await store.getItem(req.owner_id, req.id)) !== null,
       })),

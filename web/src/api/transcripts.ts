@@ -106,13 +106,18 @@ export function syncSessionInCaches(queryClient: QueryClient, session: Transcrip
     // A session the cached list does not know yet: the server knows where it belongs in the order.
     void queryClient.invalidateQueries({ queryKey: queryKeys.transcripts, exact: true });
   } else if (list && current && differs(current, session)) {
-    const merged: TranscriptSummaryItem & { content?: string; transcription_retryable?: boolean } = {
+    const merged: TranscriptSummaryItem & {
+      content?: string;
+      transcription_retryable?: boolean;
+      summary_outdated?: boolean;
+    } = {
       ...current,
       ...session,
     };
     // A list item never carries content; a detail passed in here must not bloat the list.
     delete merged.content;
     delete merged.transcription_retryable;
+    delete merged.summary_outdated;
     queryClient.setQueryData<TranscriptSummaryItem[]>(
       queryKeys.transcripts,
       list.map((item) => (item.id === session.id ? merged : item)),

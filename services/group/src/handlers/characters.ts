@@ -53,7 +53,7 @@ async function inferred(
     .slice(0, INFER_SESSIONS);
   const contents = await Promise.all(
     latest.map((t) =>
-      call(bus, getTranscriptRpc, { owner_id: ownerId, id: t.id })
+      call(bus, getTranscriptRpc, { owner_id: ownerId, id: t.id, raw: true })
         .then((full) => full.content)
         .catch(() => ''),
     ),

@@ -12,6 +12,7 @@ export * from './usage.ts';
 export * from './admin.ts';
 export * from './summaries.ts';
 export * from './transcript-lines.ts';
+export * from './transcript-tools.ts';
 export * from './chat.ts';
 export * from './planning.ts';
 export * from './rest.ts';

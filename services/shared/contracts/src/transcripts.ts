@@ -122,11 +122,23 @@ export const TranscriptSchema = Type.Object({
    * /transcripts/{id}/retry-transcription queues it again.
    */
   transcription_retryable: Type.Boolean(),
+  /** The summary was made before a line of the transcript was edited or a speaker renamed. */
+  summary_outdated: Type.Boolean(),
 });
 export type Transcript = Static<typeof TranscriptSchema>;
 
-/** svc.transcript.get: one of the owner's sessions with its content (of any size: see the kit's call). */
-export const getTranscriptRpc = rpc('transcript', 'get', OwnedIdRequestSchema, TranscriptSchema);
+/**
+ * svc.transcript.get: one of the owner's sessions with its content (of any size: see the kit's
+ * call). The content shows the speakers' display names (what summaries, chat and planning
+ * read); `raw` answers the stored labels instead (the viewer and the session form, which
+ * apply the names themselves and must never write them into the stored text).
+ */
+export const getTranscriptRpc = rpc(
+  'transcript',
+  'get',
+  Type.Object({ ...OwnedIdRequestSchema.properties, raw: Type.Optional(Type.Boolean()) }),
+  TranscriptSchema,
+);
 
 /** svc.transcript.exists: whether the id is one of the owner's sessions, without reading its content. */
 export const transcriptExistsRpc = rpc(

@@ -150,6 +150,7 @@ function session(owner: string, fields: Partial<Transcript>): Transcript {
     audio_seconds: 0,
     summary_status: 'none',
     transcription_retryable: false,
+    summary_outdated: false,
     ...fields,
   };
   transcripts.set(`${owner}/${t.id}`, t);

@@ -183,13 +183,18 @@ export class TranscriptStore {
     if (!isUuid(id)) return null;
     const [r] = await this.db.query<Record<string, unknown>>(
       `select ${ITEM_COLUMNS}, content,
-              (transcription_status = 'failed' and audio_blob <> '') as retryable
+              (transcription_status = 'failed' and audio_blob <> '') as retryable, summary_outdated
          from ${this.table} where id = $1 and owner_id = $2`,
       [id, ownerId],
     );
     if (!r) return null;
     const { preview: _preview, ...item } = toItem(r);
-    return { ...item, content: String(r.content), transcription_retryable: r.retryable === true };
+    return {
+      ...item,
+      content: String(r.content),
+      transcription_retryable: r.retryable === true,
+      summary_outdated: r.summary_outdated === true,
+    };
   }
 
   async getItem(ownerId: string, id: string): Promise<TranscriptListItem | null> {
@@ -254,7 +259,7 @@ export class TranscriptStore {
   ): Promise<TranscriptListItem | 'active' | 'missing'> {
     if (!isUuid(id)) return 'missing';
     const [r] = await this.db.query<Record<string, unknown>>(
-      `update ${this.table} set summary = $3
+      `update ${this.table} set summary = $3, summary_outdated = false
         where id = $1 and owner_id = $2 and status <> 'active' returning ${ITEM_COLUMNS}`,
       [id, ownerId, summary],
     );
@@ -505,7 +510,7 @@ export class TranscriptStore {
   ): Promise<TranscriptListItem | 'active' | 'missing'> {
     if (!isUuid(id)) return 'missing';
     const [r] = await this.db.query<Record<string, unknown>>(
-      `update ${this.table} set summary = $3, llm_summary = $4, summary_status = 'done'
+      `update ${this.table} set summary = $3, llm_summary = $4, summary_status = 'done', summary_outdated = false
         where id = $1 and owner_id = $2 and status <> 'active' returning ${ITEM_COLUMNS}`,
       [id, ownerId, summary, llmSummary],
     );

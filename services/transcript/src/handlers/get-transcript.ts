@@ -1,18 +1,24 @@
-import type { getTranscriptRpc, RpcResponse } from '@chronicler/contracts';
+import {
+  applySpeakerNames,
+  type getTranscriptRpc,
+  type RpcRequest,
+  type RpcResponse,
+} from '@chronicler/contracts';
 import type { LiveStore } from '../db/live-store.ts';
+import type { SpeakerNameStore } from '../db/speaker-names.ts';
 import type { TranscriptStore } from '../db/store.ts';
-import { transcriptNotFound } from '../validation.ts';
+import { rawSession } from '../tools/session-lines.ts';
 
 /**
  * svc.transcript.get: one session with its content (the kit's call/serve carry any size).
- * A live session being recorded reads its content from the lines stored so far.
+ * A live session being recorded reads its content from the lines stored so far. The content
+ * shows the speakers' display names unless `raw` asks for the stored labels.
  */
 export const getTranscript =
-  (store: TranscriptStore, live: LiveStore) =>
-  async (req: { owner_id: string; id: string }): Promise<RpcResponse<typeof getTranscriptRpc>> => {
-    const t = await store.get(req.owner_id, req.id);
-    if (!t) throw transcriptNotFound();
-    if (t.status === 'active' && t.source === 'live')
-      return { ...t, content: (await live.contentSoFar(t.id)) ?? '' };
-    return t;
+  (store: TranscriptStore, live: LiveStore, names: SpeakerNameStore) =>
+  async (req: RpcRequest<typeof getTranscriptRpc>): Promise<RpcResponse<typeof getTranscriptRpc>> => {
+    const t = await rawSession(store, live, req.owner_id, req.id);
+    if (req.raw) return t;
+    const named = new Map([...(await names.map(t.id)).values()].map((n) => [n.label, n.name]));
+    return named.size ? { ...t, content: applySpeakerNames(t.content, named) } : t;
   };

@@ -3,6 +3,7 @@ import { Link, useParams } from 'react-router-dom';
 import { listGroups, listTranscripts } from '../../api/lists.ts';
 import type { GroupSummaryItem, TranscriptSummaryItem } from '../../api/types.ts';
 import { cacheTimes, queryKeys } from '../../app/query-client.ts';
+import { CAMPAIGN_EXPORTS, ExportMenu } from '../../components/ExportMenu.tsx';
 import { Spinner } from '../../components/Spinner.tsx';
 import { useAuth } from '../auth/useAuth.ts';
 import { CampaignSummary } from './CampaignSummary.tsx';
@@ -38,6 +39,11 @@ function GroupDashboard({ group, sessions }: { group: GroupSummaryItem; sessions
   return (
     <div className="page group-dashboard">
       <GroupHeader group={group} sessionCount={sessions.length} />
+      <ExportMenu
+        basePath={`/groups/${encodeURIComponent(routeId)}/export`}
+        choices={CAMPAIGN_EXPORTS}
+        label="Export campaign"
+      />
 
       <CampaignSummary group={group} />
 

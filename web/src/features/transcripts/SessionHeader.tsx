@@ -15,6 +15,7 @@ import {
   PencilIcon,
   TrashIcon,
 } from '../../components/icons.tsx';
+import { ExportMenu, SESSION_EXPORTS } from '../../components/ExportMenu.tsx';
 import { formatSessionDate } from '../dashboard/dashboard-data.ts';
 import { GroupAssignmentModal, groupRouteId } from './GroupAssignmentModal.tsx';
 import { isActive, isTranscribing } from './session-status.ts';
@@ -190,6 +191,10 @@ export function SessionHeader({ session, onOpenNotes, onOpenChat, onDelete }: Se
         <Link className="button button-secondary" to={`${sessionPath}/notes`}>
           Notes page
         </Link>
+        <ExportMenu
+          basePath={`/transcripts/${encodeURIComponent(session.id)}/export`}
+          choices={SESSION_EXPORTS}
+        />
         {!isActive(session) ? (
           <button type="button" className="button button-secondary viewer-delete" onClick={onDelete}>
             <TrashIcon />

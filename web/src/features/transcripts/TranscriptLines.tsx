@@ -22,6 +22,8 @@ import {
   type ViewLine,
 } from './transcript-view.ts';
 import { useTimeHash } from './use-time-hash.ts';
+import { EditableRow, type LineTools } from './tools/EditableRow.tsx';
+import { revealRowInWindow } from './tools/reveal-row.ts';
 
 /**
  * Up to this many lines every row is rendered (the browser's own find and a whole-page copy
@@ -245,6 +247,8 @@ interface TranscriptLinesProps {
   live?: boolean;
   /** The label of the button back to the newest line ('Jump to live' while connected). */
   jumpLabel?: string;
+  /** Edit final lines in place (double-click or the pencil). */
+  lineTools?: LineTools;
 }
 
 /**
@@ -257,6 +261,7 @@ export function TranscriptLines({
   interims = [],
   live = false,
   jumpLabel = 'Jump to latest',
+  lineTools,
 }: TranscriptLinesProps) {
   const [query, setQuery] = useState('');
   const [current, setCurrent] = useState(0);
@@ -301,6 +306,15 @@ export function TranscriptLines({
     [virtualizer, rows.length],
   );
 
+  // Find and Jump: the hit in the box, and the box in the window.
+  const revealRow = useCallback(
+    (index: number, align: 'start' | 'center') => {
+      scrollToRow(index, align);
+      revealRowInWindow(scrollRef.current, index);
+    },
+    [scrollToRow],
+  );
+
   const followLatest = useCallback(() => {
     followRef.current = true;
     setAtBottom(true);
@@ -325,7 +339,7 @@ export function TranscriptLines({
     const match = matches[index];
     if (!match) return;
     followRef.current = false;
-    scrollToRow(match.line, 'center');
+    revealRow(match.line, 'center');
   };
 
   // A new search goes to its first match (here, not in an effect: new live lines that
@@ -336,7 +350,7 @@ export function TranscriptLines({
     const first = findMatches(rows, value)[0];
     if (first) {
       followRef.current = false;
-      scrollToRow(first.line, 'center');
+      revealRow(first.line, 'center');
     }
   };
 
@@ -352,7 +366,7 @@ export function TranscriptLines({
     if (index === -1) return 'No line at or after that time';
     followRef.current = false;
     setTargetKey(rows[index]!.key);
-    scrollToRow(index, 'start');
+    revealRow(index, 'start');
     return null;
   };
   useTimeHash(jumpToTime, rows.length > 0);
@@ -436,6 +450,15 @@ export function TranscriptLines({
             >
               {items.map((item) => {
                 const line = rows[item.index]!;
+                const row = (
+                  <TranscriptRow
+                    line={line}
+                    color={line.speaker === null ? undefined : colors.get(line.speaker)}
+                    query={query}
+                    activeStart={currentMatch?.line === item.index ? currentMatch.start : null}
+                    target={line.key === targetKey}
+                  />
+                );
                 return (
                   <div
                     key={item.key}
@@ -444,13 +467,13 @@ export function TranscriptLines({
                     className="transcript-row"
                     style={{ transform: `translateY(${item.start}px)` }}
                   >
-                    <TranscriptRow
-                      line={line}
-                      color={line.speaker === null ? undefined : colors.get(line.speaker)}
-                      query={query}
-                      activeStart={currentMatch?.line === item.index ? currentMatch.start : null}
-                      target={line.key === targetKey}
-                    />
+                    {lineTools && !line.interim ? (
+                      <EditableRow line={line} tools={lineTools}>
+                        {row}
+                      </EditableRow>
+                    ) : (
+                      row
+                    )}
                   </div>
                 );
               })}

@@ -20,6 +20,9 @@ import { SessionHeader } from './SessionHeader.tsx';
 import { SummarySection } from './SummarySection.tsx';
 import { useLiveTranscript, type LiveSnapshot, type LiveStatus } from '../../realtime/live-socket.ts';
 import { TranscriptLines } from './TranscriptLines.tsx';
+import { SpeakerNames } from './tools/SpeakerNames.tsx';
+import { SummaryOutdatedNote } from './tools/SummaryOutdatedNote.tsx';
+import { useSpeakerNames, useTranscriptTools } from './tools/use-transcript-tools.ts';
 import { isActive, isTranscribing, pollInterval } from './session-status.ts';
 import { interimLines, linesFromContent, liveFinalLines } from './transcript-view.ts';
 import './transcript-viewer.css';
@@ -154,6 +157,16 @@ function TranscriptSection({
     [active, live, session.content, stored],
   );
   const interims = useMemo(() => (active ? interimLines(live) : []), [active, live]);
+  // Speaker names and line edits (tools/): what the user named and fixed shows on every line.
+  const tools = useTranscriptTools(session.id, lines);
+  const speakerNames = useSpeakerNames(session.id);
+  const namedInterims = useMemo(
+    () =>
+      interims.map((l) =>
+        l.speaker && speakerNames.has(l.speaker) ? { ...l, speaker: speakerNames.get(l.speaker)! } : l,
+      ),
+    [interims, speakerNames],
+  );
 
   let body;
   if (isTranscribing(session)) {
@@ -214,8 +227,9 @@ function TranscriptSection({
   } else {
     body = (
       <TranscriptLines
-        lines={lines}
-        interims={interims}
+        lines={tools.lines}
+        interims={namedInterims}
+        lineTools={tools.tools}
         live={active}
         jumpLabel={live.status === 'live' ? 'Jump to live' : 'Jump to latest'}
       />
@@ -229,6 +243,7 @@ function TranscriptSection({
         </h2>
         {active ? <ConnectionState status={live.status} /> : null}
       </div>
+      <SpeakerNames sessionId={session.id} />
       {session.source === 'live' && session.transcription_error ? (
         // The recording was cut short (the speech service stayed down): the lines up to then are kept.
         <div className="notice notice-error" role="alert">
@@ -321,7 +336,10 @@ function TranscriptViewer({ sessionId }: { sessionId: string }) {
         onDelete={() => setDeleting(true)}
       />
       {!isActive(session) ? (
-        <SummarySection session={session} hasTranscript={Boolean(session.content?.trim())} />
+        <>
+          <SummarySection session={session} hasTranscript={Boolean(session.content?.trim())} />
+          <SummaryOutdatedNote session={session} />
+        </>
       ) : null}
       <TranscriptSection session={session} live={live} onDelete={() => setDeleting(true)} />
       <NotesDrawer sessionId={sessionId} open={notesOpen} onClose={() => setNotesOpen(false)} />

@@ -80,7 +80,7 @@ export default async function transcriptRoutes(fastify: FastifyInstance): Promis
   app.get(
     '/transcripts/:id',
     { schema: { params: IdParamsSchema, response: { 200: TranscriptSchema } } },
-    (req) => call(bus, getTranscriptRpc, { owner_id: req.user!.id, id: req.params.id }),
+    (req) => call(bus, getTranscriptRpc, { owner_id: req.user!.id, id: req.params.id, raw: true }),
   );
 
   app.put(

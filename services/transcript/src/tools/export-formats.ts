@@ -1,0 +1,154 @@
+import type { SessionLine, SpeakerName, Transcript } from '@chronicler/contracts';
+
+/** Everything an export of one session shows. */
+export interface SessionExport {
+  /** The session as GET /api/transcripts/{id} answers it (stored labels in `content`). */
+  session: Transcript;
+  /** Its lines with the speakers' display names. */
+  lines: SessionLine[];
+  notes: string;
+  speakers: SpeakerName[];
+}
+
+const dateFormat = new Intl.DateTimeFormat('en-US', {
+  year: 'numeric',
+  month: 'short',
+  day: 'numeric',
+  timeZone: 'UTC',
+});
+
+/** The session date as the app shows it ('Nov 20, 2026'), or 'Date N/A'. */
+export function sessionDate(iso: string): string {
+  const ms = Date.parse(iso);
+  return Number.isFinite(ms) ? dateFormat.format(ms) : 'Date N/A';
+}
+
+/** Who said a line: the name given to its label, else the label. */
+export const whoSaid = (line: SessionLine): string | null => line.name ?? line.speaker;
+
+/** '[HH:MM:SS] Name: text' (the parts the line has). */
+export function plainLine(line: SessionLine): string {
+  const who = whoSaid(line);
+  return `${line.time ? `[${line.time}] ` : ''}${who ? `${who}: ` : ''}${line.text}`;
+}
+
+/**
+ * A file name that every system and header takes: letters, digits, dashes; the session's date
+ * after its name. Non-ASCII letters lose their accents ('Café' becomes 'Cafe').
+ */
+export function safeFileName(name: string, iso: string | null, ext: string): string {
+  const base =
+    name
+      .normalize('NFKD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .replace(/[^A-Za-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 80)
+      .replace(/-+$/, '') || 'session';
+  const day = iso && Number.isFinite(Date.parse(iso)) ? `-${new Date(iso).toISOString().slice(0, 10)}` : '';
+  return `${base}${day}.${ext}`;
+}
+
+function speakerList(speakers: SpeakerName[]): string[] {
+  return speakers.map(
+    (s) => `${s.label}: ${s.name}${s.character && s.character !== s.name ? ` (plays ${s.character})` : ''}`,
+  );
+}
+
+const outdatedNote = 'This summary was made before the transcript was last edited.';
+
+/** Markdown: title, date, summary, notes, speakers, then the lines with speaker and time. `level` 1 or 2. */
+export function toMarkdown(e: SessionExport, level = 1): string {
+  const h = (n: number) => '#'.repeat(n + level - 1);
+  const out = [`${h(1)} ${e.session.name}`, '', `**Date:** ${sessionDate(e.session.session_timestamp)}`, ''];
+  out.push(`${h(2)} Summary`, '', e.session.summary.trim() || '_No summary._', '');
+  if (e.session.summary_outdated && e.session.summary.trim()) out.push(`> ${outdatedNote}`, '');
+  out.push(`${h(2)} Notes`, '', e.notes.trim() || '_No notes._', '');
+  if (e.speakers.length)
+    out.push(`${h(2)} Speakers`, '', ...speakerList(e.speakers).map((s) => `- ${s}`), '');
+  out.push(`${h(2)} Transcript`, '');
+  if (e.lines.length === 0) out.push('_No transcript._', '');
+  for (const line of e.lines) {
+    const who = whoSaid(line);
+    const head = `${line.time ? `[${line.time}] ` : ''}${who ? `${who}:` : ''}`.trim();
+    out.push(head ? `**${head}** ${line.text}` : line.text, '');
+  }
+  return out.join('\n');
+}
+
+/** Plain text: the same parts without markup. */
+export function toText(e: SessionExport): string {
+  const out = [e.session.name, sessionDate(e.session.session_timestamp), ''];
+  out.push('Summary', '', e.session.summary.trim() || 'No summary.', '');
+  if (e.session.summary_outdated && e.session.summary.trim()) out.push(outdatedNote, '');
+  out.push('Notes', '', e.notes.trim() || 'No notes.', '');
+  if (e.speakers.length) out.push('Speakers', '', ...speakerList(e.speakers), '');
+  out.push('Transcript', '', ...e.lines.map(plainLine), '');
+  return out.join('\n');
+}
+
+/** JSON: the session as the API answers it, plus its lines, speakers and notes. */
+export function toJson(e: SessionExport): string {
+  return `${JSON.stringify({ ...e.session, notes: e.notes, speakers: e.speakers, lines: e.lines }, null, 2)}\n`;
+}
+
+interface Cue {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/** Seconds a line is shown when no later line says when it ends: reading time, 2 to 10 s. */
+const readingSeconds = (text: string) => Math.min(10, Math.max(2, text.split(/\s+/).length / 2.5));
+
+/**
+ * Cues from the timed lines: each runs until the next line that starts later (or for its
+ * reading time at the end). Lines without a time get no cue; `untimed` counts them.
+ */
+export function cuesOf(lines: SessionLine[]): { cues: Cue[]; untimed: number } {
+  const timed = lines.filter((l) => l.seconds !== null);
+  const cues = timed.map((line, i) => {
+    const start = line.seconds!;
+    const next = timed.slice(i + 1).find((l) => l.seconds! > start);
+    const who = whoSaid(line);
+    return {
+      start,
+      end: next ? next.seconds! : start + readingSeconds(line.text),
+      text: `${who ? `${who}: ` : ''}${line.text}`,
+    };
+  });
+  return { cues: cues.sort((a, b) => a.start - b.start), untimed: lines.length - timed.length };
+}
+
+function stamp(seconds: number, separator: ',' | '.'): string {
+  const ms = Math.round(seconds * 1000);
+  const h = Math.floor(ms / 3_600_000);
+  const m = Math.floor((ms % 3_600_000) / 60_000);
+  const s = Math.floor((ms % 60_000) / 1000);
+  const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+  return `${pad(h)}:${pad(m)}:${pad(s)}${separator}${pad(ms % 1000, 3)}`;
+}
+
+// A cue's text may not hold the arrow or a blank line (either would end or split the cue).
+const cueText = (text: string) => text.replace(/-->/g, '→').replace(/\s*\n\s*/g, ' ');
+
+/** SubRip: numbered cues, times with a comma. */
+export function toSrt(lines: SessionLine[]): { body: string; untimed: number } {
+  const { cues, untimed } = cuesOf(lines);
+  const body = cues
+    .map((c, i) => `${i + 1}\n${stamp(c.start, ',')} --> ${stamp(c.end, ',')}\n${cueText(c.text)}\n`)
+    .join('\n');
+  return { body, untimed };
+}
+
+/** WebVTT: the header, then cues with times with a dot; text escaped as the format asks. */
+export function toVtt(lines: SessionLine[]): { body: string; untimed: number } {
+  const { cues, untimed } = cuesOf(lines);
+  const escape = (t: string) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  const body = [
+    'WEBVTT',
+    '',
+    ...cues.map((c) => `${stamp(c.start, '.')} --> ${stamp(c.end, '.')}\n${escape(cueText(c.text))}\n`),
+  ].join('\n');
+  return { body, untimed };
+}
