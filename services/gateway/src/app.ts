@@ -23,6 +23,7 @@ import groupRoutes from './routes/groups/index.ts';
 import healthRoutes from './routes/health/index.ts';
 import liveIngestRoutes from './routes/live-ingest/index.ts';
 import planningRoutes from './routes/planning/index.ts';
+import searchRoutes from './routes/search/index.ts';
 import summaryRoutes from './routes/summaries/index.ts';
 import transcriptRoutes from './routes/transcripts/index.ts';
 import userRoutes from './routes/users/index.ts';
@@ -97,6 +98,7 @@ export async function buildApp(ctx: GatewayContext): Promise<FastifyInstance> {
       await api.register(chatRoutes);
       await api.register(liveIngestRoutes);
       await api.register(adminRoutes);
+      await api.register(searchRoutes);
     },
     { prefix: '/api' },
   );

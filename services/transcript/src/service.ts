@@ -9,6 +9,7 @@ import {
   AUDIO_RETENTION_MS,
   deleteTranscriptRpc,
   retryAudioTranscriptionRpc,
+  searchTranscriptsRpc,
   getLlmSummaryRpc,
   getNotesRpc,
   getTranscriptRpc,
@@ -48,6 +49,7 @@ import { StaleSessionsConfigSchema, startStaleSessionSweep } from './consumers/s
 import { startAbandonedUploadSweep } from './consumers/abandoned-uploads.ts';
 import { startAudioWorker } from './consumers/transcribe-audio.ts';
 import { LiveStore } from './db/live-store.ts';
+import { SearchStore } from './db/search-store.ts';
 import { TranscriptStore } from './db/store.ts';
 import { VocabularyStore } from './db/vocabulary.ts';
 import { adminCounts } from './handlers/admin-counts.ts';
@@ -64,6 +66,7 @@ import { liveJoin } from './handlers/live-join.ts';
 import { listPage } from './handlers/list-page.ts';
 import { getNotes, putNotes } from './handlers/notes.ts';
 import { renameTranscript } from './handlers/rename-transcript.ts';
+import { search } from './handlers/search.ts';
 import { claimSummary, getLlmSummary, setGeneratedSummary, setSummaryStatus } from './handlers/summaries.ts';
 import { updateSummary } from './handlers/update-summary.ts';
 import { updateTranscript } from './handlers/update-transcript.ts';
@@ -122,6 +125,7 @@ export default defineService({
       serve(ctx.bus, getLlmSummaryRpc, getLlmSummary(store)),
       serve(ctx.bus, groupNamesRpc, groupNames(new VocabularyStore(ctx.db, ctx.schema))),
       serve(ctx.bus, transcriptAdminCountsRpc, adminCounts(ctx.db, ctx.schema)),
+      serve(ctx.bus, searchTranscriptsRpc, search(new SearchStore(ctx.db, ctx.schema))),
     ];
     // The group service owns the stream; ensuring it here too (idempotent) lets either start first.
     await ctx.bus.ensureStream(groupEventsStream);

@@ -18,3 +18,4 @@ export * from './rest.ts';
 export * from './live.ts';
 export * from './characters.ts';
 export * from './live-events.ts';
+export * from './search.ts';
