@@ -138,7 +138,7 @@ describe(`GET /api/search (${testMode} mode)`, () => {
   });
 
   it('refuses a missing, blank or over-long query, a bad limit and a bad cursor with a 400', async () => {
-    for (const query of [
+    for (const query of <Record<string, string>[]>[
       {},
       { q: '   ' },
       { q: 'x'.repeat(201) },

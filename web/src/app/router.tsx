@@ -20,6 +20,9 @@ const AdminPage = lazy(() =>
 const GroupDashboardPage = lazy(() =>
   import('../features/groups/GroupDashboardPage.tsx').then((m) => ({ default: m.GroupDashboardPage })),
 );
+const SearchResultsPage = lazy(() =>
+  import('../features/search/SearchResultsPage.tsx').then((m) => ({ default: m.SearchResultsPage })),
+);
 const SessionNotesPage = lazy(() =>
   import('../features/notes/SessionNotesPage.tsx').then((m) => ({ default: m.SessionNotesPage })),
 );
@@ -73,6 +76,7 @@ export const router = createBrowserRouter([
               { path: 'sessions/:sessionId', element: <TranscriptViewerPage /> },
               { path: 'sessions/:sessionId/edit', element: <SessionEditPage /> },
               { path: 'sessions/:sessionId/notes', element: <SessionNotesPage /> },
+              { path: 'search', element: <SearchResultsPage /> },
               {
                 path: 'admin',
                 element: (

@@ -21,6 +21,7 @@ import {
   speakersOf,
   type ViewLine,
 } from './transcript-view.ts';
+import { momentIndex, type Moment } from '../search/moment.ts';
 
 /**
  * Up to this many lines every row is rendered (the browser's own find and a whole-page copy
@@ -244,6 +245,8 @@ interface TranscriptLinesProps {
   live?: boolean;
   /** The label of the button back to the newest line ('Jump to live' while connected). */
   jumpLabel?: string;
+  /** A moment the page's link names (#t=, #line=): shown and highlighted once its line is there. */
+  moment?: Moment | null;
 }
 
 /**
@@ -256,6 +259,7 @@ export function TranscriptLines({
   interims = [],
   live = false,
   jumpLabel = 'Jump to latest',
+  moment = null,
 }: TranscriptLinesProps) {
   const [query, setQuery] = useState('');
   const [current, setCurrent] = useState(0);
@@ -311,6 +315,20 @@ export function TranscriptLines({
   useLayoutEffect(() => {
     if (followRef.current && rows.length > 0) scrollToRow(rows.length - 1, 'end');
   }, [rows, scrollToRow]);
+
+  // A link to a moment: once its line has loaded, bring the box into the window and the line
+  // into the box, highlighted; later lines (live) leave the reader where they are.
+  const shownMomentRef = useRef<Moment | null>(null);
+  useLayoutEffect(() => {
+    if (!moment || shownMomentRef.current === moment) return;
+    const index = momentIndex(rows, moment);
+    if (index === -1) return;
+    shownMomentRef.current = moment;
+    followRef.current = false;
+    setTargetKey(rows[index]!.key);
+    scrollRef.current?.scrollIntoView({ block: 'start' });
+    scrollToRow(index, 'center');
+  }, [moment, rows, scrollToRow]);
 
   const onScroll = () => {
     const box = scrollRef.current;

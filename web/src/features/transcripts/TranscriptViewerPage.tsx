@@ -19,6 +19,7 @@ import { NotesDrawer } from '../notes/NotesDrawer.tsx';
 import { SessionHeader } from './SessionHeader.tsx';
 import { SummarySection } from './SummarySection.tsx';
 import { useLiveTranscript, type LiveSnapshot, type LiveStatus } from '../../realtime/live-socket.ts';
+import { useMoment } from '../search/moment.ts';
 import { TranscriptLines } from './TranscriptLines.tsx';
 import { isActive, isTranscribing, pollInterval } from './session-status.ts';
 import { interimLines, linesFromContent, liveFinalLines } from './transcript-view.ts';
@@ -154,6 +155,7 @@ function TranscriptSection({
     [active, live, session.content, stored],
   );
   const interims = useMemo(() => (active ? interimLines(live) : []), [active, live]);
+  const moment = useMoment();
 
   let body;
   if (isTranscribing(session)) {
@@ -218,6 +220,7 @@ function TranscriptSection({
         interims={interims}
         live={active}
         jumpLabel={live.status === 'live' ? 'Jump to live' : 'Jump to latest'}
+        moment={moment}
       />
     );
   }
