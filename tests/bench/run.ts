@@ -6,6 +6,7 @@ import { benchGateway } from './gateway.ts';
 import { benchListLatency } from './list-latency.ts';
 import { benchLive } from './live.ts';
 import { benchOfflineAi } from './offline-ai.ts';
+import { benchSearch } from './search.ts';
 import { benchUploadMemory } from './upload-memory.ts';
 
 const benches: Record<string, () => Promise<void>> = {
@@ -17,6 +18,7 @@ const benches: Record<string, () => Promise<void>> = {
   'check-summary': benchCheckSummary,
   live: benchLive,
   'offline-ai': benchOfflineAi,
+  search: benchSearch,
   load: () => import('./load.ts').then((m) => m.benchLoad()),
 };
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
