@@ -24,6 +24,8 @@ import healthRoutes from './routes/health/index.ts';
 import liveIngestRoutes from './routes/live-ingest/index.ts';
 import planningRoutes from './routes/planning/index.ts';
 import searchRoutes from './routes/search/index.ts';
+import shareRoutes from './routes/shares/index.ts';
+import sharedRoutes from './routes/shared/index.ts';
 import summaryRoutes from './routes/summaries/index.ts';
 import transcriptRoutes from './routes/transcripts/index.ts';
 import userRoutes from './routes/users/index.ts';
@@ -99,6 +101,8 @@ export async function buildApp(ctx: GatewayContext): Promise<FastifyInstance> {
       await api.register(liveIngestRoutes);
       await api.register(adminRoutes);
       await api.register(searchRoutes);
+      await api.register(shareRoutes);
+      await api.register(sharedRoutes);
     },
     { prefix: '/api' },
   );

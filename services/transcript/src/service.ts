@@ -10,6 +10,10 @@ import {
   deleteTranscriptRpc,
   retryAudioTranscriptionRpc,
   searchTranscriptsRpc,
+  createShareRpc,
+  listSharesRpc,
+  resolveShareRpc,
+  revokeShareRpc,
   getLlmSummaryRpc,
   getNotesRpc,
   getTranscriptRpc,
@@ -50,6 +54,7 @@ import { startAbandonedUploadSweep } from './consumers/abandoned-uploads.ts';
 import { startAudioWorker } from './consumers/transcribe-audio.ts';
 import { LiveStore } from './db/live-store.ts';
 import { SearchStore } from './db/search-store.ts';
+import { ShareStore } from './db/share-store.ts';
 import { TranscriptStore } from './db/store.ts';
 import { VocabularyStore } from './db/vocabulary.ts';
 import { adminCounts } from './handlers/admin-counts.ts';
@@ -67,6 +72,7 @@ import { listPage } from './handlers/list-page.ts';
 import { getNotes, putNotes } from './handlers/notes.ts';
 import { renameTranscript } from './handlers/rename-transcript.ts';
 import { search } from './handlers/search.ts';
+import { createShare, listShares, resolveShare, revokeShare } from './handlers/shares.ts';
 import { claimSummary, getLlmSummary, setGeneratedSummary, setSummaryStatus } from './handlers/summaries.ts';
 import { updateSummary } from './handlers/update-summary.ts';
 import { updateTranscript } from './handlers/update-transcript.ts';
@@ -81,6 +87,7 @@ export default defineService({
   migrationsDir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../migrations'),
   async start(ctx) {
     const store = new TranscriptStore(ctx.db, ctx.schema);
+    const shares = new ShareStore(ctx.db, ctx.schema);
     // Events committed with the change they announce, relayed to the bus after the commit.
     const outbox = new EventOutbox({ db: ctx.db, schema: ctx.schema, bus: ctx.bus, logger: ctx.logger });
     const live = new LiveStore(ctx.db, ctx.schema, outbox);
@@ -126,6 +133,10 @@ export default defineService({
       serve(ctx.bus, groupNamesRpc, groupNames(new VocabularyStore(ctx.db, ctx.schema))),
       serve(ctx.bus, transcriptAdminCountsRpc, adminCounts(ctx.db, ctx.schema)),
       serve(ctx.bus, searchTranscriptsRpc, search(new SearchStore(ctx.db, ctx.schema))),
+      serve(ctx.bus, createShareRpc, createShare(shares, store)),
+      serve(ctx.bus, listSharesRpc, listShares(shares, store)),
+      serve(ctx.bus, revokeShareRpc, revokeShare(shares)),
+      serve(ctx.bus, resolveShareRpc, resolveShare(shares)),
     ];
     // The group service owns the stream; ensuring it here too (idempotent) lets either start first.
     await ctx.bus.ensureStream(groupEventsStream);
@@ -136,7 +147,7 @@ export default defineService({
         durable: 'transcript-group-deleted',
       },
       groupDeletedEvent,
-      onGroupDeleted(store, ctx.logger),
+      onGroupDeleted(store, shares, ctx.logger),
     );
     const audioWorker = await startAudioWorker({
       bus: ctx.bus,

@@ -19,3 +19,4 @@ export * from './live.ts';
 export * from './characters.ts';
 export * from './live-events.ts';
 export * from './search.ts';
+export * from './shares.ts';
