@@ -1,4 +1,4 @@
-import { lazy } from 'react';
+import { lazy, Suspense } from 'react';
 import { createBrowserRouter, Outlet } from 'react-router-dom';
 import { AuthCallbackPage } from '../features/auth/AuthCallbackPage.tsx';
 import { AuthProvider } from '../features/auth/AuthProvider.tsx';
@@ -22,6 +22,9 @@ const GroupDashboardPage = lazy(() =>
 );
 const SearchResultsPage = lazy(() =>
   import('../features/search/SearchResultsPage.tsx').then((m) => ({ default: m.SearchResultsPage })),
+);
+const SharedPage = lazy(() =>
+  import('../features/shares/SharedPage.tsx').then((m) => ({ default: m.SharedPage })),
 );
 const SessionNotesPage = lazy(() =>
   import('../features/notes/SessionNotesPage.tsx').then((m) => ({ default: m.SessionNotesPage })),
@@ -61,6 +64,23 @@ export const router = createBrowserRouter([
     children: [
       { path: '/login', element: <LoginPage /> },
       { path: '/auth/callback', element: <AuthCallbackPage /> },
+      // A read-only link: no sign-in, outside the app's layout.
+      {
+        path: '/shared/:token',
+        element: (
+          <Suspense fallback={null}>
+            <SharedPage />
+          </Suspense>
+        ),
+      },
+      {
+        path: '/shared/:token/sessions/:sessionId',
+        element: (
+          <Suspense fallback={null}>
+            <SharedPage />
+          </Suspense>
+        ),
+      },
       {
         element: <RequireAuth />,
         children: [

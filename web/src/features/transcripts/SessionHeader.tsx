@@ -18,6 +18,7 @@ import {
 import { formatSessionDate } from '../dashboard/dashboard-data.ts';
 import { GroupAssignmentModal, groupRouteId } from './GroupAssignmentModal.tsx';
 import { isActive, isTranscribing } from './session-status.ts';
+import { ShareButton } from '../shares/ShareButton.tsx';
 
 export function StatusBadges({ session }: { session: TranscriptSummaryItem }) {
   return (
@@ -190,6 +191,7 @@ export function SessionHeader({ session, onOpenNotes, onOpenChat, onDelete }: Se
         <Link className="button button-secondary" to={`${sessionPath}/notes`}>
           Notes page
         </Link>
+        <ShareButton kind="transcript" targetId={session.id} name={session.name} />
         {!isActive(session) ? (
           <button type="button" className="button button-secondary viewer-delete" onClick={onDelete}>
             <TrashIcon />
