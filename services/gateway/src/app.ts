@@ -24,6 +24,7 @@ import healthRoutes from './routes/health/index.ts';
 import liveIngestRoutes from './routes/live-ingest/index.ts';
 import planningRoutes from './routes/planning/index.ts';
 import searchRoutes from './routes/search/index.ts';
+import sessionAudioRoutes from './routes/session-audio/index.ts';
 import shareRoutes from './routes/shares/index.ts';
 import sharedRoutes from './routes/shared/index.ts';
 import summaryRoutes from './routes/summaries/index.ts';
@@ -103,6 +104,7 @@ export async function buildApp(ctx: GatewayContext): Promise<FastifyInstance> {
       await api.register(searchRoutes);
       await api.register(shareRoutes);
       await api.register(sharedRoutes);
+      await api.register(sessionAudioRoutes);
     },
     { prefix: '/api' },
   );

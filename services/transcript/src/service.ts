@@ -10,6 +10,7 @@ import {
   deleteTranscriptRpc,
   retryAudioTranscriptionRpc,
   searchTranscriptsRpc,
+  sessionAudioRpc,
   createShareRpc,
   listSharesRpc,
   resolveShareRpc,
@@ -53,6 +54,7 @@ import { StaleSessionsConfigSchema, startStaleSessionSweep } from './consumers/s
 import { startAbandonedUploadSweep } from './consumers/abandoned-uploads.ts';
 import { startAudioWorker } from './consumers/transcribe-audio.ts';
 import { LiveStore } from './db/live-store.ts';
+import { AudioStore } from './db/audio-store.ts';
 import { SearchStore } from './db/search-store.ts';
 import { ShareStore } from './db/share-store.ts';
 import { TranscriptStore } from './db/store.ts';
@@ -72,6 +74,7 @@ import { listPage } from './handlers/list-page.ts';
 import { getNotes, putNotes } from './handlers/notes.ts';
 import { renameTranscript } from './handlers/rename-transcript.ts';
 import { search } from './handlers/search.ts';
+import { sessionAudio } from './handlers/session-audio.ts';
 import { createShare, listShares, resolveShare, revokeShare } from './handlers/shares.ts';
 import { claimSummary, getLlmSummary, setGeneratedSummary, setSummaryStatus } from './handlers/summaries.ts';
 import { updateSummary } from './handlers/update-summary.ts';
@@ -88,6 +91,7 @@ export default defineService({
   async start(ctx) {
     const store = new TranscriptStore(ctx.db, ctx.schema);
     const shares = new ShareStore(ctx.db, ctx.schema);
+    const audio = new AudioStore(ctx.db, ctx.schema);
     // Events committed with the change they announce, relayed to the bus after the commit.
     const outbox = new EventOutbox({ db: ctx.db, schema: ctx.schema, bus: ctx.bus, logger: ctx.logger });
     const live = new LiveStore(ctx.db, ctx.schema, outbox);
@@ -116,7 +120,7 @@ export default defineService({
       serve(ctx.bus, updateTranscriptRpc, updateTranscript(store)),
       serve(ctx.bus, renameTranscriptRpc, renameTranscript(store)),
       serve(ctx.bus, assignTranscriptGroupRpc, assignGroup(store, ctx.bus)),
-      serve(ctx.bus, deleteTranscriptRpc, deleteTranscript(store, ctx.bus, ctx.logger)),
+      serve(ctx.bus, deleteTranscriptRpc, deleteTranscript(store, ctx.bus, ctx.logger, audio)),
       serve(ctx.bus, retryAudioTranscriptionRpc, retryAudio(store, ctx.bus, outbox, speech)),
       serve(ctx.bus, getNotesRpc, getNotes(store)),
       serve(ctx.bus, putNotesRpc, putNotes(store)),
@@ -137,6 +141,7 @@ export default defineService({
       serve(ctx.bus, listSharesRpc, listShares(shares, store)),
       serve(ctx.bus, revokeShareRpc, revokeShare(shares)),
       serve(ctx.bus, resolveShareRpc, resolveShare(shares)),
+      serve(ctx.bus, sessionAudioRpc, sessionAudio(audio)),
     ];
     // The group service owns the stream; ensuring it here too (idempotent) lets either start first.
     await ctx.bus.ensureStream(groupEventsStream);
@@ -155,6 +160,7 @@ export default defineService({
       store,
       provider: speech,
       logger: ctx.logger,
+      audio,
     });
     const liveConsumer = await startLiveConsumer({ bus: ctx.bus, outbox, store: live, logger: ctx.logger });
     const staleSweep = startStaleSessionSweep(ctx);

@@ -20,3 +20,4 @@ export * from './characters.ts';
 export * from './live-events.ts';
 export * from './search.ts';
 export * from './shares.ts';
+export * from './session-audio.ts';

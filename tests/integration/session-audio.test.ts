@@ -1,0 +1,121 @@
+import {
+  AUDIO_BLOB_BUCKET,
+  SESSION_AUDIO_BUCKET,
+  type AudioTrack,
+  type Transcript,
+} from '@chronicler/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDeepgramPeer, type DeepgramPeer } from '../peers/deepgram.ts';
+import { localSignIn } from '../support/auth.ts';
+import { wav } from '../support/audio.ts';
+import { startSystem, testMode, waitFor, type TestSystem } from '../support/system.ts';
+
+describe(`a session keeps its recording and serves it with ranges (${testMode} mode)`, () => {
+  let deepgram: DeepgramPeer;
+  let system: TestSystem;
+  let alice: string;
+  let bob: string;
+  let id = '';
+  const audio = wav(64_000);
+
+  const get = (token: string, path: string, headers: Record<string, string> = {}) =>
+    fetch(`${system.url}/api${path}`, { headers: { authorization: `Bearer ${token}`, ...headers } });
+
+  beforeAll(async () => {
+    deepgram = await startDeepgramPeer();
+    system = await startSystem({
+      env: { AUTH_LOCAL_ENABLED: 'true', SUMMARY_AUTOMATIC: 'false', ...deepgram.env() },
+    });
+    alice = (await localSignIn(system.url, 'alice')).cookie;
+    bob = (await localSignIn(system.url, 'bob')).cookie;
+    const form = new FormData();
+    form.append('name', 'Recorded night');
+    form.append('session_date', '2026-06-01T00:00:00.000Z');
+    form.append('audio', new Blob([audio], { type: 'audio/wav' }), 'night.wav');
+    const res = await fetch(`${system.url}/api/transcripts/manual-audio`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${alice}` },
+      body: form,
+    });
+    id = String(((await res.json()) as { id: string }).id);
+    let session: Transcript | undefined;
+    await waitFor(async () => {
+      session = (await (await get(alice, `/transcripts/${id}`)).json()) as Transcript;
+      return session.transcription_status === 'completed';
+    }, 30_000);
+    // The track is kept once transcribed (just after the session reads completed).
+    await waitFor(
+      async () =>
+        ((await (await get(alice, `/transcripts/${id}/audio/tracks`)).json()) as AudioTrack[]).length === 1,
+      20_000,
+    );
+  }, 120_000);
+  afterAll(async () => {
+    await system?.stop();
+    await deepgram?.close();
+  });
+
+  it('lists the kept track and serves the whole recording, byte for byte', async () => {
+    const tracks = (await (await get(alice, `/transcripts/${id}/audio/tracks`)).json()) as AudioTrack[];
+    expect(tracks).toEqual([
+      {
+        speaker: null,
+        size: audio.length,
+        format: 'wav',
+        content_type: 'audio/wav',
+        url: `/api/transcripts/${id}/audio`,
+      },
+    ]);
+    const res = await get(alice, `/transcripts/${id}/audio`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('accept-ranges')).toBe('bytes');
+    expect(res.headers.get('content-type')).toBe('audio/wav');
+    expect(Buffer.from(await res.arrayBuffer()).equals(audio)).toBe(true);
+    // Kept in the session bucket; the upload itself is gone.
+    const blobs = system.platform?.bus.blobs;
+    if (blobs) {
+      expect((await blobs.info(SESSION_AUDIO_BUCKET, id))?.size).toBe(audio.length);
+    }
+  });
+
+  it('answers a range with 206 and exactly those bytes, a suffix range, and 416 past the end', async () => {
+    const part = await get(alice, `/transcripts/${id}/audio`, { range: 'bytes=1000-1999' });
+    expect(part.status).toBe(206);
+    expect(part.headers.get('content-range')).toBe(`bytes 1000-1999/${audio.length}`);
+    expect(Buffer.from(await part.arrayBuffer()).equals(audio.subarray(1000, 2000))).toBe(true);
+    const open = await get(alice, `/transcripts/${id}/audio`, { range: `bytes=${audio.length - 5}-` });
+    expect(Buffer.from(await open.arrayBuffer()).equals(audio.subarray(audio.length - 5))).toBe(true);
+    const suffix = await get(alice, `/transcripts/${id}/audio`, { range: 'bytes=-44' });
+    expect(suffix.status).toBe(206);
+    expect(Buffer.from(await suffix.arrayBuffer()).equals(audio.subarray(audio.length - 44))).toBe(true);
+    const past = await get(alice, `/transcripts/${id}/audio`, { range: `bytes=${audio.length}-` });
+    expect(past.status).toBe(416);
+    expect(past.headers.get('content-range')).toBe(`bytes */${audio.length}`);
+  });
+
+  it('answers 404 to another user, to a speaker with no track, and to a session with nothing kept', async () => {
+    expect((await get(bob, `/transcripts/${id}/audio`)).status).toBe(404);
+    expect((await get(bob, `/transcripts/${id}/audio/tracks`)).status).toBe(404);
+    expect((await get(alice, `/transcripts/${id}/audio?speaker=nobody`)).status).toBe(404);
+    const manual = await fetch(`${system.url}/api/transcripts/manual`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${alice}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Typed', session_date: '2026-06-02', transcript: 'MATT: hello' }),
+    });
+    const typed = ((await manual.json()) as { id: string }).id;
+    expect(await (await get(alice, `/transcripts/${typed}/audio/tracks`)).json()).toEqual([]);
+    expect((await get(alice, `/transcripts/${typed}/audio`)).status).toBe(404);
+    expect((await get(alice, `/transcripts/not-an-id/audio`)).status).toBe(404);
+  });
+
+  it('deleting the session deletes its recording', async () => {
+    const del = await fetch(`${system.url}/api/transcripts/${id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${alice}` },
+    });
+    expect(del.status).toBe(200);
+    expect((await get(alice, `/transcripts/${id}/audio`)).status).toBe(404);
+    const blobs = system.platform?.bus.blobs;
+    if (blobs) expect(await blobs.info(SESSION_AUDIO_BUCKET, id)).toBeNull();
+  });
+});
