@@ -21,6 +21,7 @@ import {
   speakersOf,
   type ViewLine,
 } from './transcript-view.ts';
+import { lineAtTime } from '../audio/use-audio-player.ts';
 import { momentIndex, type Moment } from '../search/moment.ts';
 
 /**
@@ -61,20 +62,45 @@ interface RowProps {
   query: string;
   activeStart: number | null;
   target: boolean;
+  /** The line being heard in the player. */
+  playing?: boolean;
+  /** Plays the recording from a time (a session that kept its audio). */
+  onTimeClick?: ((seconds: number) => void) | undefined;
 }
 
-const TranscriptRow = memo(function TranscriptRow({ line, color, query, activeStart, target }: RowProps) {
+const TranscriptRow = memo(function TranscriptRow({
+  line,
+  color,
+  query,
+  activeStart,
+  target,
+  playing = false,
+  onTimeClick,
+}: RowProps) {
   const pattern = useMemo(() => searchPattern(query), [query]);
   const classes = ['transcript-line'];
   if (line.time === null && line.speaker === null) classes.push('transcript-line-plain');
   if (line.interim) classes.push('is-interim');
   if (target) classes.push('is-target');
+  if (playing) classes.push('is-playing');
+  const seconds = line.seconds;
   return (
     <p className={classes.join(' ')}>
       {/* Real spaces between the parts, so copied text reads like the stored line. */}
       {line.time !== null ? (
         <>
-          <span className="transcript-time">[{line.time}]</span>{' '}
+          {onTimeClick && seconds !== null ? (
+            <button
+              type="button"
+              className="transcript-time transcript-time-button"
+              aria-label={`Play from ${line.time}`}
+              onClick={() => onTimeClick(seconds)}
+            >
+              [{line.time}]
+            </button>
+          ) : (
+            <span className="transcript-time">[{line.time}]</span>
+          )}{' '}
         </>
       ) : null}
       {line.speaker !== null ? (
@@ -247,6 +273,10 @@ interface TranscriptLinesProps {
   jumpLabel?: string;
   /** A moment the page's link names (#t=, #line=): shown and highlighted once its line is there. */
   moment?: Moment | null;
+  /** Plays the session's recording from a line's time; without it times are plain text. */
+  onTimeClick?: (seconds: number) => void;
+  /** Where the player is (seconds), to mark the line being heard; null before anything played. */
+  playingTime?: number | null;
 }
 
 /**
@@ -260,6 +290,8 @@ export function TranscriptLines({
   live = false,
   jumpLabel = 'Jump to latest',
   moment = null,
+  onTimeClick,
+  playingTime = null,
 }: TranscriptLinesProps) {
   const [query, setQuery] = useState('');
   const [current, setCurrent] = useState(0);
@@ -283,6 +315,10 @@ export function TranscriptLines({
     return all.filter((line) => line.speaker !== null && activeFilter.has(line.speaker));
   }, [lines, interims, activeFilter]);
   const matches = useMemo(() => findMatches(rows, query), [rows, query]);
+  const playingIndex = useMemo(
+    () => (playingTime === null ? -1 : lineAtTime(rows, playingTime)),
+    [rows, playingTime],
+  );
   const currentMatch = matches.length ? matches[Math.min(current, matches.length - 1)] : undefined;
 
   const virtualizer = useVirtualizer({
@@ -466,6 +502,8 @@ export function TranscriptLines({
                       query={query}
                       activeStart={currentMatch?.line === item.index ? currentMatch.start : null}
                       target={line.key === targetKey}
+                      playing={item.index === playingIndex}
+                      onTimeClick={onTimeClick}
                     />
                   </div>
                 );

@@ -19,6 +19,7 @@ import { NotesDrawer } from '../notes/NotesDrawer.tsx';
 import { SessionHeader } from './SessionHeader.tsx';
 import { SummarySection } from './SummarySection.tsx';
 import { useLiveTranscript, type LiveSnapshot, type LiveStatus } from '../../realtime/live-socket.ts';
+import { useSessionPlayer } from '../audio/use-session-player.tsx';
 import { useMoment } from '../search/moment.ts';
 import { TranscriptLines } from './TranscriptLines.tsx';
 import { isActive, isTranscribing, pollInterval } from './session-status.ts';
@@ -156,6 +157,7 @@ function TranscriptSection({
   );
   const interims = useMemo(() => (active ? interimLines(live) : []), [active, live]);
   const moment = useMoment();
+  const { player, lineProps } = useSessionPlayer(session);
 
   let body;
   if (isTranscribing(session)) {
@@ -221,6 +223,7 @@ function TranscriptSection({
         live={active}
         jumpLabel={live.status === 'live' ? 'Jump to live' : 'Jump to latest'}
         moment={moment}
+        {...lineProps}
       />
     );
   }
@@ -239,6 +242,7 @@ function TranscriptSection({
           <p className="viewer-failed-detail">{session.transcription_error}</p>
         </div>
       ) : null}
+      {player}
       {body}
     </section>
   );
