@@ -153,3 +153,29 @@ describe(`GET /api/search (${testMode} mode)`, () => {
     expect((await search('', { q: 'wyvern' })).status).toBe(401);
   });
 });
+
+describe(`the routes of search, sharing and kept audio in /api/openapi.json (${testMode} mode)`, () => {
+  let system: TestSystem;
+  beforeAll(async () => {
+    system = await startSystem({});
+  }, 120_000);
+  afterAll(async () => {
+    await system?.stop();
+  });
+
+  it('documents each with its methods', async () => {
+    const doc = (await (await fetch(`${system.url}/api/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    const methods = (path: string) => Object.keys(doc.paths[path] ?? {}).sort();
+    expect(methods('/api/search')).toEqual(['get']);
+    expect(methods('/api/transcripts/{id}/shares')).toEqual(['get', 'post']);
+    expect(methods('/api/groups/{id}/shares')).toEqual(['get', 'post']);
+    expect(methods('/api/transcripts/{id}/shares/{shareId}')).toEqual(['delete']);
+    expect(methods('/api/groups/{id}/shares/{shareId}')).toEqual(['delete']);
+    expect(methods('/api/shared/{token}')).toEqual(['get']);
+    expect(methods('/api/shared/{token}/sessions/{sessionId}')).toEqual(['get']);
+    expect(methods('/api/transcripts/{id}/audio')).toEqual(['get']);
+    expect(methods('/api/transcripts/{id}/audio/tracks')).toEqual(['get']);
+  });
+});

@@ -1,9 +1,4 @@
-import {
-  AUDIO_BLOB_BUCKET,
-  SESSION_AUDIO_BUCKET,
-  type AudioTrack,
-  type Transcript,
-} from '@chronicler/contracts';
+import { SESSION_AUDIO_BUCKET, type AudioTrack, type Transcript } from '@chronicler/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeepgramPeer, type DeepgramPeer } from '../peers/deepgram.ts';
 import { localSignIn } from '../support/auth.ts';
