@@ -11,6 +11,8 @@ import {
   retryAudioTranscriptionRpc,
   searchTranscriptsRpc,
   sessionAudioRpc,
+  audioSettingsRpc,
+  audioUsageRpc,
   createShareRpc,
   listSharesRpc,
   resolveShareRpc,
@@ -53,6 +55,7 @@ import { LiveGapConfigSchema, startGapSweep, startLiveConsumer } from './consume
 import { StaleSessionsConfigSchema, startStaleSessionSweep } from './consumers/stale-sessions.ts';
 import { startAbandonedUploadSweep } from './consumers/abandoned-uploads.ts';
 import { startAudioWorker } from './consumers/transcribe-audio.ts';
+import { startAudioRetentionSweep } from './consumers/audio-retention.ts';
 import { LiveStore } from './db/live-store.ts';
 import { AudioStore } from './db/audio-store.ts';
 import { SearchStore } from './db/search-store.ts';
@@ -75,6 +78,7 @@ import { getNotes, putNotes } from './handlers/notes.ts';
 import { renameTranscript } from './handlers/rename-transcript.ts';
 import { search } from './handlers/search.ts';
 import { sessionAudio } from './handlers/session-audio.ts';
+import { audioSettings } from './handlers/audio-settings.ts';
 import { createShare, listShares, resolveShare, revokeShare } from './handlers/shares.ts';
 import { claimSummary, getLlmSummary, setGeneratedSummary, setSummaryStatus } from './handlers/summaries.ts';
 import { updateSummary } from './handlers/update-summary.ts';
@@ -92,6 +96,7 @@ export default defineService({
     const store = new TranscriptStore(ctx.db, ctx.schema);
     const shares = new ShareStore(ctx.db, ctx.schema);
     const audio = new AudioStore(ctx.db, ctx.schema);
+    const retention = startAudioRetentionSweep({ bus: ctx.bus, coord: ctx.coord, audio, logger: ctx.logger });
     // Events committed with the change they announce, relayed to the bus after the commit.
     const outbox = new EventOutbox({ db: ctx.db, schema: ctx.schema, bus: ctx.bus, logger: ctx.logger });
     const live = new LiveStore(ctx.db, ctx.schema, outbox);
@@ -142,6 +147,8 @@ export default defineService({
       serve(ctx.bus, revokeShareRpc, revokeShare(shares)),
       serve(ctx.bus, resolveShareRpc, resolveShare(shares)),
       serve(ctx.bus, sessionAudioRpc, sessionAudio(audio)),
+      serve(ctx.bus, audioSettingsRpc, audioSettings(audio, retention.sweep)),
+      serve(ctx.bus, audioUsageRpc, () => audio.usage()),
     ];
     // The group service owns the stream; ensuring it here too (idempotent) lets either start first.
     await ctx.bus.ensureStream(groupEventsStream);
@@ -169,6 +176,7 @@ export default defineService({
     return {
       async stop() {
         sessionsGauge.stop();
+        retention.stop();
         staleSweep.stop();
         gapSweep.stop();
         abandonedUploads.stop();

@@ -40,3 +40,42 @@ export const sessionAudioRpc = rpc(
     }),
   ),
 );
+
+/** Longest retention in days (100 years); "forever" is null. */
+export const AUDIO_RETENTION_DAYS_MAX = 36_500;
+
+/** GET/PUT /api/users/audio-settings: how long recordings are kept, and the storage they take. */
+export const AudioSettingsSchema = Type.Object({
+  /** Days a recording is kept after transcription; null: until its session is deleted. */
+  retention_days: Type.Union([Type.Integer(), Type.Null()]),
+  /** Bytes the owner's kept recordings take, and how many sessions keep one. */
+  used_bytes: Type.Integer(),
+  sessions_with_audio: Type.Integer(),
+});
+export type AudioSettings = Static<typeof AudioSettingsSchema>;
+
+export const AudioSettingsBodySchema = Type.Object({
+  retention_days: Type.Union([Type.Integer(), Type.Null()]),
+});
+
+/** svc.transcript.audio-settings: reads (retention_days absent) or sets the owner's retention. */
+export const audioSettingsRpc = rpc(
+  'transcript',
+  'audio-settings',
+  Type.Object({
+    owner_id: Type.String({ minLength: 1 }),
+    retention_days: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+  }),
+  AudioSettingsSchema,
+);
+
+/** GET /api/admin/audio-usage: what every user's kept recordings take. */
+export const AudioUsageSchema = Type.Object({
+  used_bytes: Type.Integer(),
+  sessions_with_audio: Type.Integer(),
+  owners: Type.Integer(),
+});
+export type AudioUsage = Static<typeof AudioUsageSchema>;
+
+/** svc.transcript.audio-usage: the totals of kept recordings, for admins. */
+export const audioUsageRpc = rpc('transcript', 'audio-usage', Type.Object({}), AudioUsageSchema);

@@ -10,6 +10,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { requireAuth } from '../../plugins/auth.ts';
 import { byteRange, sliceStream } from './range.ts';
+import audioSettingsRoutes from './settings.ts';
 
 const noAudio = () => new ServiceError('not_found', 'No recording kept for this session');
 
@@ -23,6 +24,7 @@ export default async function sessionAudioRoutes(fastify: FastifyInstance): Prom
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.addHook('preHandler', requireAuth);
   const bus = app.ctx.bus;
+  await app.register(audioSettingsRoutes);
 
   app.get(
     '/transcripts/:id/audio/tracks',
