@@ -89,6 +89,22 @@ describe('the viewer plays a recorded session from a line', () => {
     expect((await state()).currentTime).toBeLessThan(3);
     await page.setViewportSize({ width: 390, height: 844 });
     await page.screenshot({ path: `${SHOTS}/player-phone.png` });
+    await page.setViewportSize({ width: 1280, height: 800 });
+    expect(errors).toEqual([]);
+  });
+
+  it('the dashboard shows the storage recordings take and sets how long they are kept', async () => {
+    await page.goto('/');
+    const card = page.getByRole('region', { name: 'Recordings' });
+    await card.getByText('187.5 KB kept for 1 session.').waitFor();
+    await card.getByLabel('Keep recordings').selectOption('90');
+    await card.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Audio retention saved').waitFor();
+    await page.reload();
+    expect(
+      await page.getByRole('region', { name: 'Recordings' }).getByLabel('Keep recordings').inputValue(),
+    ).toBe('90');
+    await card.screenshot({ path: `${SHOTS}/storage-card.png` });
     expect(errors).toEqual([]);
   });
 });
