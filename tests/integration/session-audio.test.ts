@@ -1,4 +1,4 @@
-import { SESSION_AUDIO_BUCKET, type AudioTrack, type Transcript } from '@chronicler/contracts';
+import { SESSION_AUDIO_BUCKET, type AudioTrack } from '@chronicler/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeepgramPeer, type DeepgramPeer } from '../peers/deepgram.ts';
 import { localSignIn } from '../support/auth.ts';
