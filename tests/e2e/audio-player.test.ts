@@ -3,18 +3,10 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeepgramPeer, type DeepgramPeer } from '../peers/deepgram.ts';
 import { wav } from '../support/audio.ts';
-import { launchBrowser, newPage, signInLocally } from '../support/browser.ts';
+import { launchBrowser, newPage, signInLocally, storedToken } from '../support/browser.ts';
 import { startSystem, waitFor, type TestSystem } from '../support/system.ts';
 
 const SHOTS = '/tmp/shots-audio';
-
-/** Runs in the page; the test project's TypeScript has no DOM types. */
-const storedToken = async (page: Page): Promise<string> =>
-  (await page.evaluate(() =>
-    (globalThis as unknown as { localStorage: { getItem(key: string): string | null } }).localStorage.getItem(
-      'auth_token',
-    ),
-  )) ?? '';
 
 interface AudioState {
   currentTime: number;

@@ -3,18 +3,10 @@ import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall } from '../support/api.ts';
-import { launchBrowser, newPage, signInLocally } from '../support/browser.ts';
+import { launchBrowser, newPage, signInLocally, storedToken } from '../support/browser.ts';
 import { startSystem, type TestSystem } from '../support/system.ts';
 
 const SHOTS = '/tmp/shots-search';
-
-/** Runs in the page; the test project's TypeScript has no DOM types. */
-const storedToken = async (page: Page): Promise<string> =>
-  (await page.evaluate(() =>
-    (globalThis as unknown as { localStorage: { getItem(key: string): string | null } }).localStorage.getItem(
-      'auth_token',
-    ),
-  )) ?? '';
 
 /** A long session: the word looked for is said once, far down, at 01:15:00. */
 function longTranscript(): string {
