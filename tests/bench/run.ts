@@ -7,6 +7,7 @@ import { benchListLatency } from './list-latency.ts';
 import { benchLive } from './live.ts';
 import { benchOfflineAi } from './offline-ai.ts';
 import { benchServiceMemory } from './service-memory.ts';
+import { benchSearch } from './search.ts';
 import { benchUploadMemory } from './upload-memory.ts';
 
 const benches: Record<string, () => Promise<void>> = {
@@ -19,6 +20,7 @@ const benches: Record<string, () => Promise<void>> = {
   live: benchLive,
   'offline-ai': benchOfflineAi,
   'service-memory': benchServiceMemory,
+  search: benchSearch,
   load: () => import('./load.ts').then((m) => m.benchLoad()),
 };
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -2,6 +2,7 @@ import type { Group, TranscriptListItem } from '@chronicler/contracts';
 import { createLogger } from '@chronicler/kit';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ShareStore } from '../../services/transcript/src/db/share-store.ts';
 import { TranscriptStore } from '../../services/transcript/src/db/store.ts';
 import { onGroupDeleted } from '../../services/transcript/src/handlers/group-deleted.ts';
 import { apiCall } from '../support/api.ts';
@@ -189,6 +190,7 @@ describe(`sessions and groups API (${testMode} mode)`, () => {
     const k = await createSession(alice.token, { group_id: kept.id });
     const handle = onGroupDeleted(
       new TranscriptStore(system.platform!.db, 'transcript'),
+      new ShareStore(system.platform!.db, 'transcript'),
       createLogger(null, { level: 'silent' }),
     );
     await handle({ group_id: g.id, owner_id: alice.id });

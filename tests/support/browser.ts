@@ -39,3 +39,14 @@ export async function signInLocally(page: Page, username: string): Promise<void>
   await page.getByLabel('Confirm password').fill(localPassword(username));
   await page.getByRole('button', { name: 'Create local account' }).click();
 }
+
+/** The access token the web app stored for its signed-in user (to call the API as that user). */
+export async function storedToken(page: Page): Promise<string> {
+  // Runs in the page; the test project's TypeScript has no DOM types.
+  const token = await page.evaluate(() =>
+    (globalThis as unknown as { localStorage: { getItem(key: string): string | null } }).localStorage.getItem(
+      'auth_token',
+    ),
+  );
+  return token ?? '';
+}

@@ -23,6 +23,10 @@ import groupRoutes from './routes/groups/index.ts';
 import healthRoutes from './routes/health/index.ts';
 import liveIngestRoutes from './routes/live-ingest/index.ts';
 import planningRoutes from './routes/planning/index.ts';
+import searchRoutes from './routes/search/index.ts';
+import sessionAudioRoutes from './routes/session-audio/index.ts';
+import shareRoutes from './routes/shares/index.ts';
+import sharedRoutes from './routes/shared/index.ts';
 import summaryRoutes from './routes/summaries/index.ts';
 import transcriptRoutes from './routes/transcripts/index.ts';
 import transcriptToolRoutes from './routes/transcript-tools/index.ts';
@@ -103,6 +107,10 @@ export async function buildApp(ctx: GatewayContext): Promise<FastifyInstance> {
       await api.register(chatRoutes);
       await api.register(liveIngestRoutes);
       await api.register(adminRoutes);
+      await api.register(searchRoutes);
+      await api.register(shareRoutes);
+      await api.register(sharedRoutes);
+      await api.register(sessionAudioRoutes);
     },
     { prefix: '/api' },
   );

@@ -15,6 +15,14 @@ import {
   lineEditsRpc,
   putSpeakersRpc,
   retryAudioTranscriptionRpc,
+  searchTranscriptsRpc,
+  sessionAudioRpc,
+  audioSettingsRpc,
+  audioUsageRpc,
+  createShareRpc,
+  listSharesRpc,
+  resolveShareRpc,
+  revokeShareRpc,
   getLlmSummaryRpc,
   getNotesRpc,
   getTranscriptRpc,
@@ -56,6 +64,10 @@ import { startAudioWorker } from './consumers/transcribe-audio.ts';
 import { LineEditStore } from './db/line-edits.ts';
 import { LiveStore } from './db/live-store.ts';
 import { SpeakerNameStore } from './db/speaker-names.ts';
+import { startAudioRetentionSweep } from './consumers/audio-retention.ts';
+import { AudioStore } from './db/audio-store.ts';
+import { SearchStore } from './db/search-store.ts';
+import { ShareStore } from './db/share-store.ts';
 import { TranscriptStore } from './db/store.ts';
 import { VocabularyStore } from './db/vocabulary.ts';
 import { adminCounts } from './handlers/admin-counts.ts';
@@ -75,6 +87,10 @@ import { liveJoin } from './handlers/live-join.ts';
 import { listPage } from './handlers/list-page.ts';
 import { getNotes, putNotes } from './handlers/notes.ts';
 import { renameTranscript } from './handlers/rename-transcript.ts';
+import { search } from './handlers/search.ts';
+import { sessionAudio } from './handlers/session-audio.ts';
+import { audioSettings } from './handlers/audio-settings.ts';
+import { createShare, listShares, resolveShare, revokeShare } from './handlers/shares.ts';
 import { claimSummary, getLlmSummary, setGeneratedSummary, setSummaryStatus } from './handlers/summaries.ts';
 import { updateSummary } from './handlers/update-summary.ts';
 import { updateTranscript } from './handlers/update-transcript.ts';
@@ -90,6 +106,9 @@ export default defineService({
   migrationsDir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../migrations'),
   async start(ctx) {
     const store = new TranscriptStore(ctx.db, ctx.schema);
+    const shares = new ShareStore(ctx.db, ctx.schema);
+    const audio = new AudioStore(ctx.db, ctx.schema);
+    const retention = startAudioRetentionSweep({ bus: ctx.bus, coord: ctx.coord, audio, logger: ctx.logger });
     // Events committed with the change they announce, relayed to the bus after the commit.
     const outbox = new EventOutbox({ db: ctx.db, schema: ctx.schema, bus: ctx.bus, logger: ctx.logger });
     const live = new LiveStore(ctx.db, ctx.schema, outbox);
@@ -127,7 +146,7 @@ export default defineService({
       serve(ctx.bus, updateTranscriptRpc, updateTranscript(store)),
       serve(ctx.bus, renameTranscriptRpc, renameTranscript(store)),
       serve(ctx.bus, assignTranscriptGroupRpc, assignGroup(store, ctx.bus)),
-      serve(ctx.bus, deleteTranscriptRpc, deleteTranscript(store, ctx.bus, ctx.logger)),
+      serve(ctx.bus, deleteTranscriptRpc, deleteTranscript(store, ctx.bus, ctx.logger, audio)),
       serve(ctx.bus, retryAudioTranscriptionRpc, retryAudio(store, ctx.bus, outbox, speech)),
       serve(ctx.bus, getNotesRpc, getNotes(store)),
       serve(ctx.bus, putNotesRpc, putNotes(store)),
@@ -143,6 +162,14 @@ export default defineService({
       serve(ctx.bus, getLlmSummaryRpc, getLlmSummary(store)),
       serve(ctx.bus, groupNamesRpc, groupNames(new VocabularyStore(ctx.db, ctx.schema))),
       serve(ctx.bus, transcriptAdminCountsRpc, adminCounts(ctx.db, ctx.schema)),
+      serve(ctx.bus, searchTranscriptsRpc, search(new SearchStore(ctx.db, ctx.schema))),
+      serve(ctx.bus, createShareRpc, createShare(shares, store)),
+      serve(ctx.bus, listSharesRpc, listShares(shares, store)),
+      serve(ctx.bus, revokeShareRpc, revokeShare(shares)),
+      serve(ctx.bus, resolveShareRpc, resolveShare(shares)),
+      serve(ctx.bus, sessionAudioRpc, sessionAudio(audio)),
+      serve(ctx.bus, audioSettingsRpc, audioSettings(audio, retention.sweep)),
+      serve(ctx.bus, audioUsageRpc, () => audio.usage()),
     ];
     // The group service owns the stream; ensuring it here too (idempotent) lets either start first.
     await ctx.bus.ensureStream(groupEventsStream);
@@ -153,7 +180,7 @@ export default defineService({
         durable: 'transcript-group-deleted',
       },
       groupDeletedEvent,
-      onGroupDeleted(store, ctx.logger),
+      onGroupDeleted(store, shares, ctx.logger),
     );
     const audioWorker = await startAudioWorker({
       bus: ctx.bus,
@@ -161,6 +188,7 @@ export default defineService({
       store,
       provider: speech,
       logger: ctx.logger,
+      audio,
     });
     const liveConsumer = await startLiveConsumer({ bus: ctx.bus, outbox, store: live, logger: ctx.logger });
     const staleSweep = startStaleSessionSweep(ctx);
@@ -169,6 +197,7 @@ export default defineService({
     return {
       async stop() {
         sessionsGauge.stop();
+        retention.stop();
         staleSweep.stop();
         gapSweep.stop();
         abandonedUploads.stop();

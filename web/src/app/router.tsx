@@ -1,4 +1,4 @@
-import { lazy } from 'react';
+import { lazy, Suspense } from 'react';
 import { createBrowserRouter, Outlet } from 'react-router-dom';
 import { AuthCallbackPage } from '../features/auth/AuthCallbackPage.tsx';
 import { AuthProvider } from '../features/auth/AuthProvider.tsx';
@@ -19,6 +19,12 @@ const AdminPage = lazy(() =>
 );
 const GroupDashboardPage = lazy(() =>
   import('../features/groups/GroupDashboardPage.tsx').then((m) => ({ default: m.GroupDashboardPage })),
+);
+const SearchResultsPage = lazy(() =>
+  import('../features/search/SearchResultsPage.tsx').then((m) => ({ default: m.SearchResultsPage })),
+);
+const SharedPage = lazy(() =>
+  import('../features/shares/SharedPage.tsx').then((m) => ({ default: m.SharedPage })),
 );
 const SessionNotesPage = lazy(() =>
   import('../features/notes/SessionNotesPage.tsx').then((m) => ({ default: m.SessionNotesPage })),
@@ -58,6 +64,23 @@ export const router = createBrowserRouter([
     children: [
       { path: '/login', element: <LoginPage /> },
       { path: '/auth/callback', element: <AuthCallbackPage /> },
+      // A read-only link: no sign-in, outside the app's layout.
+      {
+        path: '/shared/:token',
+        element: (
+          <Suspense fallback={null}>
+            <SharedPage />
+          </Suspense>
+        ),
+      },
+      {
+        path: '/shared/:token/sessions/:sessionId',
+        element: (
+          <Suspense fallback={null}>
+            <SharedPage />
+          </Suspense>
+        ),
+      },
       {
         element: <RequireAuth />,
         children: [
@@ -73,6 +96,7 @@ export const router = createBrowserRouter([
               { path: 'sessions/:sessionId', element: <TranscriptViewerPage /> },
               { path: 'sessions/:sessionId/edit', element: <SessionEditPage /> },
               { path: 'sessions/:sessionId/notes', element: <SessionNotesPage /> },
+              { path: 'search', element: <SearchResultsPage /> },
               {
                 path: 'admin',
                 element: (

@@ -62,6 +62,7 @@ beforeEach(async () => {
   app.get('/api/things', ok);
   app.get('/api/admin/x', ok);
   app.post('/api/auth/local', { config: { signIn: true } }, ok);
+  app.get('/api/shared/:token', { config: { shareLink: true } }, ok);
   app.get('/assets/app.js', ok);
   await app.ready();
 });
@@ -92,6 +93,19 @@ describe('rate limits on /api', () => {
     expect((await signIn()).statusCode).toBe(429);
     // The same address may still use the rest of the API.
     expect((await get('/api/things', {}, '10.0.0.3')).statusCode).toBe(200);
+  });
+
+  it('holds shared links (a secret in the path) to the same stricter limit, counted apart from sign-in', async () => {
+    const open = (token: string) => get(`/api/shared/${token}`, {}, '10.0.0.4');
+    for (let i = 0; i < LIMITS.signIn; i++) expect((await open(`guess-${i}`)).statusCode).toBe(200);
+    expect((await open('one-more-guess')).statusCode).toBe(429);
+    const signIn = await app.inject({
+      method: 'POST',
+      url: '/api/auth/local',
+      payload: {},
+      remoteAddress: '10.0.0.4',
+    });
+    expect(signIn.statusCode).toBe(200);
   });
 
   it('counts a signed-in user across addresses', async () => {

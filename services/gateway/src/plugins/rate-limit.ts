@@ -3,6 +3,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Opened by a secret in its path (/api/shared/{token}): held to the sign-in limit against guessing. */
+    shareLink?: boolean;
+  }
   interface FastifyInstance {
     /**
      * Whether the auth plugin can tell who sent this request without a round trip (the check
@@ -52,6 +56,10 @@ export default fp(
       const hits = [{ key: `rl:ip:${req.ip}`, limit: cfg.RATE_LIMIT_IP_MAX, windowMs }];
       if (req.routeOptions.config.signIn) {
         hits.push({ key: `rl:sign-in:${req.ip}`, limit: cfg.RATE_LIMIT_SIGN_IN_MAX, windowMs });
+      }
+      // A shared link's token is a secret in the path: as few tries per address as sign-in gets.
+      if (req.routeOptions.config.shareLink) {
+        hits.push({ key: `rl:share:${req.ip}`, limit: cfg.RATE_LIMIT_SIGN_IN_MAX, windowMs });
       }
       return hits;
     };

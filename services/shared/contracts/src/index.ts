@@ -19,3 +19,6 @@ export * from './rest.ts';
 export * from './live.ts';
 export * from './characters.ts';
 export * from './live-events.ts';
+export * from './search.ts';
+export * from './shares.ts';
+export * from './session-audio.ts';

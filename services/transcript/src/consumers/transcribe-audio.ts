@@ -26,6 +26,8 @@ import {
   type SpeechLine,
   type SpeechProvider,
 } from '@chronicler/speech';
+import type { AudioStore } from '../db/audio-store.ts';
+import { keepRecording } from './keep-recording.ts';
 import type { TranscriptStore } from '../db/store.ts';
 import { previewOf, TRANSCRIPT_MAX } from '../validation.ts';
 import { readyForSummary } from '../handlers/summaries.ts';
@@ -73,6 +75,7 @@ export async function startAudioWorker(opts: {
   store: TranscriptStore;
   provider: SpeechProvider | null;
   logger: Logger;
+  audio: AudioStore;
 }): Promise<Consumer> {
   const { bus, outbox, store, provider, logger } = opts;
   const stopping = new AbortController();
@@ -186,7 +189,8 @@ export async function startAudioWorker(opts: {
         outbox.wake();
         log.info({ seconds: result.durationSeconds, lines: result.lines.length }, 'audio transcribed');
       }
-      await dropBlob(job);
+      // The recording stays with its session for playing; the upload goes only once it is kept.
+      if (await keepRecording({ bus, audio: opts.audio, logger: log }, job)) await dropBlob(job);
     } catch (err) {
       if (stopping.signal.aborted) throw new Stopping();
       const speech = err instanceof SpeechError ? err : null;

@@ -15,6 +15,7 @@ import {
 import { createLogger, EventOutbox, serve, ServiceError } from '@chronicler/kit';
 import { openServiceTestbed, type ServiceTestbed } from '@chronicler/kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ShareStore } from '../db/share-store.ts';
 import { TranscriptStore } from '../db/store.ts';
 import type { SpeechProvider } from '@chronicler/speech';
 import { createManual } from './create-manual.ts';
@@ -275,7 +276,7 @@ describe('svc.transcript.list-page', () => {
 });
 
 describe('evt.group.deleted', () => {
-  it("ungroups that group's sessions of its owner only, and a redelivery changes nothing", async () => {
+  it("ungroups that group's sessions of its owner only, ends the group's links, and a redelivery changes nothing", async () => {
     const owner = randomUUID();
     const stranger = randomUUID();
     const groupId = randomUUID();
@@ -283,9 +284,12 @@ describe('evt.group.deleted', () => {
     knownGroups.set(stranger, new Set([groupId]));
     const mine = await manual(owner, { group_id: groupId });
     const theirs = await manual(stranger, { group_id: groupId });
-    const consume = onGroupDeleted(store, createLogger('transcript-test', { level: 'silent' }));
+    const shares = new ShareStore(bed.db, bed.schema);
+    await shares.create(owner, 'group', groupId, 'token-of-the-group', null);
+    const consume = onGroupDeleted(store, shares, createLogger('transcript-test', { level: 'silent' }));
     await consume({ owner_id: owner, group_id: groupId });
     await consume({ owner_id: owner, group_id: groupId });
+    expect(await shares.resolve('token-of-the-group')).toBeNull();
     expect((await store.getItem(owner, mine.id))?.group_id).toBe('');
     expect((await store.getItem(stranger, theirs.id))?.group_id).toBe(groupId);
   });

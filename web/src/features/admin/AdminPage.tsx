@@ -28,6 +28,7 @@ import {
 import { isApiError } from '../../api/http.ts';
 import { Spinner } from '../../components/Spinner.tsx';
 import './admin.css';
+import { AudioUsageCard } from '../audio/AudioStorageCard.tsx';
 
 export const DEEPGRAM_DASHBOARD_URL = 'https://console.deepgram.com/';
 export const ASSEMBLYAI_DASHBOARD_URL = 'https://www.assemblyai.com/app';
@@ -331,6 +332,7 @@ export function AdminPage() {
           </h2>
           <ActiveSessionsTable sessions={s.active_sessions} />
         </section>
+        <AudioUsageCard />
       </>
     );
   }

@@ -13,6 +13,7 @@ import { Spinner } from '../../components/Spinner.tsx';
 import { isApiError } from '../../api/http.ts';
 import { Modal, ModalActions } from './Modal.tsx';
 import { formatCount, formatHours, formatSessionDate, recentSessions, statsRange } from './dashboard-data.ts';
+import { AudioStorageCard } from '../audio/AudioStorageCard.tsx';
 
 /** The id a group's page and its sessions use. */
 const groupRouteId = (group: GroupSummaryItem) => group.group_id || group.id;
@@ -268,6 +269,7 @@ export function DashboardPage() {
           {groups.data && groups.data.length > 0 ? (
             <YourGroups groups={groups.data} onDelete={setDeleting} />
           ) : null}
+          <AudioStorageCard />
         </div>
       )}
 

@@ -8,6 +8,7 @@ import { queryKeys } from '../../app/query-client.ts';
 import { PencilIcon, PlusIcon, RefreshIcon } from '../../components/icons.tsx';
 import { groupRouteId } from './session-data.ts';
 import { useGroupUpdate } from './use-group-update.ts';
+import { ShareButton } from '../shares/ShareButton.tsx';
 
 function GroupName({ group }: { group: GroupSummaryItem }) {
   const [editing, setEditing] = useState(false);
@@ -121,6 +122,7 @@ export function GroupHeader({ group, sessionCount }: { group: GroupSummaryItem; 
           <RefreshIcon />
           {refreshing ? 'Refreshing...' : 'Refresh'}
         </button>
+        <ShareButton kind="group" targetId={group.id} name={group.name} />
         <Link to={`/groups/${routeId}/add-session`} className="button button-primary">
           <PlusIcon />
           Add Session

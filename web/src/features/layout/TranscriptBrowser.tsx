@@ -7,6 +7,7 @@ import { cacheTimes, queryKeys } from '../../app/query-client.ts';
 import { Spinner } from '../../components/Spinner.tsx';
 import { ArrowLeftIcon, DocumentIcon, FolderIcon, RefreshIcon, SearchIcon } from '../../components/icons.tsx';
 import { SessionBadges } from '../groups/SessionBadges.tsx';
+import { searchPath, SidebarContentSearch } from '../search/SidebarContentSearch.tsx';
 import {
   findGroup,
   formatSessionTimestamp,
@@ -79,11 +80,14 @@ function SearchBox({
   value,
   onChange,
   placeholder,
+  group,
 }: {
   value: string;
   onChange: (value: string) => void;
   placeholder: string;
+  group?: string;
 }) {
+  const navigate = useNavigate();
   return (
     <div className="browser-search">
       <SearchIcon />
@@ -95,6 +99,10 @@ function SearchBox({
         aria-label={placeholder.replace(/\.\.\.$/, '')}
         autoComplete="off"
         onChange={(event) => onChange(event.target.value)}
+        // Enter opens every result of a search through what the sessions say.
+        onKeyDown={(event) => {
+          if (event.key === 'Enter' && value.trim()) void navigate(searchPath(value, group));
+        }}
       />
     </div>
   );
@@ -160,6 +168,7 @@ function GroupsView({
           )}
         </>
       )}
+      <SidebarContentSearch query={search} />
     </>
   );
 }
@@ -205,7 +214,12 @@ function SessionsView({
           )}
         </div>
       </div>
-      <SearchBox value={search} onChange={setSearch} placeholder="Search transcripts in group..." />
+      <SearchBox
+        value={search}
+        onChange={setSearch}
+        placeholder="Search transcripts in group..."
+        group={group.id}
+      />
       {sessions.length === 0 ? (
         <p className="browser-empty">No transcripts in this group.</p>
       ) : shown.length === 0 ? (
@@ -217,6 +231,7 @@ function SessionsView({
           ))}
         </ul>
       )}
+      <SidebarContentSearch query={search} group={group.id} />
     </section>
   );
 }

@@ -19,6 +19,7 @@ import { ExportMenu, SESSION_EXPORTS } from '../../components/ExportMenu.tsx';
 import { formatSessionDate } from '../dashboard/dashboard-data.ts';
 import { GroupAssignmentModal, groupRouteId } from './GroupAssignmentModal.tsx';
 import { isActive, isTranscribing } from './session-status.ts';
+import { ShareButton } from '../shares/ShareButton.tsx';
 
 export function StatusBadges({ session }: { session: TranscriptSummaryItem }) {
   return (
@@ -195,6 +196,7 @@ export function SessionHeader({ session, onOpenNotes, onOpenChat, onDelete }: Se
           basePath={`/transcripts/${encodeURIComponent(session.id)}/export`}
           choices={SESSION_EXPORTS}
         />
+        <ShareButton kind="transcript" targetId={session.id} name={session.name} />
         {!isActive(session) ? (
           <button type="button" className="button button-secondary viewer-delete" onClick={onDelete}>
             <TrashIcon />

@@ -21,9 +21,10 @@ import {
   speakersOf,
   type ViewLine,
 } from './transcript-view.ts';
-import { useTimeHash } from './use-time-hash.ts';
 import { EditableRow, type LineTools } from './tools/EditableRow.tsx';
 import { revealRowInWindow } from './tools/reveal-row.ts';
+import { lineAtTime } from '../audio/use-audio-player.ts';
+import { momentIndex, type Moment } from '../search/moment.ts';
 
 /**
  * Up to this many lines every row is rendered (the browser's own find and a whole-page copy
@@ -63,20 +64,45 @@ interface RowProps {
   query: string;
   activeStart: number | null;
   target: boolean;
+  /** The line being heard in the player. */
+  playing?: boolean;
+  /** Plays the recording from a time (a session that kept its audio). */
+  onTimeClick?: ((seconds: number) => void) | undefined;
 }
 
-const TranscriptRow = memo(function TranscriptRow({ line, color, query, activeStart, target }: RowProps) {
+const TranscriptRow = memo(function TranscriptRow({
+  line,
+  color,
+  query,
+  activeStart,
+  target,
+  playing = false,
+  onTimeClick,
+}: RowProps) {
   const pattern = useMemo(() => searchPattern(query), [query]);
   const classes = ['transcript-line'];
   if (line.time === null && line.speaker === null) classes.push('transcript-line-plain');
   if (line.interim) classes.push('is-interim');
   if (target) classes.push('is-target');
+  if (playing) classes.push('is-playing');
+  const seconds = line.seconds;
   return (
     <p className={classes.join(' ')}>
       {/* Real spaces between the parts, so copied text reads like the stored line. */}
       {line.time !== null ? (
         <>
-          <span className="transcript-time">[{line.time}]</span>{' '}
+          {onTimeClick && seconds !== null ? (
+            <button
+              type="button"
+              className="transcript-time transcript-time-button"
+              aria-label={`Play from ${line.time}`}
+              onClick={() => onTimeClick(seconds)}
+            >
+              [{line.time}]
+            </button>
+          ) : (
+            <span className="transcript-time">[{line.time}]</span>
+          )}{' '}
         </>
       ) : null}
       {line.speaker !== null ? (
@@ -249,6 +275,12 @@ interface TranscriptLinesProps {
   jumpLabel?: string;
   /** Edit final lines in place (double-click or the pencil). */
   lineTools?: LineTools;
+  /** A moment the page's link names (#t=, #line=): shown and highlighted once its line is there. */
+  moment?: Moment | null;
+  /** Plays the session's recording from a line's time; without it times are plain text. */
+  onTimeClick?: (seconds: number) => void;
+  /** Where the player is (seconds), to mark the line being heard; null before anything played. */
+  playingTime?: number | null;
 }
 
 /**
@@ -262,6 +294,9 @@ export function TranscriptLines({
   live = false,
   jumpLabel = 'Jump to latest',
   lineTools,
+  moment = null,
+  onTimeClick,
+  playingTime = null,
 }: TranscriptLinesProps) {
   const [query, setQuery] = useState('');
   const [current, setCurrent] = useState(0);
@@ -285,6 +320,10 @@ export function TranscriptLines({
     return all.filter((line) => line.speaker !== null && activeFilter.has(line.speaker));
   }, [lines, interims, activeFilter]);
   const matches = useMemo(() => findMatches(rows, query), [rows, query]);
+  const playingIndex = useMemo(
+    () => (playingTime === null ? -1 : lineAtTime(rows, playingTime)),
+    [rows, playingTime],
+  );
   const currentMatch = matches.length ? matches[Math.min(current, matches.length - 1)] : undefined;
 
   const virtualizer = useVirtualizer({
@@ -326,6 +365,19 @@ export function TranscriptLines({
   useLayoutEffect(() => {
     if (followRef.current && rows.length > 0) scrollToRow(rows.length - 1, 'end');
   }, [rows, scrollToRow]);
+
+  // A link to a moment: once its line has loaded, bring the box into the window and the line
+  // into the box, highlighted; later lines (live) leave the reader where they are.
+  const shownMomentRef = useRef<Moment | null>(null);
+  useLayoutEffect(() => {
+    if (!moment || shownMomentRef.current === moment) return;
+    const index = momentIndex(rows, moment);
+    if (index === -1) return;
+    shownMomentRef.current = moment;
+    followRef.current = false;
+    setTargetKey(rows[index]!.key);
+    revealRow(index, 'center');
+  }, [moment, rows, revealRow]);
 
   const onScroll = () => {
     const box = scrollRef.current;
@@ -369,7 +421,6 @@ export function TranscriptLines({
     revealRow(index, 'start');
     return null;
   };
-  useTimeHash(jumpToTime, rows.length > 0);
 
   // A filter change keeps the reader at the same moment of the session: the first line shown
   // at or after the time of the line that was at the top of the box.
@@ -457,6 +508,8 @@ export function TranscriptLines({
                     query={query}
                     activeStart={currentMatch?.line === item.index ? currentMatch.start : null}
                     target={line.key === targetKey}
+                    playing={item.index === playingIndex}
+                    onTimeClick={onTimeClick}
                   />
                 );
                 return (

@@ -19,6 +19,8 @@ import { NotesDrawer } from '../notes/NotesDrawer.tsx';
 import { SessionHeader } from './SessionHeader.tsx';
 import { SummarySection } from './SummarySection.tsx';
 import { useLiveTranscript, type LiveSnapshot, type LiveStatus } from '../../realtime/live-socket.ts';
+import { useSessionPlayer } from '../audio/use-session-player.tsx';
+import { useMoment } from '../search/moment.ts';
 import { TranscriptLines } from './TranscriptLines.tsx';
 import { SpeakerNames } from './tools/SpeakerNames.tsx';
 import { SummaryOutdatedNote } from './tools/SummaryOutdatedNote.tsx';
@@ -167,6 +169,8 @@ function TranscriptSection({
       ),
     [interims, speakerNames],
   );
+  const moment = useMoment();
+  const { player, lineProps } = useSessionPlayer(session);
 
   let body;
   if (isTranscribing(session)) {
@@ -232,6 +236,8 @@ function TranscriptSection({
         lineTools={tools.tools}
         live={active}
         jumpLabel={live.status === 'live' ? 'Jump to live' : 'Jump to latest'}
+        moment={moment}
+        {...lineProps}
       />
     );
   }
@@ -251,6 +257,7 @@ function TranscriptSection({
           <p className="viewer-failed-detail">{session.transcription_error}</p>
         </div>
       ) : null}
+      {player}
       {body}
     </section>
   );
