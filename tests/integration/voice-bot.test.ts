@@ -218,7 +218,6 @@ describe.runIf(hasEspeak)(`the Discord voice bot against the Discord peer (${tes
       await viewer.untilEnded(30_000);
 
       const lines = viewer.ordered();
-      console.log("DBG", JSON.stringify(lines.map((l) => [l.text, l.speaker_info?.displayName, l.start_seconds, l.end_seconds])));
       expect(lines.map((l) => l.text)).toEqual([
         part1[0]!.text,
         part1[1]!.text,

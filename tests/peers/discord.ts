@@ -393,7 +393,8 @@ export async function startDiscordPeer(
             const g = guilds.get(guildId)!;
             queueMicrotask(() => {
               methods.onVoiceStateUpdate(voiceStateObject(g, vs) as never);
-              if (channelId) methods.onVoiceServerUpdate(voiceServerUpdate(guildId, channelId, vs, d) as never);
+              if (channelId)
+                methods.onVoiceServerUpdate(voiceServerUpdate(guildId, channelId, vs, d) as never);
             });
             return true;
           },

@@ -39,7 +39,6 @@ export const Close = {
   AuthenticationFailed: 4004,
   AlreadyAuthenticated: 4005,
   SessionNoLongerValid: 4006,
-  SessionTimeout: 4009,
   ServerNotFound: 4011,
   UnknownProtocol: 4012,
   Disconnected: 4014,
@@ -272,7 +271,8 @@ export async function startVoiceServer(
       } else if (msg.op === Op.SelectProtocol) {
         const data = (d.data ?? {}) as { address?: string; port?: number; mode?: string };
         if (d.protocol !== 'udp') return ws.close(Close.UnknownProtocol, 'Unknown protocol');
-        if (!isMode(data.mode) || !server.modes.includes(data.mode)) return ws.close(Close.UnknownEncryptionMode, 'Unknown encryption mode');
+        if (!isMode(data.mode) || !server.modes.includes(data.mode))
+          return ws.close(Close.UnknownEncryptionMode, 'Unknown encryption mode');
         client.mode = data.mode;
         client.key = randomBytes(32);
         client.udp = { address: String(data.address), port: Number(data.port) };

@@ -14,7 +14,8 @@ export const VOICE_TLS_KEY = fileURLToPath(new URL('./tls/key.pem', import.meta.
  */
 export function voiceTrustBundle(existing = process.env.NODE_EXTRA_CA_CERTS): string {
   const ours = readFileSync(VOICE_TLS_CERT, 'utf8');
-  if (existing && existsSync(existing) && readFileSync(existing, 'utf8').includes(ours.trim())) return existing;
+  if (existing && existsSync(existing) && readFileSync(existing, 'utf8').includes(ours.trim()))
+    return existing;
   const previous = existing && existsSync(existing) ? readFileSync(existing, 'utf8') : '';
   const file = path.join(os.tmpdir(), `chronicler-test-ca-${process.getuid?.() ?? 0}.pem`);
   writeFileSync(file, `${previous.trimEnd()}\n${ours}`);

@@ -37,6 +37,13 @@ export interface VoiceReceiver {
 const READY_TIMEOUT_MS = 20_000;
 /** A subscription ends after this much silence and is renewed on the next speech. */
 const SUBSCRIPTION_SILENCE_MS = 1_000;
+/**
+ * @discordjs/voice says a user stopped speaking after 100 ms without a packet: jitter, a lost
+ * burst or a stalled event loop mid-sentence (its timer fires before the packets queued behind
+ * the stall are read). The stop (which asks the provider for the final) waits this long for
+ * the speech to go on, so that one sentence stays one line.
+ */
+const SPEAKING_END_GRACE_MS = 400;
 
 /**
  * The real receiver: @discordjs/voice 0.19 (DAVE through @snazzah/davey). One subscription per
@@ -66,8 +73,15 @@ export function discordVoiceReceiver(logger: Logger): VoiceReceiver {
       const subscriptions = new Map<string, AudioReceiveStream>();
       let closing = false;
       const receiver = connection.receiver;
+      const ending = new Map<string, NodeJS.Timeout>();
       const onStart = (userId: string): void => {
-        handlers.speakingStart(userId);
+        const pendingEnd = ending.get(userId);
+        if (pendingEnd) {
+          clearTimeout(pendingEnd);
+          ending.delete(userId);
+        } else {
+          handlers.speakingStart(userId);
+        }
         if (subscriptions.has(userId)) return;
         const stream = receiver.subscribe(userId, {
           end: { behavior: EndBehaviorType.AfterSilence, duration: SUBSCRIPTION_SILENCE_MS },
@@ -81,7 +95,16 @@ export function discordVoiceReceiver(logger: Logger): VoiceReceiver {
         stream.once('close', done);
         stream.on('error', (err) => log.debug({ err, userId }, 'receive stream error'));
       };
-      const onEnd = (userId: string): void => handlers.speakingStop(userId);
+      const onEnd = (userId: string): void => {
+        clearTimeout(ending.get(userId));
+        ending.set(
+          userId,
+          setTimeout(() => {
+            ending.delete(userId);
+            handlers.speakingStop(userId);
+          }, SPEAKING_END_GRACE_MS),
+        );
+      };
       receiver.speaking.on('start', onStart);
       receiver.speaking.on('end', onEnd);
       // A disconnect that does not recover within 5 s (moved, kicked, voice server gone) is lost.
@@ -110,6 +133,8 @@ export function discordVoiceReceiver(logger: Logger): VoiceReceiver {
           closing = true;
           receiver.speaking.off('start', onStart);
           receiver.speaking.off('end', onEnd);
+          for (const t of ending.values()) clearTimeout(t);
+          ending.clear();
           for (const s of subscriptions.values()) s.destroy();
           subscriptions.clear();
           if (opts.stay) {
