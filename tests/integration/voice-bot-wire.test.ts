@@ -30,6 +30,8 @@ describe.runIf(hasEspeak)(`the voice bot on Discord's voice protocol (${testMode
   let table: VoiceTable;
   let owner: string;
   let recordings: string;
+  /** The services' log lines (warnings and worse). */
+  const logLines: string[] = [];
   const guild: PeerGuild = {
     id: guildIdForShard(0, 1, 28),
     name: 'Wire Table',
@@ -44,6 +46,18 @@ describe.runIf(hasEspeak)(`the voice bot on Discord's voice protocol (${testMode
       { id: '2003', username: 'travis', nick: 'Travis' },
     ],
   };
+  // A guild whose voice is end-to-end encrypted (DAVE), its members' clients DAVE-capable.
+  const daveGuild: PeerGuild = {
+    id: guildIdForShard(0, 1, 29),
+    name: 'Sealed Table',
+    ownerId: '2001',
+    channels: [
+      { id: '7001', name: 'table-talk', type: 0 },
+      { id: '7002', name: 'Vault', type: 2 },
+    ],
+    members: guild.members,
+  };
+  let daveTable: VoiceTable;
   const matt = { key: '2001', displayName: 'Matt', userId: '2001' };
   const laura = { key: '2002', displayName: 'Laura', userId: '2002' };
   const travis = { key: '2003', displayName: 'Travis', userId: '2003' };
@@ -51,6 +65,8 @@ describe.runIf(hasEspeak)(`the voice bot on Discord's voice protocol (${testMode
   beforeAll(async () => {
     discord = await startDiscordPeer({ voiceHeartbeatMs: 1000 });
     discord.addGuild(guild);
+    discord.addGuild(daveGuild);
+    discord.voice.daveGuilds.add(daveGuild.id);
     deepgram = await startDeepgramLivePeer({ silenceMs: 600 });
     oauth = await startOAuthPeer();
     recordings = mkdtempSync(path.join(os.tmpdir(), 'chronicler-wire-'));
@@ -63,7 +79,9 @@ describe.runIf(hasEspeak)(`the voice bot on Discord's voice protocol (${testMode
         PORT: String(port),
         PUBLIC_URL: `http://127.0.0.1:${port}`,
         RECORDINGS_DIR: recordings,
+        VOICE_WATCHDOG_SECONDS: '1.5',
       },
+      logDestination: { write: (line: string) => void logLines.push(line) },
     });
     owner = await signInWithDiscord(system, oauth, { id: '2001', username: 'matt' });
     await discord.untilGuildReady(guild.id);
@@ -71,10 +89,12 @@ describe.runIf(hasEspeak)(`the voice bot on Discord's voice protocol (${testMode
     table = voiceTable(discord, guild.id, '6002');
     await table.join('2001');
     await table.join('2002');
+    daveTable = voiceTable(discord, daveGuild.id, '7002', { dave: true });
   }, 120_000);
 
   afterAll(async () => {
     await table?.close();
+    await daveTable?.close();
     await system?.stop();
     await discord?.close();
     await deepgram?.close();
@@ -85,8 +105,8 @@ describe.runIf(hasEspeak)(`the voice bot on Discord's voice protocol (${testMode
   const botEvents = () => discord.voice.events.filter((e) => e.userId === discord.botUser.id);
 
   /** /start, the owner's live view, `during`, `n` lines seen, /stop; the lines the owner saw. */
-  async function record(n: number, during: () => Promise<void>) {
-    const started = await discord.command(guild.id, '6001', '2001', 'start');
+  async function record(n: number, during: () => Promise<void>, where = { guildId: guild.id, text: '6001' }) {
+    const started = await discord.command(where.guildId, where.text, '2001', 'start');
     const tid = /sessions\/([0-9a-f-]{36})/.exec(started.content)?.[1];
     if (!tid) throw new Error(`no session in: ${started.content}`);
     await waitFor(
@@ -96,7 +116,7 @@ describe.runIf(hasEspeak)(`the voice bot on Discord's voice protocol (${testMode
     try {
       await during();
       await viewer.untilLines(n, 30_000);
-      const stopped = await discord.command(guild.id, '6001', '2001', 'stop');
+      const stopped = await discord.command(where.guildId, where.text, '2001', 'stop');
       expect(stopped.content).toContain('Recording stopped');
       await viewer.untilEnded(30_000);
       const transcript = await apiCall<Transcript>(system.url, 'GET', `/transcripts/${tid}`, owner);
@@ -221,6 +241,110 @@ describe.runIf(hasEspeak)(`the voice bot on Discord's voice protocol (${testMode
     },
     120_000,
   );
+
+  describe('over DAVE', () => {
+    const inVault = { guildId: daveGuild.id, text: '7001' };
+    const bot = () => discord.botUser.id;
+    const room = () => discord.voice.daveRoom(daveGuild.id, '7002')!;
+
+    it('decrypts DAVE media of two members, across a member joining and one leaving (epoch changes)', async () => {
+      await daveTable.join('2001');
+      await daveTable.join('2002');
+      const turns: Turn[] = [
+        { speaker: matt, text: 'The vault door is sealed with runes' },
+        { speaker: laura, text: 'I study the runes closely' },
+        { speaker: travis, text: 'Grog arrives with a crowbar' },
+        { speaker: matt, text: 'The runes begin to glow' },
+      ];
+      deepgram.script(turns.map((t) => t.text));
+      const spoken = await daveTable.prepare(turns);
+      const framesBefore = discord.voice.daveFramesTo(daveGuild.id, bot());
+      const epochs: number[] = [];
+      const { lines } = await record(
+        turns.length,
+        async () => {
+          // The group: the bot and both members, each added by a commit and a transition.
+          await waitFor(async () => (await room()).leaves.size === 3 && !(await room()).busy(), 20_000);
+          const r = await room();
+          epochs.push(Number(r.epoch));
+          await daveTable.play(spoken.slice(0, 2), { pauseSeconds: 1.2 });
+          // Travis joins: added by a commit, welcomed, a new epoch.
+          await daveTable.join('2003');
+          await waitFor(() => r.leaves.has('2003') && !r.busy(), 20_000);
+          epochs.push(Number(r.epoch));
+          await daveTable.play([spoken[2]!]);
+          // Laura leaves: removed by a commit, a new epoch; Matt speaks under its keys.
+          await daveTable.leave('2002');
+          await waitFor(() => !r.leaves.has('2002') && !r.busy(), 20_000);
+          epochs.push(Number(r.epoch));
+          await daveTable.play([spoken[3]!]);
+        },
+        inVault,
+      );
+      expect(lines).toEqual(expected(turns));
+      expect(epochs).toEqual([epochs[0], epochs[0]! + 1, epochs[0]! + 2]);
+      // What reached the bot was DAVE frames, which only its MLS session could open.
+      expect(discord.voice.daveFramesTo(daveGuild.id, bot()) - framesBefore).toBeGreaterThan(100);
+      expect(botEvents().find((e) => e.kind === 'identify' && e.guildId === daveGuild.id)!.detail).toEqual({
+        max_dave_protocol_version: 1,
+      });
+    }, 150_000);
+
+    it('rejoins through the watchdog when DAVE frames stop decrypting after a transition it missed, and records on', async () => {
+      await daveTable.join('2002');
+      const turns: Turn[] = [
+        { speaker: matt, text: 'The floor begins to shake' },
+        { speaker: laura, text: 'Nothing you can hear clearly' },
+        { speaker: matt, text: 'The shaking stops at last' },
+      ];
+      deepgram.script([turns[0]!.text, turns[2]!.text]);
+      const spoken = await daveTable.prepare(turns);
+      const connections = discord.voiceConnections(daveGuild.id);
+      const r = await room();
+      const { content } = await record(
+        2,
+        async () => {
+          await waitFor(() => r.leaves.has(bot()) && r.leaves.has('2002') && !r.busy(), 20_000);
+          await daveTable.play([spoken[0]!]);
+          // The next transition (Travis leaving) is not announced to the bot: the members move
+          // to a new epoch without it, and their frames stop decrypting for it.
+          discord.voice.faults.daveStranded.add(bot());
+          const rejoined = discord.untilVoiceConnections(daveGuild.id, connections + 1, 30_000);
+          try {
+            const executed = r.executed.length;
+            await daveTable.leave('2003');
+            await waitFor(() => r.executed.length > executed, 20_000);
+            const mumble = {
+              ...spoken[1]!,
+              pcm: Buffer.concat(Array.from({ length: 4 }, () => spoken[1]!.pcm)),
+            };
+            const heard = new AbortController();
+            rejoined.then(
+              () => heard.abort(),
+              () => heard.abort(),
+            );
+            while (!heard.signal.aborted) await daveTable.play([mumble], { signal: heard.signal });
+            await rejoined;
+          } finally {
+            discord.voice.faults.daveStranded.clear();
+          }
+          // Back in the group through a fresh key package and welcome.
+          await waitFor(() => r.leaves.has(bot()) && !r.busy(), 20_000);
+          await daveTable.play([spoken[2]!]);
+        },
+        inVault,
+      );
+      expect(content.split('\n')).toEqual([
+        expect.stringMatching(/Matt: The floor begins to shake$/),
+        expect.stringMatching(/Matt: The shaking stops at last$/),
+      ]);
+      expect(discord.voiceConnections(daveGuild.id)).toBeGreaterThan(connections);
+      const watchdog = logLines
+        .map((l) => JSON.parse(l) as { msg: string; userId?: string; guildId?: string })
+        .filter((l) => l.msg.startsWith('voice watchdog: a member is speaking but nothing decodes'));
+      expect(watchdog).toContainEqual(expect.objectContaining({ userId: '2002', guildId: daveGuild.id }));
+    }, 150_000);
+  });
 
   it('follows a voice server move (VOICE_SERVER_UPDATE to a new endpoint, 4014 from the old) and keeps recording into the same session', async () => {
     const turns: Turn[] = [

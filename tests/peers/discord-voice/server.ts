@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { VOICE_TLS_CERT, VOICE_TLS_KEY } from './trust.ts';
+import { DaveOp, DaveRoom } from './dave.ts';
 import { isMode, MODES, openRtp, sealRtp, type EncryptionMode } from './rtp.ts';
 
 /**
@@ -12,7 +13,8 @@ import { isMode, MODES, openRtp, sealRtp, type EncryptionMode } from './rtp.ts';
  * frames, over TLS as on Discord: @discordjs/voice always dials `wss://<endpoint>?v=8`) and the
  * voice UDP socket (IP discovery, RTP in the two AEAD "rtpsize" modes). It relays each client's
  * audio to everyone else in the same channel, re-encrypted with the recipient's key, as
- * Discord's SFU does. See services/voice-bot/README.md for the table of what it implements.
+ * Discord's SFU does, and in the guilds of `daveGuilds` plays Discord's part in DAVE (dave.ts).
+ * See services/voice-bot/README.md for the table of what it implements.
  */
 
 /** Voice gateway opcodes (Discord's numbering). */
@@ -63,6 +65,8 @@ interface Client extends Expected {
   key: Uint8Array | null;
   /** The recipient-side nonce counter for packets this server seals for the client. */
   nonce: number;
+  /** 1 when the session was described with DAVE. */
+  daveVersion: number;
   /** Server messages carrying `seq`, kept for a resume. */
   sent: { seq: number; data: string | Buffer }[];
   seq: number;
@@ -80,6 +84,12 @@ export interface VoiceFaults {
   reorder: number;
   /** Relayed packets sealed with a key the recipient does not have (they fail to decrypt). */
   wrongKey: boolean;
+  /**
+   * DAVE: users the next proposals and commits are not sent to (and whose ready and
+   * invalid-commit messages are ignored): the group moves to a new epoch without them, as when
+   * a client misses a transition, and what they receive stops decrypting.
+   */
+  daveStranded: Set<string>;
 }
 
 export interface VoiceServerEvent {
@@ -96,6 +106,10 @@ export interface VoiceServer {
   readonly faults: VoiceFaults;
   /** The modes Ready offers, in order of preference (the client takes the first it supports). */
   modes: EncryptionMode[];
+  /** Guilds whose sessions are described with DAVE (protocol 1) to clients that can do it. */
+  readonly daveGuilds: Set<string>;
+  /** The DAVE state of a channel, once a DAVE session was described in it. */
+  daveRoom(guildId: string, channelId: string): Promise<DaveRoom> | undefined;
   /** Everything the clients did, in order (identifies, resumes, heartbeats with seq_ack, ...). */
   readonly events: VoiceServerEvent[];
   expect(e: Expected & { selfDeaf?: boolean }): void;
@@ -109,6 +123,8 @@ export interface VoiceServer {
   connected(guildId: string): string[];
   /** Packets relayed to a user. */
   relayedTo(guildId: string, userId: string): number;
+  /** Of those, the ones whose payload is a DAVE frame (ending in the 0xFAFA magic marker). */
+  daveFramesTo(guildId: string, userId: string): number;
   stop(): Promise<void>;
 }
 
@@ -121,16 +137,51 @@ export async function startVoiceServer(
   const clients = new Map<string, Client>();
   const bySsrc = new Map<number, Client>();
   const relayed = new Map<string, number>();
+  const daveFrames = new Map<string, number>();
   const held = new Map<string, Buffer>();
   const keyOf = (guildId: string, userId: string): string => `${guildId}:${userId}`;
   let nextSsrc = randomInt(1000, 50_000);
 
-  const send = (c: Client, op: number, d: unknown): void => {
-    c.seq++;
-    const data = JSON.stringify({ op, d, seq: c.seq });
+  const keep = (c: Client, data: string | Buffer): void => {
     c.sent.push({ seq: c.seq, data });
     if (c.sent.length > 200) c.sent.shift();
     c.ws?.send(data);
+  };
+  const send = (c: Client, op: number, d: unknown): void => {
+    c.seq++;
+    keep(c, JSON.stringify({ op, d, seq: c.seq }));
+  };
+  /** DAVE's binary frames: sequence (u16), opcode (u8), payload. */
+  const sendBinary = (c: Client, op: number, payload: Buffer): void => {
+    c.seq++;
+    const head = Buffer.alloc(3);
+    head.writeUInt16BE(c.seq & 0xffff, 0);
+    head.writeUInt8(op, 2);
+    keep(c, Buffer.concat([head, payload]));
+  };
+  const daveRooms = new Map<string, Promise<DaveRoom>>();
+  const daveRoomOf = (c: Client): Promise<DaveRoom> => {
+    const k = `${c.guildId}:${c.channelId}`;
+    let room = daveRooms.get(k);
+    if (!room) {
+      const member = (userId: string) => clients.get(keyOf(c.guildId, userId));
+      room = DaveRoom.create(c.channelId, server.faults.daveStranded, {
+        json: (userId, op, d) => {
+          const m = member(userId);
+          if (m) send(m, op, d);
+        },
+        binary: (userId, op, payload) => {
+          const m = member(userId);
+          if (m) sendBinary(m, op, payload);
+        },
+        connected: () =>
+          [...clients.values()]
+            .filter((o) => o.guildId === c.guildId && o.channelId === c.channelId && o.daveVersion > 0)
+            .map((o) => o.userId),
+      });
+      daveRooms.set(k, room);
+    }
+    return room;
   };
   const roomOf = (c: Client): Client[] =>
     [...clients.values()].filter((o) => o !== c && o.guildId === c.guildId && o.channelId === c.channelId);
@@ -145,8 +196,12 @@ export async function startVoiceServer(
   const server: VoiceServer = {
     endpoint: '',
     udpPort: 0,
-    faults: { loss: 0, reorder: 0, wrongKey: false },
+    faults: { loss: 0, reorder: 0, wrongKey: false, daveStranded: new Set() },
     modes: [...MODES],
+    daveGuilds: new Set(),
+    daveRoom(guildId, channelId) {
+      return daveRooms.get(`${guildId}:${channelId}`);
+    },
     events: [],
     expect(e) {
       expected.set(keyOf(e.guildId, e.userId), { ...e, selfDeaf: e.selfDeaf ?? false });
@@ -171,6 +226,9 @@ export async function startVoiceServer(
     relayedTo(guildId, userId) {
       return relayed.get(keyOf(guildId, userId)) ?? 0;
     },
+    daveFramesTo(guildId, userId) {
+      return daveFrames.get(keyOf(guildId, userId)) ?? 0;
+    },
     async stop() {
       for (const c of clients.values()) c.ws?.terminate();
       wss.close();
@@ -184,6 +242,7 @@ export async function startVoiceServer(
     clients.delete(keyOf(c.guildId, c.userId));
     bySsrc.delete(c.ssrc);
     for (const o of roomOf(c)) send(o, Op.ClientDisconnect, { user_id: c.userId });
+    if (c.daveVersion > 0) void daveRoomOf(c).then((r) => r.left(c.userId));
   }
 
   wss.on('connection', (ws, req) => {
@@ -196,9 +255,16 @@ export async function startVoiceServer(
     ws.send(JSON.stringify({ op: Op.Hello, d: { heartbeat_interval: opts.heartbeatMs ?? HEARTBEAT_MS } }));
     ws.on('message', (raw, isBinary) => {
       if (isBinary) {
-        // DAVE's binary opcodes (key package 26, commit/welcome 28, ...): no DAVE session is
-        // offered (dave_protocol_version 0), so a client sending them is out of protocol.
-        ws.close(Close.UnknownOpcode, 'DAVE is not offered by this voice server');
+        // DAVE's binary frames from a client: opcode (u8), payload.
+        const buf = raw as Buffer;
+        const c = client;
+        if (!c || c.daveVersion === 0) return ws.close(Close.UnknownOpcode, 'No DAVE session');
+        const op = buf.readUInt8(0);
+        const payload = Buffer.from(buf.subarray(1));
+        if (op === DaveOp.MlsKeyPackage) void daveRoomOf(c).then((r) => r.keyPackage(c.userId, payload));
+        else if (op === DaveOp.MlsCommitWelcome)
+          void daveRoomOf(c).then((r) => r.commitWelcome(c.userId, payload));
+        else ws.close(Close.UnknownOpcode, 'Unknown opcode');
         return;
       }
       let msg: { op: number; d: Record<string, unknown> };
@@ -239,6 +305,7 @@ export async function startVoiceServer(
           seq: 0,
           seqAck: -1,
           speaking: 0,
+          daveVersion: 0,
           maxDaveVersion: Number(d.max_dave_protocol_version ?? 0),
         };
         clients.set(keyOf(e.guildId, e.userId), client);
@@ -277,20 +344,29 @@ export async function startVoiceServer(
         client.key = randomBytes(32);
         client.udp = { address: String(data.address), port: Number(data.port) };
         event(client, 'select', { mode: data.mode, address: data.address, port: data.port });
+        client.daveVersion = server.daveGuilds.has(client.guildId) && client.maxDaveVersion >= 1 ? 1 : 0;
         send(client, Op.SessionDescription, {
           audio_codec: 'opus',
           video_codec: null,
           media_session_id: randomBytes(16).toString('hex'),
           mode: client.mode,
           secret_key: [...client.key],
-          dave_protocol_version: 0,
+          dave_protocol_version: client.daveVersion,
         });
+        const c = client;
+        if (c.daveVersion > 0) void daveRoomOf(c).then((r) => r.joined(c.userId));
       } else if (msg.op === Op.Speaking) {
         client.speaking = Number(d.speaking ?? 0);
         event(client, 'speaking', { speaking: client.speaking, ssrc: d.ssrc });
         for (const o of roomOf(client)) {
           send(o, Op.Speaking, { user_id: client.userId, ssrc: client.ssrc, speaking: client.speaking });
         }
+      } else if (msg.op === DaveOp.TransitionReady && client.daveVersion > 0) {
+        const c = client;
+        void daveRoomOf(c).then((r) => r.ready(c.userId, Number(d.transition_id)));
+      } else if (msg.op === DaveOp.MlsInvalidCommitWelcome && client.daveVersion > 0) {
+        const c = client;
+        void daveRoomOf(c).then((r) => r.invalid(c.userId));
       } else {
         ws.close(Close.UnknownOpcode, 'Unknown opcode');
       }
@@ -344,6 +420,10 @@ export async function startVoiceServer(
     const sealed = sealRtp(packet, to.mode, wrongKey ? randomBytes(32) : to.key, to.nonce);
     const k = keyOf(to.guildId, to.userId);
     relayed.set(k, (relayed.get(k) ?? 0) + 1);
+    const p = packet.payload;
+    if (p.length > 2 && p[p.length - 1] === 0xfa && p[p.length - 2] === 0xfa) {
+      daveFrames.set(k, (daveFrames.get(k) ?? 0) + 1);
+    }
     const { address, port } = to.udp;
     if (reorder > 0 && !held.has(k) && Math.random() < reorder) {
       held.set(k, sealed);

@@ -46,6 +46,20 @@ const SUBSCRIPTION_SILENCE_MS = 1_000;
 const SPEAKING_END_GRACE_MS = 400;
 
 /**
+ * A DAVE frame the library could not decrypt and passed on as it came: it ends in DAVE's
+ * supplemental data (its size, then the 0xFAFA magic marker). After a transition the client
+ * missed (its session reinitialising, not ready) @discordjs/voice returns such frames as if
+ * they were Opus; the decoder makes noise of them. They are dropped instead, so that a member
+ * speaking with nothing decrypting is what the watchdog sees.
+ */
+export function isUndecryptedDaveFrame(packet: Buffer): boolean {
+  const n = packet.length;
+  if (n < 13 || packet[n - 1] !== 0xfa || packet[n - 2] !== 0xfa) return false;
+  const supplemental = packet[n - 3]!;
+  return supplemental >= 11 && supplemental <= n;
+}
+
+/**
  * The real receiver: @discordjs/voice 0.19 (DAVE through @snazzah/davey). One subscription per
  * speaking user, ended after a second of silence and renewed on the next speaking start.
  */
@@ -87,7 +101,9 @@ export function discordVoiceReceiver(logger: Logger): VoiceReceiver {
           end: { behavior: EndBehaviorType.AfterSilence, duration: SUBSCRIPTION_SILENCE_MS },
         });
         subscriptions.set(userId, stream);
-        stream.on('data', (packet: Buffer) => handlers.opus(userId, packet));
+        stream.on('data', (packet: Buffer) => {
+          if (!isUndecryptedDaveFrame(packet)) handlers.opus(userId, packet);
+        });
         const done = (): void => {
           if (subscriptions.get(userId) === stream) subscriptions.delete(userId);
         };
