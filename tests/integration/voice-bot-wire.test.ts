@@ -133,6 +133,11 @@ describe.runIf(hasEspeak)(`the voice bot on Discord's voice protocol (${testMode
       viewer.close();
     }
   }
+  /** The speech peer will recognise the turns' lines, in order; their speech, synthesized. */
+  const scripted = (turns: Turn[], at = table) => {
+    deepgram.script(turns.map((t) => t.text));
+    return at.prepare(turns);
+  };
   const expected = (turns: Turn[]) => turns.map((t) => [t.speaker.displayName, t.text]);
 
   it.each(MODES)(
@@ -146,8 +151,7 @@ describe.runIf(hasEspeak)(`the voice bot on Discord's voice protocol (${testMode
         { speaker: laura, text: 'I wave back at him' },
         { speaker: travis, text: 'Grog walks in late' },
       ];
-      deepgram.script(turns.map((t) => t.text));
-      const spoken = await table.prepare(turns);
+      const spoken = await scripted(turns);
       const identifies = botEvents().filter((e) => e.kind === 'identify').length;
       const { lines } = await record(turns.length, async () => {
         await table.play(spoken.slice(0, 2), { pauseSeconds: 1.2 });
@@ -190,8 +194,7 @@ describe.runIf(hasEspeak)(`the voice bot on Discord's voice protocol (${testMode
       { speaker: laura, text: 'We should find shelter now' },
       { speaker: matt, text: 'There is a cave to the north' },
     ];
-    deepgram.script(turns.map((t) => t.text));
-    const spoken = await table.prepare(turns);
+    const spoken = await scripted(turns);
     const relayedBefore = discord.voice.relayedTo(guild.id, discord.botUser.id);
     Object.assign(discord.voice.faults, { loss: 0.05, reorder: 0.05 });
     try {
@@ -214,8 +217,7 @@ describe.runIf(hasEspeak)(`the voice bot on Discord's voice protocol (${testMode
         { speaker: matt, text: 'You hear the river below' },
         { speaker: laura, text: 'I tie a rope to the tree' },
       ];
-      deepgram.script(turns.map((t) => t.text));
-      const spoken = await table.prepare(turns);
+      const spoken = await scripted(turns);
       const bot = discord.botUser.id;
       const before = botEvents().filter((e) => e.kind === 'resume' || e.kind === 'identify').length;
       const { lines } = await record(turns.length, async () => {
@@ -256,8 +258,7 @@ describe.runIf(hasEspeak)(`the voice bot on Discord's voice protocol (${testMode
         { speaker: travis, text: 'Grog arrives with a crowbar' },
         { speaker: matt, text: 'The runes begin to glow' },
       ];
-      deepgram.script(turns.map((t) => t.text));
-      const spoken = await daveTable.prepare(turns);
+      const spoken = await scripted(turns, daveTable);
       const framesBefore = discord.voice.daveFramesTo(daveGuild.id, bot());
       const epochs: number[] = [];
       const { lines } = await record(
@@ -352,8 +353,7 @@ describe.runIf(hasEspeak)(`the voice bot on Discord's voice protocol (${testMode
       { speaker: laura, text: 'That is the signal to move' },
       { speaker: matt, text: 'The doors of the tower open' },
     ];
-    deepgram.script(turns.map((t) => t.text));
-    const spoken = await table.prepare(turns);
+    const spoken = await scripted(turns);
     const old = discord.voice;
     const { lines, content } = await record(turns.length, async () => {
       await table.play([spoken[0]!]);

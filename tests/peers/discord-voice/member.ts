@@ -48,7 +48,8 @@ export async function joinVoiceAsMember(
     daveEncryption: opts.dave ?? false,
   });
   connection.on('error', () => {});
-  await entersState(connection, VoiceConnectionStatus.Ready, 20_000);
+  // Generous: on a busy 2-core machine a TLS handshake and IP discovery can take a while.
+  await entersState(connection, VoiceConnectionStatus.Ready, 60_000);
   const player = createAudioPlayer({ behaviors: { noSubscriber: NoSubscriberBehavior.Play } });
   player.on('error', () => {});
   connection.subscribe(player);
@@ -62,13 +63,13 @@ export async function joinVoiceAsMember(
     async say(what, signal) {
       const pcm = typeof what === 'string' ? await member.speech(what) : what;
       // A voice server move or a resume can leave the connection signalling for a moment.
-      await entersState(connection, VoiceConnectionStatus.Ready, 20_000);
+      await entersState(connection, VoiceConnectionStatus.Ready, 60_000);
       player.play(createAudioResource(Readable.from([pcm]), { inputType: StreamType.Raw }));
       const cut = (): boolean => player.stop(true);
       signal?.addEventListener('abort', cut, { once: true });
       try {
-        await entersState(player, AudioPlayerStatus.Playing, 10_000);
-        await entersState(player, AudioPlayerStatus.Idle, 10_000 + (pcm.length / 192_000) * 4_000);
+        await entersState(player, AudioPlayerStatus.Playing, 30_000);
+        await entersState(player, AudioPlayerStatus.Idle, 30_000 + (pcm.length / 192_000) * 4_000);
       } finally {
         signal?.removeEventListener('abort', cut);
       }
