@@ -1,4 +1,9 @@
 import { defineConfig } from 'vitest/config';
+import { voiceTrustBundle } from './tests/peers/discord-voice/trust.ts';
+
+// The Discord peer's voice server speaks TLS with its own certificate (@discordjs/voice always
+// dials wss://): the test workers, forked from here, trust it from their start.
+process.env.NODE_EXTRA_CA_CERTS = voiceTrustBundle();
 
 // Unit tests sit beside the code (services and web; a web test that renders declares
 // `// @vitest-environment happy-dom`); whole-system tests live in tests/integration. Browser

@@ -1,4 +1,3 @@
-import { synthesizeTurns, playTurns } from '@chronicler/voice-bot/pipeline';
 import type { Transcript } from '@chronicler/contracts';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -7,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeepgramLivePeer } from '../peers/deepgram-live.ts';
 import { guildIdForShard, type DiscordPeer, type PeerGuild } from '../peers/discord.ts';
+import { voiceTable, type VoiceTable } from '../peers/discord-voice/table.ts';
 import { apiCall } from '../support/api.ts';
 import { LiveViewer } from '../support/live-viewer.ts';
 import { freePort, repoRoot, testMode, waitFor, type TestSystem } from '../support/system.ts';
@@ -183,6 +183,7 @@ describe.skipIf(skipReason)(
     let system: TestSystem;
     let prometheus: PrometheusServer;
     let discord: DiscordPeer;
+    let table: VoiceTable;
     let deepgram: DeepgramLivePeer;
     let owner: string;
     const guild: PeerGuild = {
@@ -204,10 +205,12 @@ describe.skipIf(skipReason)(
     beforeAll(async () => {
       rig = await startVoiceRig(guild);
       ({ system, discord, deepgram, owner } = rig);
+      table = voiceTable(discord, guild.id, '4102');
       prometheus = await PrometheusServer.start(system.opsUrls!());
     }, 180_000);
 
     afterAll(async () => {
+      await table?.close();
       await prometheus?.stop();
       await rig?.stop();
     });
@@ -289,15 +292,15 @@ describe.skipIf(skipReason)(
 
     /** Two players speak through the Discord bot; the provider drops Laura's stream once. */
     async function liveSession(): Promise<string> {
-      discord.setVoice(guild.id, '2001', '4102');
-      discord.setVoice(guild.id, '2002', '4102');
+      await table.join('2001');
+      await table.join('2002');
       const lines = [
         'Welcome back to the city of Kraghammer',
         'Vex draws her bow and looks around',
         'Roll for perception everyone',
       ];
       deepgram.script(lines);
-      const turns = await synthesizeTurns([
+      const turns = await table.prepare([
         { speaker: matt, text: lines[0]! },
         { speaker: laura, text: lines[1]! },
         { speaker: matt, text: lines[2]! },
@@ -310,11 +313,11 @@ describe.skipIf(skipReason)(
       );
       const viewer = new LiveViewer(system.url, tid, owner);
       try {
-        await playTurns(discord.voiceSink(guild.id), turns.slice(0, 1), { pauseSeconds: 1.2 });
+        await table.play(turns.slice(0, 1), { pauseSeconds: 1.2 });
         await viewer.untilLines(1, 30_000);
         // Matt's stream is open; the next one (Laura's) is dropped after its first second of audio.
         deepgram.dropNext({ afterBytes: 32_000 });
-        await playTurns(discord.voiceSink(guild.id), turns.slice(1), { pauseSeconds: 1.2 });
+        await table.play(turns.slice(1), { pauseSeconds: 1.2 });
         await viewer.untilLines(3, 60_000);
         // Scraped while the session is live: the sessions gauge and the open streams are above 0.
         await prometheus.scrapedSince(Date.now() + 5_000, 30_000);

@@ -1,10 +1,11 @@
 import type { Transcript } from '@chronicler/contracts';
-import { parseOggPages, playTurns, synthesizeTurns } from '@chronicler/voice-bot/pipeline';
+import { parseOggPages } from '@chronicler/voice-bot/pipeline';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeepgramLivePeer } from '../peers/deepgram-live.ts';
 import { guildIdForShard, type DiscordPeer, type PeerGuild } from '../peers/discord.ts';
+import { voiceTable, type VoiceTable } from '../peers/discord-voice/table.ts';
 import { apiCall } from '../support/api.ts';
 import { LiveViewer } from '../support/live-viewer.ts';
 import { testMode, waitFor, type TestSystem } from '../support/system.ts';
@@ -21,6 +22,7 @@ describe.runIf(hasEspeak && testMode === 'cluster')('the voice bot killed with S
   let rig: VoiceRig;
   let system: TestSystem;
   let discord: DiscordPeer;
+  let table: VoiceTable;
   let deepgram: DeepgramLivePeer;
   let recordings: string;
   let owner: string;
@@ -46,9 +48,11 @@ describe.runIf(hasEspeak && testMode === 'cluster')('the voice bot killed with S
       LIVE_SESSION_STALE_MINUTES: String(STALE_SECONDS / 60),
     });
     ({ system, discord, deepgram, recordings, owner } = rig);
+    table = voiceTable(discord, guild.id, '4002');
   }, 180_000);
 
   afterAll(async () => {
+    await table?.close();
     await rig?.stop();
   });
 
@@ -63,8 +67,8 @@ describe.runIf(hasEspeak && testMode === 'cluster')('the voice bot killed with S
   };
 
   it('loses at most about a second of audio, ends the session from its journal after a restart, records on, survives a deploy, and goes stale', async () => {
-    discord.setVoice(guild.id, '2001', '4002');
-    discord.setVoice(guild.id, '2003', '4002');
+    await table.join('2001');
+    await table.join('2003');
     const lines = [
       'Welcome to the stage everyone',
       'Travis rolls a natural twenty',
@@ -73,7 +77,7 @@ describe.runIf(hasEspeak && testMode === 'cluster')('the voice bot killed with S
       'The bard sings again',
     ];
     deepgram.script(lines);
-    const turns = await synthesizeTurns([
+    const turns = await table.prepare([
       { speaker: matt, text: lines[0]! },
       { speaker: travis, text: lines[1]! },
       { speaker: travis, text: lines[2]! },
@@ -85,14 +89,13 @@ describe.runIf(hasEspeak && testMode === 'cluster')('the voice bot killed with S
     await waitFor(async () => (await transcript(tid)).status === 200, 20_000);
     const viewer = new LiveViewer(system.url, tid, owner);
     try {
-      await playTurns(discord.voiceSink(guild.id), turns.slice(0, 2), { pauseSeconds: 1.2 });
+      await table.play(turns.slice(0, 2), { pauseSeconds: 1.2 });
       await viewer.untilLines(2, 30_000);
     } finally {
       viewer.close();
     }
     // Killed 2 s into a long line of Travis's.
-    const sink = discord.voiceSink(guild.id);
-    const playing = playTurns(sink, [turns[2]!]);
+    const playing = table.play([turns[2]!]);
     await new Promise((r) => setTimeout(r, 2000));
     const killedAt = await killBot();
     await playing;
@@ -130,7 +133,7 @@ describe.runIf(hasEspeak && testMode === 'cluster')('the voice bot killed with S
     await waitFor(async () => (await transcript(tid2)).status === 200, 20_000);
     expect((await transcript(tid2)).body.name).toBe('Crash night (continued)');
     await discord.untilVoiceConnections(guild.id, 2, 30_000);
-    await playTurns(discord.voiceSink(guild.id), [turns[3]!]);
+    await table.play([turns[3]!]);
     await waitFor(async () => (await transcript(tid2)).body.content.includes(lines[3]!), 30_000);
 
     // A deploy (SIGTERM): the session ends cleanly, and the next process records on.
@@ -152,7 +155,7 @@ describe.runIf(hasEspeak && testMode === 'cluster')('the voice bot killed with S
     await waitFor(async () => (await transcript(tid3)).status === 200, 20_000);
     expect((await transcript(tid3)).body.name).toBe('Crash night (continued)');
     await discord.untilVoiceConnections(guild.id, 3, 30_000);
-    await playTurns(discord.voiceSink(guild.id), [turns[4]!]);
+    await table.play([turns[4]!]);
     await waitFor(async () => (await transcript(tid3)).body.content.includes(lines[4]!), 30_000);
 
     // Killed again and never restarted: the transcript service ends it once it goes stale.

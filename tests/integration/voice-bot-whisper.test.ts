@@ -1,9 +1,10 @@
 import type { Transcript } from '@chronicler/contracts';
-import { playTurns, synthesizeTurns, type Turn } from '@chronicler/voice-bot/pipeline';
+import type { Turn } from '@chronicler/voice-bot/pipeline';
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { guildIdForShard, type DiscordPeer, type PeerGuild } from '../peers/discord.ts';
+import { voiceTable, type VoiceTable } from '../peers/discord-voice/table.ts';
 import { startOpenAiPeer, type OpenAiPeer } from '../peers/openai.ts';
 import { apiCall } from '../support/api.ts';
 import { LiveViewer } from '../support/live-viewer.ts';
@@ -13,7 +14,8 @@ import { startVoiceRig, type VoiceRig } from '../support/voice-rig.ts';
 const hasEspeak = existsSync('/usr/bin/espeak-ng');
 
 // The voice bot with only an OpenAI-compatible transcription server (a local Whisper has no
-// streaming API): espeak-ng speech as Discord Opus frames from the Discord peer, through the
+// streaming API): espeak-ng speech from members' own voice clients, relayed by the Discord peer's
+// voice server, through the
 // bot's pipeline, each utterance cut at the speaker's pause and sent to the transcription peer
 // as it ends, each answer that speaker's final line.
 describe.runIf(hasEspeak)(
@@ -22,6 +24,7 @@ describe.runIf(hasEspeak)(
     let rig: VoiceRig;
     let system: TestSystem;
     let discord: DiscordPeer;
+    let table: VoiceTable;
     let whisper: OpenAiPeer;
     let owner: string;
     const guild: PeerGuild = {
@@ -51,11 +54,13 @@ describe.runIf(hasEspeak)(
         SPEECH_LIVE_RECONNECT_ATTEMPTS: '3',
       });
       ({ system, discord, owner } = rig);
-      discord.setVoice(guild.id, '2001', '5002');
-      discord.setVoice(guild.id, '2002', '5002');
+      table = voiceTable(discord, guild.id, '5002');
+      await table.join('2001');
+      await table.join('2002');
     }, 180_000);
 
     afterAll(async () => {
+      await table?.close();
       await rig?.stop();
       await whisper?.close();
     });
@@ -68,14 +73,14 @@ describe.runIf(hasEspeak)(
     };
 
     async function record(turns: Turn[], during: (tid: string, viewer: LiveViewer) => Promise<void>) {
-      const synthesized = await synthesizeTurns(turns);
+      const synthesized = await table.prepare(turns);
       const started = await discord.command(guild.id, '5001', '2001', 'start');
       const tid = sessionIdOf(started.content);
       await discord.untilVoiceConnections(guild.id, 1);
       await waitFor(async () => (await transcript(tid)).status === 200);
       const viewer = new LiveViewer(system.url, tid, owner);
       try {
-        await playTurns(discord.voiceSink(guild.id), synthesized, { pauseSeconds: 1.2 });
+        await table.play(synthesized, { pauseSeconds: 1.2 });
         await during(tid, viewer);
       } finally {
         viewer.close();

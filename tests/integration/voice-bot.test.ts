@@ -1,13 +1,14 @@
 import type { HealthResponse, Transcript, TranscriptListItem } from '@chronicler/contracts';
 import { createLogger, startService, type RunningService } from '@chronicler/kit';
 import voiceBot from '@chronicler/voice-bot';
-import { playTurns, synthesizeTurns, type Turn } from '@chronicler/voice-bot/pipeline';
+import type { Turn } from '@chronicler/voice-bot/pipeline';
 import { busSink } from '@chronicler/voice-bot/replay';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeepgramLivePeer, type DeepgramLivePeer } from '../peers/deepgram-live.ts';
+import { voiceTable, type VoiceTable } from '../peers/discord-voice/table.ts';
 import {
   ADMINISTRATOR,
   guildIdForShard,
@@ -24,9 +25,10 @@ import { signInWithDiscord as signInAs } from '../support/voice-rig.ts';
 const hasEspeak = existsSync('/usr/bin/espeak-ng');
 
 // The bot's Discord side runs for real (discord.js against the local Discord peer: gateway,
-// slash commands, interaction replies); voice arrives through the test receiver as Opus
-// frames of espeak-ng speech, goes through the live pipeline to the Deepgram peer, and the
-// owner watches the transcript over the socket.
+// slash commands, interaction replies) and so does its voice: its @discordjs/voice joins the
+// peer's voice server (voice gateway v8 over TLS, UDP/RTP), where each member is a second
+// @discordjs/voice client playing espeak-ng speech. What they say goes through the live
+// pipeline to the Deepgram peer, and the owner watches the transcript over the socket.
 describe.runIf(hasEspeak)(`the Discord voice bot against the Discord peer (${testMode} mode)`, () => {
   let system: TestSystem;
   let discord: DiscordPeer;
@@ -69,6 +71,8 @@ describe.runIf(hasEspeak)(`the Discord voice bot against the Discord peer (${tes
   /** The services' log lines (warnings and worse, as TEST_LOG_LEVEL leaves them by default). */
   const logLines: string[] = [];
   let secondShard: RunningService | null = null;
+  let table: VoiceTable;
+  let table2: VoiceTable;
 
   /** Signs in through the OAuth peer as that Discord user: the account the bot matches. */
   const signInWithDiscord = (id: string, username: string): Promise<string> =>
@@ -109,12 +113,16 @@ describe.runIf(hasEspeak)(`the Discord voice bot against the Discord peer (${tes
     tokens.set('2001', await signInWithDiscord('2001', 'matt'));
     tokens.set('2002', await signInWithDiscord('2002', 'laura'));
     await discord.untilGuildReady(guild.id);
+    table = voiceTable(discord, guild.id, '3002');
+    table2 = voiceTable(discord, guild2.id, '3102');
     // The bot connects in the background (Discord's absence must not hold up the system).
     await waitFor(() => discord.commands.has('global'), 30_000);
   }, 120_000);
 
   afterAll(async () => {
     delete process.env.LIVE_SESSION_STALE_MINUTES;
+    await table?.close();
+    await table2?.close();
     await secondShard?.stop();
     await system?.stop();
     await discord?.close();
@@ -149,7 +157,7 @@ describe.runIf(hasEspeak)(`the Discord voice bot against the Discord peer (${tes
   });
 
   it('records three speakers into the owner’s live transcript; /offrecord silences one; /stop ends and it is summarised', async () => {
-    for (const id of ['2001', '2002', '2003', '2005']) discord.setVoice(guild.id, id, '3002');
+    for (const id of ['2001', '2002', '2003', '2005']) await table.join(id);
     const matt = { key: '2001', displayName: 'Matt', userId: '2001' };
     const laura = { key: '2002', displayName: 'Laura', userId: '2002' };
     const travis = { key: '2003', displayName: 'Travis', userId: '2003' };
@@ -166,7 +174,7 @@ describe.runIf(hasEspeak)(`the Discord voice bot against the Discord peer (${tes
     ];
     // The bot is not recorded, so its line is not in the script the speech peer recognises.
     deepgram.script([part1[0]!.text, part1[1]!.text, part1[3]!.text, part2[1]!.text]);
-    const [s1, s2] = await Promise.all([synthesizeTurns(part1), synthesizeTurns(part2)]);
+    const [s1, s2] = await Promise.all([table.prepare(part1), table.prepare(part2)]);
 
     const streamsBefore = deepgram.streams.length;
     const started = await discord.command(guild.id, '3001', '2001', 'start');
@@ -185,7 +193,7 @@ describe.runIf(hasEspeak)(`the Discord voice bot against the Discord peer (${tes
     );
     const viewer = new LiveViewer(system.url, tid, owner);
     try {
-      await playTurns(discord.voiceSink(guild.id), s1, { pauseSeconds: 1.2 });
+      await table.play(s1, { pauseSeconds: 1.2 });
       await viewer.untilLines(3, 30_000);
 
       const status = await discord.command(guild.id, '3001', '2002', 'status');
@@ -196,7 +204,7 @@ describe.runIf(hasEspeak)(`the Discord voice bot against the Discord peer (${tes
       const off = await discord.command(guild.id, '3001', '2002', 'offrecord');
       expect(off.ephemeral).toBe(true);
       expect(off.content).toContain('off the record');
-      await playTurns(discord.voiceSink(guild.id), s2, { pauseSeconds: 1.2 });
+      await table.play(s2, { pauseSeconds: 1.2 });
       await viewer.untilLines(4, 30_000);
 
       // Only the owner (or a server manager) stops it.
@@ -246,7 +254,7 @@ describe.runIf(hasEspeak)(`the Discord voice bot against the Discord peer (${tes
   }, 180_000);
 
   it('tells someone without a Chronicler account to sign in, and records nothing', async () => {
-    discord.setVoice(guild.id, '2004', '3002');
+    await table.join('2004');
     const before = (
       await apiCall<{ items: unknown[] }>(system.url, 'GET', '/transcripts', tokens.get('2001')!)
     ).body;
@@ -285,7 +293,7 @@ describe.runIf(hasEspeak)(`the Discord voice bot against the Discord peer (${tes
     expect(none.content).toContain('Nothing was recorded');
 
     deepgram.script(['The party enters the tavern']);
-    const turns = await synthesizeTurns([
+    const turns = await table.prepare([
       {
         speaker: { key: '2003', displayName: 'Travis', userId: '2003' },
         text: 'The party enters the tavern',
@@ -300,7 +308,7 @@ describe.runIf(hasEspeak)(`the Discord voice bot against the Discord peer (${tes
     await waitFor(
       async () => (await apiCall(system.url, 'GET', `/transcripts/${tid}`, owner)).status === 200,
     );
-    await playTurns(discord.voiceSink(guild.id), turns);
+    await table.play(turns);
     // /leave by a server manager stops (and saves) as well.
     const left = await discord.command(guild.id, '3001', '2004', 'leave', {}, ADMINISTRATOR);
     expect(left.content).toContain('Left the voice channel');
@@ -316,10 +324,10 @@ describe.runIf(hasEspeak)(`the Discord voice bot against the Discord peer (${tes
     expect(t.body.content).toMatch(/Travis: The party enters the tavern/);
   }, 120_000);
 
-  it('rejoins when someone speaks and nothing decodes, with a log line and a metric, and keeps the session', async () => {
+  it('rejoins when someone speaks and nothing decrypts (relayed with a key the bot was never given), with a log line and a metric, and keeps the session', async () => {
     const owner = tokens.get('2001')!;
     const travis = { key: '2003', displayName: 'Travis', userId: '2003' };
-    const turns = await synthesizeTurns([
+    const turns = await table.prepare([
       { speaker: travis, text: 'I check the door for traps' },
       { speaker: travis, text: 'Nothing happens at all here' },
       { speaker: travis, text: 'I open the chest slowly' },
@@ -331,13 +339,12 @@ describe.runIf(hasEspeak)(`the Discord voice bot against the Discord peer (${tes
     await waitFor(
       async () => (await apiCall(system.url, 'GET', `/transcripts/${tid}`, owner)).status === 200,
     );
-    const sink = discord.voiceSink(guild.id);
-    await playTurns(sink, [turns[0]!]);
-    // Frames that fail to decrypt: the speaker talks, nothing decodes. One long run of speech
-    // (a turn is under two seconds, and a busy machine sends a late turn's packets in a burst),
-    // played until the bot has rejoined: the watchdog needs 1.5 s of it without a break.
-    const mumble = { ...turns[1]!, packets: Array.from({ length: 4 }, () => turns[1]!.packets).flat() };
-    discord.corruptAudio = true;
+    await table.play([turns[0]!]);
+    // The voice server seals what it relays with a wrong key: the packets reach the bot (its
+    // receiver marks the speaker as speaking) and fail AEAD authentication in @discordjs/voice.
+    // One long run of speech, played until the bot has rejoined (the watchdog needs 1.5 s).
+    const mumble = { ...turns[1]!, pcm: Buffer.concat(Array.from({ length: 4 }, () => turns[1]!.pcm)) };
+    discord.voice.faults.wrongKey = true;
     try {
       const rejoined = discord.untilVoiceConnections(guild.id, connections + 1, 30_000);
       const heard = new AbortController();
@@ -345,14 +352,12 @@ describe.runIf(hasEspeak)(`the Discord voice bot against the Discord peer (${tes
         () => heard.abort(),
         () => heard.abort(),
       );
-      while (!heard.signal.aborted) {
-        await playTurns(sink, [mumble], { signal: heard.signal }).catch(() => {});
-      }
+      while (!heard.signal.aborted) await table.play([mumble], { signal: heard.signal });
       await rejoined;
     } finally {
-      discord.corruptAudio = false;
+      discord.voice.faults.wrongKey = false;
     }
-    await playTurns(sink, [turns[2]!]);
+    await table.play([turns[2]!]);
     const stopped = await discord.command(guild.id, '3001', '2001', 'stop');
     expect(stopped.content).toContain(tid);
     await waitFor(async () => {
@@ -384,10 +389,10 @@ describe.runIf(hasEspeak)(`the Discord voice bot against the Discord peer (${tes
     await discord.untilGuildReady(guild2.id);
     expect(discord.identifies.find((i) => i.shard[0] === 1)).toEqual({ shard: [1, 2], guilds: [guild2.id] });
 
-    discord.setVoice(guild2.id, '2001', '3102');
-    discord.setVoice(guild2.id, '2002', '3102');
+    await table2.join('2001');
+    await table2.join('2002');
     deepgram.script(['Jester casts a spell on the cart']);
-    const turns = await synthesizeTurns([
+    const turns = await table2.prepare([
       {
         speaker: { key: '2002', displayName: 'Jester', userId: '2002' },
         text: 'Jester casts a spell on the cart',
@@ -399,7 +404,7 @@ describe.runIf(hasEspeak)(`the Discord voice bot against the Discord peer (${tes
     await waitFor(
       async () => (await apiCall(system.url, 'GET', `/transcripts/${tid}`, owner)).status === 200,
     );
-    await playTurns(discord.voiceSink(guild2.id), turns);
+    await table2.play(turns);
     await discord.command(guild2.id, '3101', '2001', 'stop');
     await waitFor(async () => {
       const t = await apiCall<Transcript>(system.url, 'GET', `/transcripts/${tid}`, owner);
@@ -413,7 +418,7 @@ describe.runIf(hasEspeak)(`the Discord voice bot against the Discord peer (${tes
   it('ends a live session whose bot vanished once it goes stale, and leaves a recording the bot holds alone', async () => {
     const owner = tokens.get('2001')!;
     // A silent table: the bot holds this one (its heartbeat), nobody speaks.
-    discord.setVoice(guild.id, '2001', '3002');
+    await table.join('2001');
     const held = sessionIdOf((await discord.command(guild.id, '3001', '2001', 'start')).content);
     // A pipeline that started a session and died without a word.
     const sink = busSink(system.platform!.bus);

@@ -1,8 +1,10 @@
-import type { AudioSink, Speaker } from '@chronicler/voice-bot/pipeline';
+import type { DiscordGatewayAdapterCreator } from '@discordjs/voice';
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { startVoiceServer, type VoiceServer } from './discord-voice/server.ts';
+import { voiceTrustBundle } from './discord-voice/trust.ts';
 
 /**
  * A local stand-in for Discord, enough to run the real discord.js client against it:
@@ -15,9 +17,10 @@ import { WebSocketServer, type WebSocket } from 'ws';
  *   ready, guild create with channels, members and voice states, heartbeat ack, the bot's voice
  *   state updates (op 4) answered with voice state and voice server updates, and dispatches of
  *   members moving between voice channels and of slash commands (interaction create).
- * - A voice endpoint that is NOT Discord's voice protocol (UDP, RTP, DAVE): the bot's test
- *   receiver (DISCORD_VOICE_RECEIVER=peer) gets speaking events and Opus frames as JSON lines
- *   over HTTP. Tests play espeak-ng speech into it with the pipeline's `playTurns`.
+ * - Voice as Discord does it: VOICE_SERVER_UPDATE points at a voice server of the peer
+ *   (./discord-voice/server.ts: voice gateway v8 over TLS and UDP/RTP), which the bot's
+ *   unmodified @discordjs/voice joins. Members speak through their own @discordjs/voice
+ *   connections (`memberAdapter`, ./discord-voice/member.ts); the voice server relays them.
  */
 
 export interface PeerUser {
@@ -49,6 +52,7 @@ interface VoiceState {
   session_id: string;
   mute: boolean;
   self_mute: boolean;
+  self_deaf: boolean;
 }
 
 export interface InteractionRecord {
@@ -93,8 +97,8 @@ export interface DiscordPeer {
   /** Shard identifications received, in order. */
   readonly identifies: { shard: [number, number]; guilds: string[] }[];
   readonly interactions: InteractionRecord[];
-  /** Send undecodable frames instead of the played audio (frames failing to decrypt). */
-  corruptAudio: boolean;
+  /** The voice server VOICE_SERVER_UPDATE currently points at (its faults are settable). */
+  readonly voice: VoiceServer;
   env(): Record<string, string>;
   addGuild(g: PeerGuild): void;
   /** Moves a member into a voice channel (null: out of voice); dispatched to the guild's shard. */
@@ -112,9 +116,18 @@ export interface DiscordPeer {
   ): Promise<CommandReply>;
   /** Types `value` into /start's group option; resolves with the choices offered. */
   autocomplete(guildId: string, channelId: string, userId: string, value: string): Promise<string[]>;
-  /** An audio sink for `playTurns` that sends to whoever listens to the guild's voice endpoint. */
-  voiceSink(guildId: string): AudioSink;
-  /** Resolves once a bot listens to the guild's voice (n-th connection, counting rejoins). */
+  /**
+   * The gateway adapter of a member's own client (what discord.js gives @discordjs/voice): its
+   * voice state updates (op 4) are answered with VOICE_STATE_UPDATE and VOICE_SERVER_UPDATE.
+   */
+  memberAdapter(guildId: string, userId: string): DiscordGatewayAdapterCreator;
+  /**
+   * Moves the guild's voice to a new voice server, as Discord does when a region fails: a
+   * VOICE_SERVER_UPDATE with the new endpoint to everyone connected, then the old server closes
+   * their sockets with 4014.
+   */
+  moveVoiceServer(guildId: string): Promise<VoiceServer>;
+  /** Resolves once the bot has identified to a voice server for the guild n times (rejoins count). */
   untilVoiceConnections(guildId: string, n: number, timeoutMs?: number): Promise<void>;
   voiceConnections(guildId: string): number;
   /** Resolves once the shard holding `guildId` has sent it (READY + GUILD_CREATE). */
@@ -141,7 +154,7 @@ export const ADMINISTRATOR = 1n << 3n;
 export const MEMBER_PERMISSIONS = (1n << 10n) | (1n << 11n) | (1n << 31n) | (1n << 20n) | (1n << 21n);
 
 export async function startDiscordPeer(
-  opts: { token?: string; applicationId?: string } = {},
+  opts: { token?: string; applicationId?: string; voiceHeartbeatMs?: number } = {},
 ): Promise<DiscordPeer> {
   const token = opts.token ?? `peer.${randomBytes(12).toString('base64url')}`;
   const applicationId = opts.applicationId ?? '1300000000000000001';
@@ -149,8 +162,9 @@ export async function startDiscordPeer(
   const guilds = new Map<string, PeerGuild>();
   const voice = new Map<string, Map<string, VoiceState>>();
   const shards = new Set<ShardSocket>();
-  const listeners = new Map<string, Set<ServerResponse>>();
-  const connectionCounts = new Map<string, number>();
+  const voiceServers: VoiceServer[] = [];
+  /** The adapters of members' own voice clients, by guild:user. */
+  const memberAdapters = new Map<string, { onVoiceServerUpdate(d: unknown): void }>();
   const waiters = new Set<() => void>();
   const readyGuilds = new Set<string>();
   const pendingInteractions = new Map<string, (r: InteractionRecord) => void>();
@@ -212,7 +226,7 @@ export async function startDiscordPeer(
     session_id: vs.session_id,
     deaf: false,
     mute: vs.mute,
-    self_deaf: false,
+    self_deaf: vs.self_deaf,
     self_mute: vs.self_mute,
     self_video: false,
     suppress: false,
@@ -285,13 +299,17 @@ export async function startDiscordPeer(
     messages: [],
     identifies: [],
     interactions: [],
-    corruptAudio: false,
+    get voice() {
+      return voiceServers.at(-1)!;
+    },
     env() {
       return {
         DISCORD_BOT_TOKEN: token,
         DISCORD_APPLICATION_ID: applicationId,
         DISCORD_API_URL: peer.apiUrl,
-        DISCORD_VOICE_RECEIVER: 'peer',
+        // Trusts the voice server's certificate (a bot process of its own reads it at start; the
+        // test process has it from vitest.config.ts).
+        NODE_EXTRA_CA_CERTS: voiceTrustBundle(),
       };
     },
     addGuild(g) {
@@ -307,10 +325,12 @@ export async function startDiscordPeer(
         session_id: states.get(userId)?.session_id ?? randomBytes(8).toString('hex'),
         mute: o.mute ?? false,
         self_mute: false,
+        self_deaf: false,
       };
       states.set(userId, vs);
       const s = socketFor(guildId);
       if (s) dispatch(s, 'VOICE_STATE_UPDATE', voiceStateObject(g, vs));
+      if (channelId === null) for (const v of voiceServers) v.forget(guildId, userId);
     },
     botChannel(guildId) {
       return voice.get(guildId)?.get(botUser.id)?.channel_id ?? null;
@@ -359,38 +379,59 @@ export async function startDiscordPeer(
       const choices = (done.callbacks[0]?.data?.choices ?? []) as { name: string }[];
       return choices.map((c) => c.name);
     },
-    voiceSink(guildId) {
-      const speaking = new Set<string>();
-      const send = (frame: unknown): void => {
-        const line = `${JSON.stringify(frame)}\n`;
-        for (const res of listeners.get(guildId) ?? []) res.write(line);
+    memberAdapter(guildId, userId) {
+      return (methods) => {
+        memberAdapters.set(`${guildId}:${userId}`, methods);
+        return {
+          sendPayload(payload: { op: number; d: Record<string, unknown> }) {
+            if (payload.op !== 4) return false;
+            const d = payload.d;
+            const channelId = (d.channel_id as string | null) ?? null;
+            peer.setVoice(guildId, userId, channelId);
+            const vs = voice.get(guildId)!.get(userId)!;
+            vs.self_mute = Boolean(d.self_mute);
+            const g = guilds.get(guildId)!;
+            queueMicrotask(() => {
+              methods.onVoiceStateUpdate(voiceStateObject(g, vs) as never);
+              if (channelId)
+                methods.onVoiceServerUpdate(voiceServerUpdate(guildId, channelId, vs, d) as never);
+            });
+            return true;
+          },
+          destroy() {
+            memberAdapters.delete(`${guildId}:${userId}`);
+          },
+        };
       };
-      return {
-        pushOpus(speaker: Speaker, packet: Buffer) {
-          if (!speaking.has(speaker.key)) {
-            speaking.add(speaker.key);
-            send({ op: 'speaking', user_id: speaker.key, speaking: true });
-          }
-          // A 1-byte code-3 packet without its frame count: what a frame that failed to
-          // decrypt amounts to for the decoder.
-          const data = peer.corruptAudio ? Buffer.from([0x03]) : packet;
-          send({ op: 'audio', user_id: speaker.key, data: data.toString('base64') });
-        },
-        speakerStopped(key: string) {
-          speaking.delete(key);
-          send({ op: 'speaking', user_id: key, speaking: false });
-        },
-      };
+    },
+    async moveVoiceServer(guildId) {
+      const old = peer.voice;
+      const next = await startVoiceServer({ onEvent: notify, heartbeatMs: opts.voiceHeartbeatMs });
+      voiceServers.push(next);
+      for (const [userId, vs] of voice.get(guildId) ?? []) {
+        if (!vs.channel_id) continue;
+        const update = voiceServerUpdate(guildId, vs.channel_id, vs, { self_deaf: vs.self_deaf });
+        if (userId === botUser.id) {
+          const s = socketFor(guildId);
+          if (s) dispatch(s, 'VOICE_SERVER_UPDATE', update);
+        } else {
+          memberAdapters.get(`${guildId}:${userId}`)?.onVoiceServerUpdate(update);
+        }
+      }
+      for (const userId of old.connected(guildId)) old.forget(guildId, userId);
+      return next;
     },
     untilVoiceConnections(guildId, n, timeoutMs = 20_000) {
       return until(
-        () => (connectionCounts.get(guildId) ?? 0) >= n && (listeners.get(guildId)?.size ?? 0) > 0,
+        () => peer.voiceConnections(guildId) >= n,
         timeoutMs,
         `${n} voice connections to guild ${guildId}`,
       );
     },
     voiceConnections(guildId) {
-      return connectionCounts.get(guildId) ?? 0;
+      return voiceServers
+        .flatMap((v) => v.events)
+        .filter((e) => e.kind === 'identify' && e.guildId === guildId && e.userId === botUser.id).length;
     },
     untilGuildReady(guildId, timeoutMs = 20_000) {
       return until(() => readyGuilds.has(guildId), timeoutMs, `guild ${guildId} sent to its shard`);
@@ -399,7 +440,7 @@ export async function startDiscordPeer(
       for (const s of shards) s.ws.terminate();
     },
     async close() {
-      for (const set of listeners.values()) for (const res of set) res.end();
+      await Promise.all(voiceServers.map((v) => v.stop()));
       for (const s of shards) s.ws.terminate();
       wss.close();
       server.closeAllConnections();
@@ -525,23 +566,6 @@ export async function startDiscordPeer(
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://peer');
     const p = url.pathname;
-    if (p === '/voice') {
-      const guildId = url.searchParams.get('guild_id') ?? '';
-      const bot = voice.get(guildId)?.get(botUser.id);
-      if (!bot?.channel_id || url.searchParams.get('token') !== voiceToken(guildId)) {
-        json(res, 401, { message: 'bad voice token' });
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'application/x-ndjson' });
-      res.flushHeaders();
-      let set = listeners.get(guildId);
-      if (!set) listeners.set(guildId, (set = new Set()));
-      set.add(res);
-      connectionCounts.set(guildId, (connectionCounts.get(guildId) ?? 0) + 1);
-      req.on('close', () => set.delete(res));
-      notify();
-      return;
-    }
     const api = /^\/api\/v10(\/.*)$/.exec(p)?.[1];
     if (!api) return json(res, 404, { message: '404: Not Found', code: 0 });
     // Interaction callbacks and webhooks authenticate by their token, not the bot's.
@@ -600,12 +624,28 @@ export async function startDiscordPeer(
     return json(res, 404, { message: `peer does not serve ${req.method} ${api}`, code: 0 });
   }
 
-  const voiceTokens = new Map<string, string>();
-  const voiceToken = (guildId: string): string => {
-    let t = voiceTokens.get(guildId);
-    if (!t) voiceTokens.set(guildId, (t = randomBytes(8).toString('hex')));
-    return t;
-  };
+  /**
+   * VOICE_SERVER_UPDATE for a user joining `channelId`: a fresh token, and the voice server told
+   * whom to expect (what Discord's gateway and voice servers settle between themselves).
+   */
+  function voiceServerUpdate(
+    guildId: string,
+    channelId: string,
+    vs: VoiceState,
+    d: Record<string, unknown>,
+  ): { token: string; guild_id: string; endpoint: string } {
+    const voiceToken = randomBytes(8).toString('hex');
+    vs.self_deaf = Boolean(d.self_deaf);
+    peer.voice.expect({
+      guildId,
+      channelId,
+      userId: vs.user_id,
+      sessionId: vs.session_id,
+      token: voiceToken,
+      selfDeaf: vs.self_deaf,
+    });
+    return { token: voiceToken, guild_id: guildId, endpoint: peer.voice.endpoint };
+  }
 
   const wss = new WebSocketServer({ noServer: true });
   server.on('upgrade', (req, socket, head) => {
@@ -669,18 +709,14 @@ export async function startDiscordPeer(
           session_id: randomBytes(8).toString('hex'),
           mute: false,
           self_mute: Boolean(d.self_mute),
+          self_deaf: Boolean(d.self_deaf),
         };
         states.set(botUser.id, vs);
         dispatch(shard, 'VOICE_STATE_UPDATE', voiceStateObject(g, vs));
         if (channelId) {
-          dispatch(shard, 'VOICE_SERVER_UPDATE', {
-            token: voiceToken(guildId),
-            guild_id: guildId,
-            endpoint: new URL(peer.url).host,
-          });
+          dispatch(shard, 'VOICE_SERVER_UPDATE', voiceServerUpdate(guildId, channelId, vs, d));
         } else {
-          for (const res of listeners.get(guildId) ?? []) res.end();
-          listeners.delete(guildId);
+          for (const v of voiceServers) v.forget(guildId, botUser.id);
         }
         notify();
       }
@@ -690,6 +726,7 @@ export async function startDiscordPeer(
     });
   }
 
+  voiceServers.push(await startVoiceServer({ onEvent: notify, heartbeatMs: opts.voiceHeartbeatMs }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const { port } = server.address() as AddressInfo;
   (peer as { url: string }).url = `http://127.0.0.1:${port}`;

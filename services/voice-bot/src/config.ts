@@ -14,13 +14,6 @@ export const VoiceBotConfigSchema = Type.Composite([
     DISCORD_DEV_GUILD_ID: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
     /** REST base, e.g. https://discord.com/api (tests: the local Discord peer). */
     DISCORD_API_URL: Type.Optional(url('Discord REST base URL, e.g. https://discord.com/api')),
-    /**
-     * How voice is received: `discord` (@discordjs/voice with DAVE), or `peer` (tests only: the
-     * local Discord peer's voice endpoint sends synthesized Opus frames over a WebSocket).
-     */
-    DISCORD_VOICE_RECEIVER: Type.Union([Type.Literal('discord'), Type.Literal('peer')], {
-      default: 'discord',
-    }),
     /** The web app's address: replies link to PUBLIC_URL/sessions/<id>. */
     PUBLIC_URL: Type.Optional(url('The web app address, e.g. https://chronicler.example.com')),
     /** Shards of the whole bot (every replica says the same). */

@@ -9,7 +9,7 @@ import {
 import path from 'node:path';
 import { shardIdsOf, VoiceBotConfigSchema } from './config.ts';
 import { VoiceBot } from './discord/bot.ts';
-import { discordVoiceReceiver, peerVoiceReceiver } from './discord/voice.ts';
+import { discordVoiceReceiver } from './discord/voice.ts';
 
 export { VoiceBotConfigSchema } from './config.ts';
 export { VoiceBot } from './discord/bot.ts';
@@ -50,8 +50,7 @@ export default defineService({
       coord: ctx.coord,
       provider,
       gate,
-      receiver:
-        c.DISCORD_VOICE_RECEIVER === 'peer' ? peerVoiceReceiver(logger) : discordVoiceReceiver(logger),
+      receiver: discordVoiceReceiver(logger),
       instance: ctx.instance,
       logger,
     });

@@ -114,7 +114,6 @@ export class VoiceBot {
         shards: this.o.shardIds,
         shardCount: this.o.shardCount,
         guilds: this.client.guilds.cache.size,
-        receiver: this.o.receiver.kind,
       },
       'voice bot ready',
     );

@@ -10,6 +10,7 @@ export {
   synthesizeOpus,
   synthesizeTurns,
   SPEAKER_VOICES,
+  toDiscordPcm,
   type AudioSink,
   type PlayOptions,
   type PlayedTurn,
