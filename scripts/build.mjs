@@ -84,7 +84,7 @@ function rewriteImports(packages) {
       build.onResolve({ filter: /.*/ }, (args) => {
         if (args.kind === 'entry-point') return undefined;
         const p = args.path;
-        if (p.startsWith('.')) return { path: p.replace(/\.[cm]?ts$/, '.js'), external: true };
+        if (p.startsWith('.')) return { path: p.replace(/\.[cm]?ts(?=$|\?)/, '.js'), external: true };
         return { path: distSpecifier(p, packages) ?? p, external: true };
       });
     },
