@@ -18,12 +18,7 @@
 ARG NODE_IMAGE=node:20-bookworm-slim@sha256:2cf067cfed83d5ea958367df9f966191a942351a2df77d6f0193e162b5febfc0
 
 FROM ${NODE_IMAGE} AS build
-ARG SERVICE
 ARG PNPM_VERSION=10.34.9
-RUN case "${SERVICE}" in \
-      gateway|auth|transcript|group|chat|planning|summary|admin-stats|voice-bot) ;; \
-      *) echo "SERVICE must be one of: gateway auth transcript group chat planning summary admin-stats voice-bot (got '${SERVICE}')" >&2; exit 1 ;; \
-    esac
 ENV PNPM_HOME=/pnpm CI=true
 ENV PATH=$PNPM_HOME:$PATH
 RUN npm install -g --no-audit --no-fund "pnpm@${PNPM_VERSION}"
@@ -32,9 +27,19 @@ WORKDIR /src
 COPY pnpm-lock.yaml pnpm-workspace.yaml package.json ./
 RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store pnpm fetch --store-dir /pnpm/store
 COPY . .
-# The compiler (the root's esbuild) and, for the gateway, the web app's build tools: they stay
-# in this stage. The services' own dependencies come with `pnpm deploy` below.
+# SERVICE only from here on: the layers above are the same for every service's image (a
+# build argument is part of the cache key of every RUN after it), so a layer cache (docker's,
+# buildah's --layers) builds them once for all nine.
+ARG SERVICE
+# One step (each layer is a full copy under buildah's vfs storage): the compiler (the root's
+# esbuild) and, for the gateway, the web app's build tools are installed and used here; the
+# image gets `pnpm deploy --prod` of the service, whose workspace packages pnpm 10 copies from
+# the lockfile when injected, each with what its package.json `files` names (dist/, migrations/).
 RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store \
+    case "${SERVICE}" in \
+      gateway|auth|transcript|group|chat|planning|summary|admin-stats|voice-bot) ;; \
+      *) echo "SERVICE must be one of: gateway auth transcript group chat planning summary admin-stats voice-bot (got '${SERVICE}')" >&2; exit 1 ;; \
+    esac && \
     pnpm install --offline --frozen-lockfile --store-dir /pnpm/store --filter chronicler \
       $([ "${SERVICE}" = gateway ] && echo "--filter @chronicler/web...") && \
     mkdir -p /out/public && \
@@ -42,10 +47,7 @@ RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store \
       NODE_ENV=production node scripts/build.mjs && cp -r web/dist/. /out/public/; \
     else \
       node scripts/build.mjs --services; \
-    fi
-# pnpm 10's deploy works from the lockfile when workspace packages are injected (copied); it
-# copies what each package.json's `files` names: dist/ (and migrations/).
-RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store \
+    fi && \
     pnpm --filter "@chronicler/${SERVICE}" deploy --prod --offline --store-dir /pnpm/store \
       --config.inject-workspace-packages=true --config.package-import-method=copy /out/app && \
     mv /out/public /out/app/public
