@@ -4,26 +4,21 @@
 #   docker build -f docker/service.Dockerfile --build-arg SERVICE=gateway -t chronicler-gateway .
 #
 # SERVICE is one of the nine names of services/shared/contracts/src/services.ts (checked
-# below and by tests/integration/delivery.test.ts). The image holds `pnpm deploy --prod` of
-# that service only (its workspace packages copied in, no dev dependencies), tsx (services run
-# their TypeScript through it, as `pnpm start` does: there is no compile step), tini as PID 1,
-# and for the gateway the built web app. It runs as uid 1000 with a read-only root filesystem
-# in mind: only /tmp and DATA_DIR (/data, voice-bot recordings in /data/recordings) are written.
+# below and by tests/integration/delivery.test.ts). The build stage compiles the workspace's
+# packages (`node scripts/build.mjs`, esbuild: dist/ with source maps); the image holds
+# `pnpm deploy --prod` of that service only (its workspace packages copied in with only their
+# package.json `files`: dist/ and migrations/, no sources, no tests, no dev dependencies), tini
+# as PID 1, and for the gateway the built web app. It runs `node --enable-source-maps
+# dist/main.js` as uid 1000 with a read-only root filesystem in mind: only /tmp and DATA_DIR
+# (/data, voice-bot recordings in /data/recordings) are written. scripts/images.sh builds and
+# checks the gateway and voice-bot images with buildah in CI.
 
 # Node 20 on Debian 12, pinned by digest: bump it deliberately (docker buildx imagetools
 # inspect node:20-bookworm-slim) and the image rebuilds from the same bytes until then.
 ARG NODE_IMAGE=node:20-bookworm-slim@sha256:2cf067cfed83d5ea958367df9f966191a942351a2df77d6f0193e162b5febfc0
 
 FROM ${NODE_IMAGE} AS build
-ARG SERVICE
-# The TypeScript loader, provided by the image rather than by each service's package.json:
-# the version of the workspace's pnpm-lock.yaml (the delivery test keeps them equal).
-ARG TSX_VERSION=4.23.15
 ARG PNPM_VERSION=10.34.9
-RUN case "${SERVICE}" in \
-      gateway|auth|transcript|group|chat|planning|summary|admin-stats|voice-bot) ;; \
-      *) echo "SERVICE must be one of: gateway auth transcript group chat planning summary admin-stats voice-bot (got '${SERVICE}')" >&2; exit 1 ;; \
-    esac
 ENV PNPM_HOME=/pnpm CI=true
 ENV PATH=$PNPM_HOME:$PATH
 RUN npm install -g --no-audit --no-fund "pnpm@${PNPM_VERSION}"
@@ -32,19 +27,30 @@ WORKDIR /src
 COPY pnpm-lock.yaml pnpm-workspace.yaml package.json ./
 RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store pnpm fetch --store-dir /pnpm/store
 COPY . .
-# The gateway serves the web app: build it (the web package's dev dependencies stay here).
+# SERVICE only from here on: the layers above are the same for every service's image (a
+# build argument is part of the cache key of every RUN after it), so a layer cache (docker's,
+# buildah's --layers) builds them once for all nine.
+ARG SERVICE
+# One step (each layer is a full copy under buildah's vfs storage): the compiler (the root's
+# esbuild) and, for the gateway, the web app's build tools are installed and used here; the
+# image gets `pnpm deploy --prod` of the service, whose workspace packages pnpm 10 copies from
+# the lockfile when injected, each with what its package.json `files` names (dist/, migrations/).
 RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store \
+    case "${SERVICE}" in \
+      gateway|auth|transcript|group|chat|planning|summary|admin-stats|voice-bot) ;; \
+      *) echo "SERVICE must be one of: gateway auth transcript group chat planning summary admin-stats voice-bot (got '${SERVICE}')" >&2; exit 1 ;; \
+    esac && \
+    pnpm install --offline --frozen-lockfile --store-dir /pnpm/store --filter chronicler \
+      $([ "${SERVICE}" = gateway ] && echo "--filter @chronicler/web...") && \
     mkdir -p /out/public && \
     if [ "${SERVICE}" = gateway ]; then \
-      pnpm install --offline --frozen-lockfile --store-dir /pnpm/store --filter @chronicler/web... && \
-      pnpm --filter @chronicler/web build && cp -r web/dist/. /out/public/; \
-    fi
-# pnpm 10's deploy works from the lockfile when workspace packages are injected (copied).
-RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store \
+      NODE_ENV=production node scripts/build.mjs && cp -r web/dist/. /out/public/; \
+    else \
+      node scripts/build.mjs --services; \
+    fi && \
     pnpm --filter "@chronicler/${SERVICE}" deploy --prod --offline --store-dir /pnpm/store \
       --config.inject-workspace-packages=true --config.package-import-method=copy /out/app && \
     mv /out/public /out/app/public
-RUN npm install --prefix /opt/tsx --omit=dev --no-audit --no-fund --no-save "tsx@${TSX_VERSION}"
 
 FROM ${NODE_IMAGE} AS runtime
 ARG SERVICE
@@ -60,14 +66,11 @@ ENV NODE_ENV=production \
     OPS_PORT=9464 \
     PORT=8000
 WORKDIR /app
-COPY --from=build /opt/tsx /opt/tsx
 COPY --from=build --chown=0:0 /out/app /app
-# `node --import tsx` resolves tsx from /app/node_modules, as in the workspace.
-RUN ln -s /opt/tsx/node_modules/tsx /app/node_modules/tsx && \
-    mkdir -p /data/recordings && chown -R 1000:1000 /data
+RUN mkdir -p /data/recordings && chown -R 1000:1000 /data
 USER 1000:1000
 EXPOSE 8000 9464
 HEALTHCHECK --interval=30s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.OPS_PORT||9464)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 ENTRYPOINT ["/usr/bin/tini", "--"]
-CMD ["node", "--import", "tsx", "src/main.ts"]
+CMD ["node", "--enable-source-maps", "dist/main.js"]

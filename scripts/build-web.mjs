@@ -20,11 +20,12 @@ function newestMtime(p) {
 }
 
 /**
- * Builds the web app when a source is newer than the build; false when the build failed.
+ * Builds the web app when a source is newer than the build (always with `force`); false when
+ * the build failed.
  * The output goes to WEB_DIST when it is set (the folder the gateway serves), else web/dist,
  * so that two checkouts or test runs can build side by side without sharing one folder.
  */
-export function buildWebIfNeeded() {
+export function buildWebIfNeeded({ force = false } = {}) {
   const web = path.join(root, 'web');
   const outDir = process.env.WEB_DIST ? path.resolve(root, process.env.WEB_DIST) : path.join(web, 'dist');
   const built = path.join(outDir, 'index.html');
@@ -35,7 +36,7 @@ export function buildWebIfNeeded() {
     newestMtime(path.join(web, 'vite.config.ts')),
     newestMtime(path.join(root, 'services', 'shared', 'contracts', 'src')),
   );
-  if (existsSync(built) && statSync(built).mtimeMs >= sources) return true;
+  if (!force && existsSync(built) && statSync(built).mtimeMs >= sources) return true;
   console.log('Building the web app...');
   // Always a production bundle: vitest sets NODE_ENV=test, which would otherwise give the
   // browser tests React's development build (several times slower to render).

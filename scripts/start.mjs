@@ -1,30 +1,41 @@
 #!/usr/bin/env node
-// `pnpm start`: builds the web app when its sources are newer than the build, then runs
-// Chronicler. Embedded (default): every service in one process. `--cluster`: each service
-// as its own process against NATS_URL, DATABASE_URL and REDIS_URL, restarted if it dies.
+// `pnpm start`: compiles the services and builds the web app where their sources are newer
+// than the build, then runs Chronicler from the compiled JavaScript on plain node. Embedded
+// (default): every service in one process. `--cluster`: each service as its own process
+// against NATS_URL, DATABASE_URL and REDIS_URL, restarted if it dies. `--dev` (`pnpm dev`):
+// the TypeScript sources through `tsx watch`, each process restarted when a file it loads changes.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { buildWebIfNeeded } from './build-web.mjs';
+import { buildServices } from './build.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // A .env beside package.json is read first; variables already set in the shell win.
 if (existsSync(path.join(root, '.env'))) process.loadEnvFile(path.join(root, '.env'));
 const cluster = process.argv.includes('--cluster');
+const dev = process.argv.includes('--dev');
 // Every folder under services/ with a src/main.ts is a service process (all-in-one is the
 // embedded runner, not a service); the gateway starts last so it answers once the rest do.
 const SERVICES = readdirSync(path.join(root, 'services'))
   .filter((d) => d !== 'all-in-one' && existsSync(path.join(root, 'services', d, 'src', 'main.ts')))
   .sort((a, b) => Number(a === 'gateway') - Number(b === 'gateway'));
 
+const tsx = path.join(root, 'node_modules/tsx/dist/cli.mjs');
+
 function run(service, env) {
-  const main =
-    service === 'all-in-one' ? 'services/all-in-one/src/main.ts' : `services/${service}/src/main.ts`;
-  return spawn(process.execPath, ['--import', 'tsx', main], { cwd: root, env, stdio: 'inherit' });
+  const args = dev
+    ? [tsx, 'watch', '--clear-screen=false', `services/${service}/src/main.ts`]
+    : ['--enable-source-maps', `services/${service}/dist/main.js`];
+  return spawn(process.execPath, args, { cwd: root, env, stdio: 'inherit' });
 }
 
+if (!dev) {
+  const compiled = await buildServices();
+  if (compiled.length) console.log(`Compiled ${compiled.join(', ')}`);
+}
 if (!buildWebIfNeeded()) process.exit(1);
 
 if (!cluster) {

@@ -17,7 +17,6 @@ import {
   readlinkSync,
   realpathSync,
   rmSync,
-  symlinkSync,
 } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -338,10 +337,9 @@ describe.runIf(testMode === 'embedded')('Kubernetes delivery: chart, kustomize, 
     const dockerfile = readFileSync(path.join(repoRoot, 'docker/service.Dockerfile'), 'utf8');
     expect(lintDockerfile(dockerfile)).toEqual([]);
     expect(dockerfile).toMatch(/ARG NODE_IMAGE=node:20-[a-z-]+@sha256:[0-9a-f]{64}/);
-    const tsx = JSON.parse(
-      readFileSync(path.join(repoRoot, 'node_modules/tsx/package.json'), 'utf8'),
-    ).version;
-    expect(dockerfile).toContain(`ARG TSX_VERSION=${tsx}\n`);
+    // The image runs the compiled JavaScript on plain node: no TypeScript loader in it.
+    expect(dockerfile).toMatch(/^CMD \["node", "--enable-source-maps", "dist\/main\.js"\]$/m);
+    expect(dockerfile).not.toMatch(/tsx/);
     const pnpm = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')).packageManager.split(
       '@',
     )[1];
@@ -405,7 +403,7 @@ describe.runIf(testMode === 'embedded')('Kubernetes delivery: chart, kustomize, 
 // ---------------------------------------------------------------------------------------
 // The image contents: what `docker build --build-arg SERVICE=<name>` puts in /app.
 
-/** Every symlink under dir whose target lies outside dir (none may, but node_modules/tsx). */
+/** Every symlink under dir whose target lies outside dir (none may). */
 function linksLeaving(dir: string): string[] {
   const out: string[] = [];
   const walk = (d: string, depth: number) => {
@@ -450,9 +448,12 @@ describe.runIf(testMode === 'cluster')('Kubernetes delivery: the image contents 
   it(`pnpm deploy --prod of ${deployed.join(', ')}, copied out of the workspace, starts on its own and answers /readyz`, async () => {
     outside = mkdtempSync(path.join(os.tmpdir(), 'chronicler-images-'));
     db = await createTestDatabase(process.env.DATABASE_URL);
-    // The image provides tsx at /opt/tsx and links it as /app/node_modules/tsx: here the
-    // workspace's copy of the same version (the Dockerfile pins it) stands in for it.
-    const tsx = realpathSync(path.join(repoRoot, 'node_modules/tsx'));
+    // The image's build stage compiles the packages before `pnpm deploy`, as here.
+    const built = spawnSync(process.execPath, ['scripts/build.mjs', '--services', '--if-stale'], {
+      cwd: repoRoot,
+      encoding: 'utf8',
+    });
+    expect(built.status, `${built.stdout}${built.stderr}`).toBe(0);
     const base = {
       PATH: process.env.PATH,
       NATS_URL: process.env.NATS_URL,
@@ -498,12 +499,23 @@ describe.runIf(testMode === 'cluster')('Kubernetes delivery: the image contents 
       ).toEqual([]);
       expect(linksLeaving(app), name).toEqual([]);
       expect(lstatSync(path.join(app, 'node_modules/@chronicler/kit')).isSymbolicLink()).toBe(true);
-      symlinkSync(tsx, path.join(app, 'node_modules/tsx'));
+      // Only what package.json `files` names: compiled JavaScript, no sources and no tests.
+      // (pnpm deploy writes the lockfile it installed from beside them.)
+      const shipped = (dir: string) =>
+        readdirSync(dir).filter((f) => !['node_modules', 'README.md', 'pnpm-lock.yaml'].includes(f));
+      const migrations = existsSync(path.join(repoRoot, 'services', name, 'migrations'))
+        ? ['migrations']
+        : [];
+      expect(shipped(app).sort(), name).toEqual(['dist', ...migrations, 'package.json']);
+      expect(shipped(realpathSync(path.join(app, 'node_modules/@chronicler/kit'))).sort()).toEqual([
+        'dist',
+        'package.json',
+      ]);
 
       const ops = await freePort();
       opsPorts.set(name, ops);
       const dataDir = path.join(outside, `${name}-data`);
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      const child = spawn(process.execPath, ['--enable-source-maps', 'dist/main.js'], {
         cwd: app,
         env: {
           ...base,
