@@ -44,6 +44,7 @@ describe.runIf(hasEspeak)(`the voice bot on Discord's voice protocol (${testMode
       { id: '2001', username: 'matt', nick: 'Matt' },
       { id: '2002', username: 'laura', nick: 'Laura' },
       { id: '2003', username: 'travis', nick: 'Travis' },
+      { id: '2004', username: 'sam', nick: 'Sam' },
     ],
   };
   // A guild whose voice is end-to-end encrypted (DAVE), its members' clients DAVE-capable.
@@ -58,9 +59,12 @@ describe.runIf(hasEspeak)(`the voice bot on Discord's voice protocol (${testMode
     members: guild.members,
   };
   let daveTable: VoiceTable;
+  /** Members of the DAVE guild whose clients cannot do DAVE. */
+  let plainTable: VoiceTable;
   const matt = { key: '2001', displayName: 'Matt', userId: '2001' };
   const laura = { key: '2002', displayName: 'Laura', userId: '2002' };
   const travis = { key: '2003', displayName: 'Travis', userId: '2003' };
+  const sam = { key: '2004', displayName: 'Sam', userId: '2004' };
 
   beforeAll(async () => {
     discord = await startDiscordPeer({ voiceHeartbeatMs: 1000 });
@@ -90,11 +94,13 @@ describe.runIf(hasEspeak)(`the voice bot on Discord's voice protocol (${testMode
     await table.join('2001');
     await table.join('2002');
     daveTable = voiceTable(discord, daveGuild.id, '7002', { dave: true });
+    plainTable = voiceTable(discord, daveGuild.id, '7002');
   }, 120_000);
 
   afterAll(async () => {
     await table?.close();
     await daveTable?.close();
+    await plainTable?.close();
     await system?.stop();
     await discord?.close();
     await deepgram?.close();
@@ -344,6 +350,41 @@ describe.runIf(hasEspeak)(`the voice bot on Discord's voice protocol (${testMode
         .map((l) => JSON.parse(l) as { msg: string; userId?: string; guildId?: string })
         .filter((l) => l.msg.startsWith('voice watchdog: a member is speaking but nothing decodes'));
       expect(watchdog).toContainEqual(expect.objectContaining({ userId: '2002', guildId: daveGuild.id }));
+    }, 150_000);
+
+    it('downgrades when a member without DAVE joins, upgrades when they leave, and hears everyone throughout', async () => {
+      await daveTable.join('2001');
+      const turns: Turn[] = [
+        { speaker: matt, text: 'The lanterns begin to flicker' },
+        { speaker: sam, text: 'I light another lantern' },
+        { speaker: matt, text: 'The light grows steady again' },
+      ];
+      const spoken = await scripted(turns, daveTable);
+      const r = await room();
+      let framesAfterUpgrade = 0;
+      const { lines } = await record(
+        turns.length,
+        async () => {
+          await waitFor(() => r.protocol === 1 && r.leaves.has(bot()) && !r.busy(), 20_000);
+          // Sam's client has no DAVE: prepare transition to protocol 0 (op 21), ready, execute.
+          await plainTable.join('2004');
+          await waitFor(() => r.protocol === 0 && !r.busy(), 20_000);
+          await daveTable.play([spoken[0]!]);
+          await plainTable.member('2004').say(spoken[1]!.pcm);
+          // Sam leaves: prepare epoch 1 (op 24), fresh key packages, a new group with the bot.
+          await plainTable.leave('2004');
+          await waitFor(
+            () => r.protocol === 1 && r.leaves.has(bot()) && r.leaves.has('2001') && !r.busy(),
+            20_000,
+          );
+          const frames = discord.voice.daveFramesTo(daveGuild.id, bot());
+          await daveTable.play([spoken[2]!]);
+          framesAfterUpgrade = discord.voice.daveFramesTo(daveGuild.id, bot()) - frames;
+        },
+        inVault,
+      );
+      expect(lines).toEqual(expected(turns));
+      expect(framesAfterUpgrade).toBeGreaterThan(20);
     }, 150_000);
   });
 

@@ -55,11 +55,13 @@ export class DaveRoom {
   epoch: bigint | null = null;
   /** Transitions executed, in order (for tests: each join or leave is one). */
   readonly executed: number[] = [];
+  /** 1: DAVE; 0: downgraded to transport encryption only, while a client without DAVE is here. */
+  protocol = 1;
   private readonly keyPackages = new Map<string, mls.KeyPackage>();
   /** Members whose connection ended: removed by the next commit (a new connection re-adds them). */
   private readonly leaving = new Set<string>();
   private pending: { adds: string[]; removes: string[]; recipients: string[] } | null = null;
-  private transition: { id: number; waiting: Set<string> } | null = null;
+  private transition: { id: number; waiting: Set<string>; protocol?: number } | null = null;
   private nextTransitionId = 1;
   private queue: (() => Promise<void>)[] = [];
   private draining = false;
@@ -153,10 +155,56 @@ export class DaveRoom {
     this.maybeExecute();
   }
 
+  /**
+   * A client without DAVE joined: every member is told to prepare a transition to protocol 0
+   * (op 21), says it is ready (op 23), and executes it (op 22); the group is dropped.
+   */
+  downgrade(): void {
+    if (this.protocol === 0) return;
+    this.run(async () => {
+      this.protocol = 0;
+      const id = this.nextTransitionId++;
+      const members = this.t.connected();
+      this.transition = { id, waiting: new Set(members), protocol: 0 };
+      for (const m of members)
+        this.t.json(m, DaveOp.PrepareTransition, { transition_id: id, protocol_version: 0 });
+      this.maybeExecute();
+    });
+  }
+
+  /**
+   * The last client without DAVE left: a new group is made at epoch 1 (op 24 prepare epoch);
+   * the members answer with fresh key packages and the group forms as at the start.
+   */
+  upgrade(): void {
+    if (this.protocol === 1) return;
+    this.run(async () => {
+      this.protocol = 1;
+      this.leaves.clear();
+      this.leaving.clear();
+      this.keyPackages.clear();
+      this.epoch = null;
+      for (const m of this.t.connected()) {
+        this.t.json(m, DaveOp.PrepareEpoch, { protocol_version: 1, epoch: 1 });
+        this.joined(m);
+      }
+    });
+  }
+
   private maybeExecute(): void {
     const tr = this.transition;
     if (!tr || tr.waiting.size > 0) return;
     this.transition = null;
+    if (tr.protocol === 0) {
+      this.leaves.clear();
+      this.leaving.clear();
+      this.keyPackages.clear();
+      this.epoch = null;
+      this.executed.push(tr.id);
+      for (const m of this.t.connected()) this.t.json(m, DaveOp.ExecuteTransition, { transition_id: tr.id });
+      void this.drain();
+      return;
+    }
     this.executed.push(tr.id);
     for (const m of this.leaves.keys()) {
       if (!this.stranded.has(m)) this.t.json(m, DaveOp.ExecuteTransition, { transition_id: tr.id });
@@ -188,6 +236,7 @@ export class DaveRoom {
   }
 
   private async propose(): Promise<void> {
+    if (this.protocol === 0) return;
     const connected = new Set(this.t.connected());
     const gone = [...this.leaves.keys()].filter((id) => !connected.has(id) || this.leaving.has(id));
     if (gone.length) return this.proposeRemoval(gone);

@@ -65,7 +65,7 @@ interface Client extends Expected {
   key: Uint8Array | null;
   /** The recipient-side nonce counter for packets this server seals for the client. */
   nonce: number;
-  /** 1 when the session was described with DAVE. */
+  /** The DAVE protocol version its session was described with. */
   daveVersion: number;
   /** Server messages carrying `seq`, kept for a resume. */
   sent: { seq: number; data: string | Buffer }[];
@@ -160,6 +160,8 @@ export async function startVoiceServer(
     keep(c, Buffer.concat([head, payload]));
   };
   const daveRooms = new Map<string, Promise<DaveRoom>>();
+  /** A client that can do DAVE, in a guild that uses it. */
+  const daveCapable = (c: Client): boolean => server.daveGuilds.has(c.guildId) && c.maxDaveVersion >= 1;
   const daveRoomOf = (c: Client): Promise<DaveRoom> => {
     const k = `${c.guildId}:${c.channelId}`;
     let room = daveRooms.get(k);
@@ -176,7 +178,7 @@ export async function startVoiceServer(
         },
         connected: () =>
           [...clients.values()]
-            .filter((o) => o.guildId === c.guildId && o.channelId === c.channelId && o.daveVersion > 0)
+            .filter((o) => o.guildId === c.guildId && o.channelId === c.channelId && daveCapable(o))
             .map((o) => o.userId),
       });
       daveRooms.set(k, room);
@@ -242,7 +244,11 @@ export async function startVoiceServer(
     clients.delete(keyOf(c.guildId, c.userId));
     bySsrc.delete(c.ssrc);
     for (const o of roomOf(c)) send(o, Op.ClientDisconnect, { user_id: c.userId });
-    if (c.daveVersion > 0) void daveRoomOf(c).then((r) => r.left(c.userId));
+    if (daveCapable(c)) void daveRoomOf(c).then((r) => r.left(c.userId));
+    else if (server.daveGuilds.has(c.guildId) && roomOf(c).every(daveCapable)) {
+      // The last client without DAVE left: the channel goes back to DAVE.
+      void daveRoomOf(c).then((r) => r.upgrade());
+    }
   }
 
   wss.on('connection', (ws, req) => {
@@ -258,7 +264,7 @@ export async function startVoiceServer(
         // DAVE's binary frames from a client: opcode (u8), payload.
         const buf = raw as Buffer;
         const c = client;
-        if (!c || c.daveVersion === 0) return ws.close(Close.UnknownOpcode, 'No DAVE session');
+        if (!c || !daveCapable(c)) return ws.close(Close.UnknownOpcode, 'No DAVE session');
         const op = buf.readUInt8(0);
         const payload = Buffer.from(buf.subarray(1));
         if (op === DaveOp.MlsKeyPackage) void daveRoomOf(c).then((r) => r.keyPackage(c.userId, payload));
@@ -344,7 +350,9 @@ export async function startVoiceServer(
         client.key = randomBytes(32);
         client.udp = { address: String(data.address), port: Number(data.port) };
         event(client, 'select', { mode: data.mode, address: data.address, port: data.port });
-        client.daveVersion = server.daveGuilds.has(client.guildId) && client.maxDaveVersion >= 1 ? 1 : 0;
+        // DAVE only while every client in the channel can do it (else all are downgraded).
+        const everyone = [client, ...roomOf(client)];
+        client.daveVersion = everyone.every(daveCapable) ? 1 : 0;
         send(client, Op.SessionDescription, {
           audio_codec: 'opus',
           video_codec: null,
@@ -355,16 +363,19 @@ export async function startVoiceServer(
         });
         const c = client;
         if (c.daveVersion > 0) void daveRoomOf(c).then((r) => r.joined(c.userId));
+        else if (server.daveGuilds.has(c.guildId) && !daveCapable(c) && roomOf(c).some(daveCapable)) {
+          void daveRoomOf(c).then((r) => r.downgrade());
+        }
       } else if (msg.op === Op.Speaking) {
         client.speaking = Number(d.speaking ?? 0);
         event(client, 'speaking', { speaking: client.speaking, ssrc: d.ssrc });
         for (const o of roomOf(client)) {
           send(o, Op.Speaking, { user_id: client.userId, ssrc: client.ssrc, speaking: client.speaking });
         }
-      } else if (msg.op === DaveOp.TransitionReady && client.daveVersion > 0) {
+      } else if (msg.op === DaveOp.TransitionReady && daveCapable(client)) {
         const c = client;
         void daveRoomOf(c).then((r) => r.ready(c.userId, Number(d.transition_id)));
-      } else if (msg.op === DaveOp.MlsInvalidCommitWelcome && client.daveVersion > 0) {
+      } else if (msg.op === DaveOp.MlsInvalidCommitWelcome && daveCapable(client)) {
         const c = client;
         void daveRoomOf(c).then((r) => r.invalid(c.userId));
       } else {
