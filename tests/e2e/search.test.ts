@@ -67,10 +67,10 @@ describe('search across sessions in the browser', () => {
   it("finds a word said in another group's session from the sidebar and opens its moment, highlighted", async () => {
     // The reader is in the other campaign's session; back to the groups view to search everything.
     await page.goto(`/sessions/${vaultSession}`);
-    await page.getByText('I pick the lock.').waitFor();
+    await page.locator('main').getByText('I pick the lock.').waitFor();
     await sidebar().getByRole('button', { name: 'Back to Groups' }).click();
     await sidebar().getByRole('searchbox').fill('glintshore');
-    const hit = sidebar().getByRole('link', { name: /Road to the coast · 01:15:00/ });
+    const hit = sidebar().getByRole('link', { name: /^01:15:00 · Road to the coast/ });
     await hit.waitFor();
     expect(await hit.locator('mark').allTextContents()).toEqual(['Glintshore']);
     await page.screenshot({ path: `${SHOTS}/sidebar-desktop.png` });
@@ -84,6 +84,17 @@ describe('search across sessions in the browser', () => {
     const box = await target.boundingBox();
     expect(box && box.y >= 0 && box.y + box.height <= 800).toBe(true);
     await page.screenshot({ path: `${SHOTS}/moment-desktop.png` });
+    expect(errors).toEqual([]);
+  });
+
+  it("inside a group the sidebar searches that group's sessions, and every session is one click away", async () => {
+    await page.goto(`/sessions/${vaultSession}`);
+    await page.locator('main').getByText('I pick the lock.').waitFor();
+    await sidebar().getByRole('searchbox').fill('glintshore');
+    await sidebar().getByText('Nothing said matches.').waitFor();
+    await sidebar().getByRole('link', { name: 'Search every session' }).click();
+    await page.waitForURL('**/search?q=glintshore');
+    await page.locator('main').getByRole('link', { name: 'Road to the coast' }).waitFor();
     expect(errors).toEqual([]);
   });
 

@@ -137,6 +137,33 @@ describe(`GET /api/search (${testMode} mode)`, () => {
     expect((await search(alice, { q: 'portcullis' })).body.hits).toEqual([]);
   });
 
+  it("finds a live session's line as soon as it is stored, before the session ends", async () => {
+    const aliceId = (await localSignIn(system.url, 'alice')).body.user?.id ?? '';
+    // What the live consumer writes: an active live session and one of its finals.
+    const [row] = await system.platform!.db.query<{ id: string }>(
+      `insert into transcript.transcripts (owner_id, name, status, source) values ($1, 'Live night', 'active', 'live')
+       returning id`,
+      [aliceId],
+    );
+    const live = row!.id;
+    await system.platform!.db.query(
+      `insert into transcript.transcript_lines
+              (transcript_id, seq, utterance_id, speaker_tag, speaker_name, text, start_seconds, end_seconds)
+       values ($1, 1, 'u1', '"2"', 'TRAVIS', 'I rage at the owlbear.', 125.4, 127)`,
+      [live],
+    );
+    const found = await search(alice, { q: 'owlbear' });
+    expect(found.body.hits).toEqual([
+      expect.objectContaining({
+        transcript_id: live,
+        kind: 'line',
+        seconds: 125,
+        link: `/sessions/${live}#t=00:02:05`,
+      }),
+    ]);
+    expect(text(found.body.hits[0]!)).toContain('TRAVIS: I rage at the owlbear');
+  });
+
   it('refuses a missing, blank or over-long query, a bad limit and a bad cursor with a 400', async () => {
     for (const query of <Record<string, string>[]>[
       {},

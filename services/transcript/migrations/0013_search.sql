@@ -83,3 +83,24 @@ select search_put(id, 0::smallint, array[name]), search_put(id, 1::smallint, arr
        search_put_lines(id, content)
   from transcripts;
 select search_put(transcript_id, 2::smallint, array[content]) from notes;
+
+-- A live session's lines are searchable as they are stored, not only once it ends: each final
+-- gets an entry at its place (seq - 1; its time links the hit). When the session ends its
+-- content is written and the trigger above replaces these entries with the text's lines.
+create function search_live_line() returns trigger
+language plpgsql set search_path from current as $$
+begin
+  if new.lost or btrim(new.text) = ''
+     or not exists (select 1 from transcripts where id = new.transcript_id and status = 'active') then
+    return null;
+  end if;
+  insert into search_entries (transcript_id, kind, ord, seconds, body)
+  values (new.transcript_id, 3, new.seq - 1, floor(new.start_seconds)::int,
+          coalesce(nullif(btrim(new.speaker_name), ''), new.speaker_tag #>> '{}', '') || ': ' || new.text)
+  on conflict (transcript_id, kind, ord) do update set seconds = excluded.seconds, body = excluded.body;
+  return null;
+end
+$$;
+
+create trigger transcript_lines_search after insert or update of text, lost on transcript_lines
+  for each row execute function search_live_line();

@@ -53,7 +53,7 @@ export function SidebarContentSearch({ query, group }: { query: string; group?: 
             <li key={index}>
               <Link to={hit.link} className="browser-content-hit">
                 <span className="browser-content-hit-name">
-                  {hit.transcript_name} · {hitPlace(hit)}
+                  {hitPlace(hit)} · {hit.transcript_name}
                 </span>
                 <SearchHeadline hit={hit} />
               </Link>
@@ -62,8 +62,14 @@ export function SidebarContentSearch({ query, group }: { query: string; group?: 
         </ul>
       )}
       <Link to={searchPath(q, group)} className="browser-content-all">
-        All results for “{q}”
+        All results for “{q}”{group ? ' in this group' : ''}
       </Link>
+      {group ? (
+        // The group view searches its own sessions; every campaign is one click away.
+        <Link to={searchPath(q)} className="browser-content-all">
+          Search every session
+        </Link>
+      ) : null}
     </section>
   );
 }
