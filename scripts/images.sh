@@ -84,11 +84,11 @@ if [ "$have" != "$want" ]; then
 fi
 
 # --- what an image must not hold. Dev dependencies: the build and test tools, and every
-# package a workspace package.json lists under devDependencies, less those that the service's
-# production tree needs too (pnpm's own answer; e.g. a library's @types/node).
+# other package a workspace package.json lists under devDependencies, less those that the
+# service's production tree needs too (pnpm's own answer; e.g. a library's @types/node).
 dev_deps="$(node -e '
   const fs = require("fs"), path = require("path");
-  const names = new Set(["tsx", "esbuild", "vitest", "vite", "typescript", "eslint", "prettier"]);
+  const names = new Set();
   const dirs = [".", "web", "tests", ...["services", "services/shared"].flatMap((d) =>
     fs.readdirSync(d).map((n) => path.join(d, n)))];
   for (const d of dirs) {
@@ -97,6 +97,7 @@ dev_deps="$(node -e '
   }
   console.log([...names].join("\n"));
 ')"
+TOOLS="tsx esbuild vitest vite typescript eslint prettier"
 prod_deps() { # $1 service: the names in its production tree
   pnpm --filter "@chronicler/$1" list --prod --depth Infinity --parseable 2>/dev/null | sed -E 's|.*/node_modules/||' | sort -u
 }
@@ -111,8 +112,9 @@ check_contents() { # $1 service, $2 mounted root
   bad+="$(find "${own[@]}" -path '*/node_modules' -prune -o \( -name '*.test.*' -o -name '*.spec.*' \
     -o -name 'vitest.config.*' -o -name src -o -name tests -o \( -name '*.ts' -o -name '*.mts' -o -name '*.cts' \) -not -name '*.d.*ts' \) -print)"
   local dev
+  # The tools are always out (pnpm list counts some of them in through optional peers).
   dev="$(ls "$app/node_modules/.pnpm" | sed -E 's/^(@?[^@]+)@.*/\1/; s/\+/\//' | sort -u |
-    grep -Fxf <(echo "$dev_deps" | grep -Fvxf <(prod_deps "$1")) || true)"
+    grep -Fxf <(printf '%s\n' $TOOLS; echo "$dev_deps" | grep -Fvxf <(prod_deps "$1")) || true)"
   [ -z "$dev" ] || bad+=$'\n'"dev dependencies: $(echo $dev)"
   [ -e "$app/dist/main.js" ] || bad+=$'\n'"no /app/dist/main.js"
   if [ -n "$(echo "$bad" | tr -d '[:space:]')" ]; then
