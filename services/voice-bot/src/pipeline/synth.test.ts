@@ -203,9 +203,10 @@ describe.skipIf(!hasEspeak)('playTurns into a live session (skipped without espe
       const lastTurn = played.filter((p) => p.turn.speaker.key === s.key).at(-1)!;
       const fileSeconds = Number(pages.at(-1)!.granule) / 48_000;
       // The recording runs into the speaker's last turn and stops with the session: order, not
-      // wall-clock bounds (a busy machine plays and ends late).
+      // wall-clock bounds (a busy machine plays and ends late). The writer may still hold the
+      // audio frames it was handed before the end (at most a second of them) when it closes.
       expect(fileSeconds).toBeGreaterThan(lastTurn.startSeconds);
-      expect(fileSeconds).toBeLessThanOrEqual(endedSeconds);
+      expect(fileSeconds).toBeLessThanOrEqual(endedSeconds + 1);
       if (hasFfprobe) {
         const duration = Number(
           execFileSync('/usr/bin/ffprobe', [
