@@ -47,6 +47,9 @@ function send(
   });
 }
 
+// The load is one user's as fast as the machine goes: the rate limits are not under test here.
+const UNLIMITED = { RATE_LIMIT_USER_MAX: '100000000', RATE_LIMIT_IP_MAX: '100000000' };
+
 // A rollout as Kubernetes does it, with the load balancer played here: requests go only to
 // gateways whose /readyz answers 200 (as endpoints follow readiness); a connection refused
 // before anything was sent goes to the other gateway (as ingress-nginx's proxy_next_upstream
@@ -63,11 +66,11 @@ describe.runIf(testMode === 'cluster')('a gateway rollout under load (cluster mo
       processes: 'many',
       services: ['auth', 'group', 'transcript'],
       // What the chart's preStop delay does before SIGTERM, done by the process after it.
-      env: { AUTH_LOCAL_ENABLED: 'true', SHUTDOWN_DELAY_MS: '3000' },
+      env: { AUTH_LOCAL_ENABLED: 'true', SHUTDOWN_DELAY_MS: '3000', ...UNLIMITED },
     });
     token = (await localSignIn(system.url, 'Rollout Watcher')).cookie;
     const portB = await freePort();
-    second = await system.spawn!('gateway', { key: 'gateway-b', env: { PORT: String(portB) } });
+    second = await system.spawn!('gateway', { key: 'gateway-b', env: { PORT: String(portB), ...UNLIMITED } });
     const ops = system.opsUrls!();
     backends.push(
       {
