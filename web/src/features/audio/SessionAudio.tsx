@@ -35,7 +35,11 @@ export function SessionAudio({
   speakerNames?: ReadonlyMap<string, string>;
   onChoose?: (url: string) => void;
 }) {
-  const mb = (track.size / (1024 * 1024)).toFixed(1);
+  // A speaker's track of a short session is a few KB: shown as such rather than '0.0 MB'.
+  const size =
+    track.size < 1024 * 1024
+      ? `${(track.size / 1024).toFixed(1)} KB`
+      : `${(track.size / (1024 * 1024)).toFixed(1)} MB`;
   const perSpeaker = tracks.filter((t) => t.speaker !== null);
   const nameOf = (t: AudioTrack) =>
     t.speaker === null ? 'Whole recording' : (speakerNames.get(t.speaker) ?? t.speaker);
@@ -58,8 +62,7 @@ export function SessionAudio({
       </audio>
       <p className="muted small">
         {track.speaker === null ? 'Recording' : `${nameOf(track)}'s track`} ({track.format.toUpperCase()},{' '}
-        {mb} MB). Click a line's time to play {perSpeaker.length > 0 ? "that speaker's track " : ''}from
-        there.
+        {size}). Click a line's time to play {perSpeaker.length > 0 ? "that speaker's track " : ''}from there.
       </p>
     </div>
   );
