@@ -1,15 +1,12 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { existsSync, mkdirSync } from 'node:fs';
 import type { AudioTrack } from '@chronicler/contracts';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDeepgramLivePeer, type DeepgramLivePeer } from '../peers/deepgram-live.ts';
 import { voiceTable, type VoiceTable } from '../peers/discord-voice/table.ts';
-import { guildIdForShard, startDiscordPeer, type DiscordPeer, type PeerGuild } from '../peers/discord.ts';
-import { startOAuthPeer, type OAuthPeer } from '../peers/oauth.ts';
+import { guildIdForShard, type DiscordPeer, type PeerGuild } from '../peers/discord.ts';
 import { launchBrowser, newPage, storedToken } from '../support/browser.ts';
-import { freePort, startSystem, waitFor, type TestSystem } from '../support/system.ts';
+import { freePort, waitFor, type TestSystem } from '../support/system.ts';
+import { startVoiceRig, type VoiceRig } from '../support/voice-rig.ts';
 
 const SHOTS = '/tmp/shots-bot-audio';
 const hasEspeak = existsSync('/usr/bin/espeak-ng');
@@ -23,15 +20,13 @@ interface AudioState {
 // clients): the viewer's player offers each speaker's track, and a line's time plays that
 // line's speaker's track from there.
 describe.runIf(hasEspeak)("the viewer plays a bot session's speaker tracks", () => {
+  let rig: VoiceRig;
   let system: TestSystem;
   let discord: DiscordPeer;
-  let deepgram: DeepgramLivePeer;
-  let oauth: OAuthPeer;
   let table: VoiceTable;
   let browser: Browser;
   let page: Page;
   let errors: Error[];
-  let recordings: string;
   let tid = '';
   const guild: PeerGuild = {
     id: guildIdForShard(0, 1, 34),
@@ -51,32 +46,15 @@ describe.runIf(hasEspeak)("the viewer plays a bot session's speaker tracks", () 
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    discord = await startDiscordPeer({ voiceHeartbeatMs: 1000 });
-    discord.addGuild(guild);
-    deepgram = await startDeepgramLivePeer({ silenceMs: 600 });
-    oauth = await startOAuthPeer();
-    recordings = mkdtempSync(path.join(os.tmpdir(), 'chronicler-botplayer-'));
+    // The browser follows Discord's redirect back to PUBLIC_URL: this system's own address.
     const port = await freePort();
-    system = await startSystem({
-      mode: 'embedded',
-      env: {
-        ...oauth.env('discord'),
-        ...deepgram.env(),
-        ...discord.env(),
-        PORT: String(port),
-        PUBLIC_URL: `http://127.0.0.1:${port}`,
-        RECORDINGS_DIR: recordings,
-        SUMMARY_AUTOMATIC: 'false',
-      },
-    });
-    oauth.discordUser = {
-      id: '5001',
-      username: 'matt',
-      global_name: 'matt',
-      avatar: null,
-      email: 'matt@example.com',
-      verified: true,
-    };
+    rig = await startVoiceRig(
+      guild,
+      { SUMMARY_AUTOMATIC: 'false', PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` },
+      { processes: 'one' },
+    );
+    ({ system, discord } = rig);
+    // The OAuth peer answers as the guild's owner: the browser signs in as them.
     browser = await launchBrowser();
     ({ page, errors } = await newPage(browser, system.url));
     await page.goto('/login');
@@ -84,7 +62,6 @@ describe.runIf(hasEspeak)("the viewer plays a bot session's speaker tracks", () 
     await page.waitForURL('**/welcome');
     const token = await storedToken(page);
 
-    await discord.untilGuildReady(guild.id);
     await waitFor(() => discord.commands.has('global'), 30_000);
     table = voiceTable(discord, guild.id, '9002');
     await table.join('5001');
@@ -93,7 +70,7 @@ describe.runIf(hasEspeak)("the viewer plays a bot session's speaker tracks", () 
       { speaker: matt, text: 'The lanterns flicker in the hall' },
       { speaker: laura, text: 'Vex listens at the door' },
     ];
-    deepgram.script(turns.map((t) => t.text));
+    rig.deepgram.script(turns.map((t) => t.text));
     const spoken = await table.prepare(turns);
     const started = await discord.command(guild.id, '9001', '5001', 'start');
     tid = /sessions\/([0-9a-f-]{36})/.exec(started.content)![1]!;
@@ -117,11 +94,7 @@ describe.runIf(hasEspeak)("the viewer plays a bot session's speaker tracks", () 
   afterAll(async () => {
     await browser?.close();
     await table?.close();
-    await system?.stop();
-    await discord?.close();
-    await deepgram?.close();
-    await oauth?.close();
-    if (recordings) rmSync(recordings, { recursive: true, force: true });
+    await rig?.stop();
   });
 
   it("offers each speaker's track, and a line's time plays that speaker's track from the line", async () => {

@@ -7,14 +7,13 @@ import ffprobe from '@ffprobe-installer/ffprobe';
 import { SESSION_AUDIO_BUCKET, type AudioSettings, type AudioTrack } from '@chronicler/contracts';
 import type { Turn } from '@chronicler/voice-bot/pipeline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDeepgramLivePeer, type DeepgramLivePeer } from '../peers/deepgram-live.ts';
+import type { DeepgramLivePeer } from '../peers/deepgram-live.ts';
 import { voiceTable, type VoiceTable } from '../peers/discord-voice/table.ts';
-import { guildIdForShard, startDiscordPeer, type DiscordPeer, type PeerGuild } from '../peers/discord.ts';
-import { startOAuthPeer, type OAuthPeer } from '../peers/oauth.ts';
+import { guildIdForShard, type DiscordPeer, type PeerGuild } from '../peers/discord.ts';
 import { apiCall } from '../support/api.ts';
 import { LiveViewer } from '../support/live-viewer.ts';
-import { freePort, startSystem, testMode, waitFor, type TestSystem } from '../support/system.ts';
-import { signInWithDiscord } from '../support/voice-rig.ts';
+import { testMode, waitFor, type TestSystem } from '../support/system.ts';
+import { signInWithDiscord, startVoiceRig, type VoiceRig } from '../support/voice-rig.ts';
 
 const hasEspeak = existsSync('/usr/bin/espeak-ng');
 const run = promisify(execFile);
@@ -48,10 +47,10 @@ async function probe(data: Buffer, dir: string): Promise<{ format: string; codec
 describe.runIf(hasEspeak)(
   `the voice bot keeps each speaker's recording with the session (${testMode} mode)`,
   () => {
+    let rig: VoiceRig;
     let system: TestSystem;
     let discord: DiscordPeer;
     let deepgram: DeepgramLivePeer;
-    let oauth: OAuthPeer;
     let table: VoiceTable;
     let owner: string;
     let other: string;
@@ -74,26 +73,9 @@ describe.runIf(hasEspeak)(
     const laura = { key: '3002', displayName: 'Laura', userId: '3002' };
 
     beforeAll(async () => {
-      discord = await startDiscordPeer({ voiceHeartbeatMs: 1000 });
-      discord.addGuild(guild);
-      deepgram = await startDeepgramLivePeer({ silenceMs: 600 });
-      oauth = await startOAuthPeer();
-      recordings = mkdtempSync(path.join(os.tmpdir(), 'chronicler-botaudio-'));
-      const port = await freePort();
-      system = await startSystem({
-        env: {
-          ...oauth.env('discord'),
-          ...deepgram.env(),
-          ...discord.env(),
-          PORT: String(port),
-          PUBLIC_URL: `http://127.0.0.1:${port}`,
-          RECORDINGS_DIR: recordings,
-          SUMMARY_AUTOMATIC: 'false',
-        },
-      });
-      other = await signInWithDiscord(system, oauth, { id: '3003', username: 'sam' });
-      owner = await signInWithDiscord(system, oauth, { id: '3001', username: 'matt' });
-      await discord.untilGuildReady(guild.id);
+      rig = await startVoiceRig(guild, { SUMMARY_AUTOMATIC: 'false' }, { processes: 'one' });
+      ({ system, discord, deepgram, recordings, owner } = rig);
+      other = await signInWithDiscord(system, rig.oauth, { id: '3003', username: 'sam' });
       await waitFor(() => discord.commands.has('global'), 30_000);
       table = voiceTable(discord, guild.id, '8002');
       await table.join('3001');
@@ -102,11 +84,7 @@ describe.runIf(hasEspeak)(
 
     afterAll(async () => {
       await table?.close();
-      await system?.stop();
-      await discord?.close();
-      await deepgram?.close();
-      await oauth?.close();
-      if (recordings) rmSync(recordings, { recursive: true, force: true });
+      await rig?.stop();
     });
 
     const get = (token: string, p: string, headers: Record<string, string> = {}) =>
