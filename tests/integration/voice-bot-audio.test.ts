@@ -90,7 +90,7 @@ describe.runIf(hasEspeak)(
     const get = (token: string, p: string, headers: Record<string, string> = {}) =>
       fetch(`${system.url}/api${p}`, { headers: { authorization: `Bearer ${token}`, ...headers } });
 
-    it('lists both speakers after /stop, serves each track as Ogg/Opus on the session clock with ranges, only to the owner, and deletes them with the session', async () => {
+    it('lists both speakers after /stop, serves each track as Ogg/Opus on the session clock with ranges, only to the owner, counted and swept by retention, and deletes them with the session', async () => {
       const turns: Turn[] = [
         { speaker: matt, text: 'The dragon circles above the tower' },
         { speaker: laura, text: 'Vex nocks an arrow and waits' },
@@ -189,6 +189,26 @@ describe.runIf(hasEspeak)(
       expect((await get(other, `/transcripts/${tid}/audio/tracks`)).status).toBe(404);
       expect((await get(other, `/transcripts/${tid}/audio?speaker=Matt`)).status).toBe(404);
       expect((await get(other, `/transcripts/${tid}/audio`)).status).toBe(404);
+
+      // A retention the older track is past: that track goes (its blob too), the other stays.
+      await system.platform!.db.query(
+        `update transcript.audio_tracks set kept_at = now() - interval '40 days' where transcript_id = $1 and speaker = 'Matt'`,
+        [tid],
+      );
+      const retention = await fetch(`${system.url}/api/users/audio-settings`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${owner}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ retention_days: 30 }),
+      });
+      const lauraTrack = tracks.find((t) => t.speaker === 'Laura')!;
+      expect(await retention.json()).toEqual({
+        retention_days: 30,
+        used_bytes: lauraTrack.size,
+        sessions_with_audio: 1,
+      });
+      const left = await apiCall<AudioTrack[]>(system.url, 'GET', `/transcripts/${tid}/audio/tracks`, owner);
+      expect(left.body.map((t) => t.speaker)).toEqual(['Laura']);
+      expect((await get(owner, `/transcripts/${tid}/audio?speaker=Matt`)).status).toBe(404);
 
       // Deleting the session removes its tracks, blobs included.
       expect((await apiCall(system.url, 'DELETE', `/transcripts/${tid}`, owner)).status).toBeLessThan(300);
