@@ -1,4 +1,8 @@
 import { defineConfig } from 'vitest/config';
+import { voiceTrustBundle } from '../peers/discord-voice/trust.ts';
+
+// The Discord peer's voice server's own certificate, trusted by the forked workers (as in ../../vitest.config.ts).
+process.env.NODE_EXTRA_CA_CERTS = voiceTrustBundle();
 
 // Browser tests: the built web app served by a real gateway, driven in Debian's Chromium
 // through playwright-core. One worker: each test file starts its own system and browser,

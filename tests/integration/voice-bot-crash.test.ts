@@ -1,4 +1,4 @@
-import type { Transcript } from '@chronicler/contracts';
+import type { AudioTrack, Transcript } from '@chronicler/contracts';
 import { parseOggPages } from '@chronicler/voice-bot/pipeline';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -123,6 +123,14 @@ describe.runIf(hasEspeak && testMode === 'cluster')('the voice bot killed with S
       expect.stringMatching(/Travis: Travis rolls a natural twenty$/),
     ]);
     expect(ended.transcription_error).toContain('restarted');
+    // The tracks the killed bot left on disk are handed over by the new one, then let go.
+    const speakersOf = async (id: string) =>
+      (await apiCall<AudioTrack[]>(system.url, 'GET', `/transcripts/${id}/audio/tracks`, owner)).body.map(
+        (t) => t.speaker,
+      );
+    await waitFor(async () => (await speakersOf(tid)).length === 2, 30_000);
+    expect(await speakersOf(tid)).toEqual(['Matt', 'Travis']);
+    await waitFor(() => readdirSync(path.join(recordings, tid)).every((f) => !f.endsWith('.ogg')), 30_000);
     // ...and, still in the channel, it records on into a new session, and says so.
     await waitFor(() => discord.messages.length > messagesBefore, 30_000);
     const notice = discord.messages.slice(messagesBefore).find((m) => m.content.includes('restarted'))!;
@@ -147,6 +155,8 @@ describe.runIf(hasEspeak && testMode === 'cluster')('the voice bot killed with S
     expect(deployed.content).toMatch(/Matt: We are back after the restart$/);
     const beforeDeploy = discord.messages.length;
     await system.spawn!('voice-bot');
+    // Its track is kept, by the bot that stopped or else by the next one.
+    await waitFor(async () => (await speakersOf(tid2)).includes('Matt'), 30_000);
     await waitFor(() => discord.messages.length > beforeDeploy, 30_000);
     const tid3 = [...discord.messages.at(-1)!.content.matchAll(/sessions\/([0-9a-f-]{36})/g)].map(
       (m) => m[1]!,

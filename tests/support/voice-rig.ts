@@ -52,10 +52,14 @@ export async function signInWithDiscord(
 }
 
 /**
- * Starts the peers and the system (`processes: 'many'`), signs the guild's owner in and waits
- * until the bot has the guild. `env` is added to the services' environment.
+ * Starts the peers and the system (`processes: 'many'` unless told), signs the guild's owner
+ * in and waits until the bot has the guild. `env` is added to the services' environment.
  */
-export async function startVoiceRig(guild: PeerGuild, env: NodeJS.ProcessEnv = {}): Promise<VoiceRig> {
+export async function startVoiceRig(
+  guild: PeerGuild,
+  env: NodeJS.ProcessEnv = {},
+  opts: { processes?: 'one' | 'many' } = {},
+): Promise<VoiceRig> {
   const discord = await startDiscordPeer();
   discord.addGuild(guild);
   const deepgram = await startDeepgramLivePeer({ silenceMs: 600 });
@@ -71,7 +75,7 @@ export async function startVoiceRig(guild: PeerGuild, env: NodeJS.ProcessEnv = {
   };
   try {
     system = await startSystem({
-      processes: 'many',
+      processes: opts.processes ?? 'many',
       env: {
         ...oauth.env('discord'),
         ...deepgram.env(),

@@ -17,6 +17,7 @@ import {
   retryAudioTranscriptionRpc,
   searchTranscriptsRpc,
   sessionAudioRpc,
+  keepTrackRpc,
   audioSettingsRpc,
   audioUsageRpc,
   createShareRpc,
@@ -88,7 +89,7 @@ import { listPage } from './handlers/list-page.ts';
 import { getNotes, putNotes } from './handlers/notes.ts';
 import { renameTranscript } from './handlers/rename-transcript.ts';
 import { search } from './handlers/search.ts';
-import { sessionAudio } from './handlers/session-audio.ts';
+import { keepTrack, sessionAudio } from './handlers/session-audio.ts';
 import { audioSettings } from './handlers/audio-settings.ts';
 import { createShare, listShares, resolveShare, revokeShare } from './handlers/shares.ts';
 import { claimSummary, getLlmSummary, setGeneratedSummary, setSummaryStatus } from './handlers/summaries.ts';
@@ -168,6 +169,7 @@ export default defineService({
       serve(ctx.bus, revokeShareRpc, revokeShare(shares)),
       serve(ctx.bus, resolveShareRpc, resolveShare(shares)),
       serve(ctx.bus, sessionAudioRpc, sessionAudio(audio)),
+      serve(ctx.bus, keepTrackRpc, keepTrack(audio, ctx.bus, ctx.logger)),
       serve(ctx.bus, audioSettingsRpc, audioSettings(audio, retention.sweep)),
       serve(ctx.bus, audioUsageRpc, () => audio.usage()),
     ];

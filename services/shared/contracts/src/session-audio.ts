@@ -5,7 +5,9 @@ import { rpc } from './rpc.ts';
 /**
  * Blob bucket of the recordings kept with their sessions (no bucket TTL: each owner's
  * retention decides), apart from the short-lived upload bucket. Object names are
- * `<transcriptId>` for an upload's one track.
+ * `<transcriptId>` for an upload's one track, `<transcriptId>/<speaker file>.ogg` for each
+ * speaker's track of a session the voice bot recorded (Ogg/Opus as recorded, track time 0 =
+ * the session's start).
  */
 export const SESSION_AUDIO_BUCKET = 'session-audio';
 
@@ -39,6 +41,26 @@ export const sessionAudioRpc = rpc(
       content_type: Type.String(),
     }),
   ),
+);
+
+/**
+ * svc.transcript.keep-track: the voice bot has put one speaker's finished recording of a
+ * session into SESSION_AUDIO_BUCKET (named `<transcriptId>/<file>`); the transcript service
+ * records it under the speaker's label. `kept: false` when the session is gone (deleted):
+ * the service deleted the blob, and the bot's copy may go too. Idempotent per blob.
+ */
+export const keepTrackRpc = rpc(
+  'transcript',
+  'keep-track',
+  Type.Object({
+    owner_id: Type.String({ minLength: 1 }),
+    transcript_id: Type.String({ minLength: 1 }),
+    speaker: Type.String({ minLength: 1, maxLength: 200 }),
+    blob: Type.String({ minLength: 1, maxLength: 400 }),
+    size: Type.Integer({ minimum: 0 }),
+    format: Type.String({ minLength: 1, maxLength: 20 }),
+  }),
+  Type.Object({ kept: Type.Boolean() }),
 );
 
 /** Longest retention in days (100 years); "forever" is null. */

@@ -20,6 +20,7 @@ import { shardOfGuild } from '../config.ts';
 import { COMMANDS, helpText } from './commands.ts';
 import { Recording, type WatchdogHit } from './recording.ts';
 import { endRecovered, openStates, writeState, type SessionState } from './state.ts';
+import { TrackUploader } from './track-upload.ts';
 import type { VoiceLink, VoiceReceiver } from './voice.ts';
 
 export interface VoiceBotOptions {
@@ -66,9 +67,12 @@ export class VoiceBot {
   private readonly guilds = new Map<string, GuildVoice>();
   private readonly log: Logger;
   private stopping = false;
+  /** Hands each ended session's speaker recordings to the transcript service. */
+  private readonly tracks: TrackUploader;
 
   constructor(private readonly o: VoiceBotOptions) {
     this.log = o.logger;
+    this.tracks = new TrackUploader({ bus: o.bus, recordingsDir: o.recordingsDir, logger: o.logger });
     this.client = new Client({
       intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildVoiceStates],
       shards: o.shardIds,
@@ -135,6 +139,8 @@ export class VoiceBot {
         }
       }),
     );
+    // Uploads still running stop here; their files stay and the next start hands them over.
+    this.tracks.stop();
     await this.client.destroy();
   }
 
@@ -461,6 +467,7 @@ export class VoiceBot {
       watchdogSeconds: this.o.watchdogSeconds,
       heartbeatSeconds: this.o.heartbeatSeconds,
       onStuck: (hit) => void this.watchdogRejoin(guild, hit),
+      onEnded: (ended) => void this.tracks.hand(ended),
     });
     g.recording = rec;
     try {
@@ -654,6 +661,8 @@ export class VoiceBot {
         this.log.error({ err, transcriptId: state.transcript_id }, 'could not recover a session');
       }
     }
+    // Speaker tracks of ended sessions not handed over before the last process went away.
+    await this.tracks.recover((s) => this.o.shardIds.includes(shardOfGuild(s.guild_id, this.o.shardCount)));
   }
 
   /** Records on into a new session after a restart, for the same owner and group, and says so. */

@@ -48,6 +48,8 @@ export class Recording {
       heartbeatSeconds: number;
       /** The watchdog found a speaker whose audio does not decode: drop the link and join again. */
       onStuck(hit: WatchdogHit): void;
+      /** The session ended and its recordings are closed (their upload starts). */
+      onEnded?(state: SessionState): void;
     },
   ) {
     this.paused = new Set(state.paused);
@@ -134,6 +136,7 @@ export class Recording {
     const end = await this.live.end(error ? { error } : {});
     this.state.ended_at = end.ended_at;
     await this.persist();
+    this.deps.onEnded?.(this.state);
     await this.deps.coord.cache.del(liveSessionHeartbeatKey(this.state.transcript_id)).catch(() => {});
   }
 

@@ -66,8 +66,8 @@ interface RowProps {
   target: boolean;
   /** The line being heard in the player. */
   playing?: boolean;
-  /** Plays the recording from a time (a session that kept its audio). */
-  onTimeClick?: ((seconds: number) => void) | undefined;
+  /** Plays the recording from a time (a session that kept its audio), the line's speaker's track where there is one. */
+  onTimeClick?: ((seconds: number, speaker: string | null) => void) | undefined;
 }
 
 const TranscriptRow = memo(function TranscriptRow({
@@ -96,7 +96,7 @@ const TranscriptRow = memo(function TranscriptRow({
               type="button"
               className="transcript-time transcript-time-button"
               aria-label={`Play from ${line.time}`}
-              onClick={() => onTimeClick(seconds)}
+              onClick={() => onTimeClick(seconds, line.speaker)}
             >
               [{line.time}]
             </button>
@@ -278,7 +278,7 @@ interface TranscriptLinesProps {
   /** A moment the page's link names (#t=, #line=): shown and highlighted once its line is there. */
   moment?: Moment | null;
   /** Plays the session's recording from a line's time; without it times are plain text. */
-  onTimeClick?: (seconds: number) => void;
+  onTimeClick?: (seconds: number, speaker: string | null) => void;
   /** Where the player is (seconds), to mark the line being heard; null before anything played. */
   playingTime?: number | null;
 }

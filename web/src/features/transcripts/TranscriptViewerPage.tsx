@@ -170,7 +170,7 @@ function TranscriptSection({
     [interims, speakerNames],
   );
   const moment = useMoment();
-  const { player, lineProps } = useSessionPlayer(session);
+  const { player, lineProps } = useSessionPlayer(session, speakerNames);
 
   let body;
   if (isTranscribing(session)) {

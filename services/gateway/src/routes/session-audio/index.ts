@@ -18,7 +18,8 @@ const noAudio = () => new ServiceError('not_found', 'No recording kept for this 
  * /api/transcripts/{id}/audio: the recording a session kept, played by the viewer's player.
  * Served with range requests (a seek asks for the bytes from there), streamed from the blob
  * store (JetStream object store in the cluster), never whole in memory. `?speaker=` picks
- * one speaker's track where a session has them; an upload has one track, the whole mix.
+ * one speaker's track where a session has them (the voice bot's, Ogg/Opus as recorded, time 0
+ * = the session's start); an upload has one track, the whole mix.
  */
 export default async function sessionAudioRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -48,7 +49,12 @@ export default async function sessionAudioRoutes(fastify: FastifyInstance): Prom
     async (req, reply) => {
       const tracks = await call(bus, sessionAudioRpc, { owner_id: req.user!.id, id: req.params.id });
       const speaker = req.query.speaker ?? null;
-      const track = tracks.find((t) => t.speaker === speaker);
+      // Without ?speaker=: the whole recording (an upload), or for a session the voice bot
+      // recorded per speaker, its first track by name (the player picks from /audio/tracks).
+      const track =
+        speaker === null
+          ? (tracks.find((t) => t.speaker === null) ?? tracks[0])
+          : tracks.find((t) => t.speaker === speaker);
       if (!track) throw noAudio();
       const source = await bus.blobs.get(SESSION_AUDIO_BUCKET, track.blob);
       if (!source) throw noAudio();
