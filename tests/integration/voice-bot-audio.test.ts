@@ -3,7 +3,6 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'nod
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import ffprobe from '@ffprobe-installer/ffprobe';
 import { SESSION_AUDIO_BUCKET, type AudioSettings, type AudioTrack } from '@chronicler/contracts';
 import type { Turn } from '@chronicler/voice-bot/pipeline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,7 +21,7 @@ const run = promisify(execFile);
 async function probe(data: Buffer, dir: string): Promise<{ format: string; codec: string; seconds: number }> {
   const file = path.join(dir, `probe-${Date.now()}.ogg`);
   writeFileSync(file, data);
-  const { stdout } = await run(ffprobe.path, [
+  const { stdout } = await run('/usr/bin/ffprobe', [
     '-v',
     'error',
     '-show_format',
