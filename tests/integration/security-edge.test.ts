@@ -103,7 +103,9 @@ describe(`network edge: logs, idempotent creates, ops port (${testMode} mode)`, 
     const text = logs.text();
     // The socket's request was logged by its route pattern: the access log never writes the URL,
     // so neither its query (the token) nor an id in it reaches the log.
-    expect(text).toMatch(/"msg":"access"[^\n]*"route":"\/api\/ws\/chat"|"route":"\/api\/ws\/chat"[^\n]*"msg":"access"/);
+    expect(text).toMatch(
+      /"msg":"access"[^\n]*"route":"\/api\/ws\/chat"|"route":"\/api\/ws\/chat"[^\n]*"msg":"access"/,
+    );
     expect(text).not.toMatch(/transcript_id=/);
     expect(text).not.toContain(token);
     expect(text).not.toContain(token.split('.')[2]!);
