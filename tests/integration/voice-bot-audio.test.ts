@@ -14,7 +14,8 @@ import { LiveViewer } from '../support/live-viewer.ts';
 import { testMode, waitFor, type TestSystem } from '../support/system.ts';
 import { signInWithDiscord, startVoiceRig, type VoiceRig } from '../support/voice-rig.ts';
 
-const hasEspeak = existsSync('/usr/bin/espeak-ng');
+// Speech to play (espeak-ng) and a reader of the tracks (ffprobe): skipped on a machine without them.
+const hasEspeak = existsSync('/usr/bin/espeak-ng') && existsSync('/usr/bin/ffprobe');
 const run = promisify(execFile);
 
 /** ffprobe's view of an Ogg file: its container, its one stream's codec, and its duration. */
