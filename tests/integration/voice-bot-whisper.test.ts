@@ -1,7 +1,6 @@
-import type { Transcript } from '@chronicler/contracts';
+import type { AudioTrack, Transcript } from '@chronicler/contracts';
 import type { Turn } from '@chronicler/voice-bot/pipeline';
-import { existsSync, statSync } from 'node:fs';
-import path from 'node:path';
+import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { guildIdForShard, type DiscordPeer, type PeerGuild } from '../peers/discord.ts';
 import { voiceTable, type VoiceTable } from '../peers/discord-voice/table.ts';
@@ -147,8 +146,16 @@ describe.runIf(hasEspeak)(
         expect(ended.body.transcription_error).toBe(
           'The transcription server answered 401: Incorrect API key provided.',
         );
-        // What was said is on disk, for a later transcription.
-        expect(statSync(path.join(rig.recordings, tid, '2002.ogg')).size).toBeGreaterThan(1000);
+        // What was said is kept: handed over with the session as the speaker's track (the bot's
+        // own copy goes once the transcript service has it).
+        let tracks: AudioTrack[] = [];
+        await waitFor(async () => {
+          tracks = (await apiCall<AudioTrack[]>(system.url, 'GET', `/transcripts/${tid}/audio/tracks`, owner))
+            .body;
+          return tracks.length > 0;
+        }, 30_000);
+        expect(tracks.map((t) => t.speaker)).toEqual(['Laura']);
+        expect(tracks[0]!.size).toBeGreaterThan(1000);
       } finally {
         whisper.transcription.apiKey = null;
       }

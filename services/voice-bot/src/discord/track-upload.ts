@@ -1,7 +1,6 @@
 import { keepTrackRpc, SESSION_AUDIO_BUCKET } from '@chronicler/contracts';
 import { call, type Bus, type Logger } from '@chronicler/kit';
-import { createReadStream } from 'node:fs';
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { open, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { readOggFile } from '../pipeline/ogg-file.ts';
 import { SESSION_FILE, type SessionState } from './state.ts';
@@ -94,17 +93,31 @@ export class TrackUploader {
     state: Pick<SessionState, 'transcript_id' | 'owner_id'>,
     file: string,
   ): Promise<void> {
-    const { length, tags } = await readOggFile(file);
+    const found = await readOggFile(file).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return null;
+      throw err;
+    });
+    // Gone: handed over already (a restarted bot's recovery got there first) or removed.
+    if (!found) return;
+    const { length, tags } = found;
     const name = path.basename(file);
     const blob = `${state.transcript_id}/${name}`;
     const speaker = (tags.ARTIST ?? '').trim().slice(0, 200) || name.replace(/\.ogg$/, '');
     if (length > 0) {
-      const stored = await this.o.bus.blobs.put(
-        SESSION_AUDIO_BUCKET,
-        blob,
-        createReadStream(file, { start: 0, end: length - 1 }),
-        { contentType: 'audio/ogg' },
-      );
+      // Opened before the put, so that a file gone by now fails here (retried, then found
+      // gone) and not as an error event of a stream nobody listens to yet.
+      const fh = await open(file, 'r');
+      let stored;
+      try {
+        stored = await this.o.bus.blobs.put(
+          SESSION_AUDIO_BUCKET,
+          blob,
+          fh.createReadStream({ start: 0, end: length - 1 }),
+          { contentType: 'audio/ogg' },
+        );
+      } finally {
+        await fh.close().catch(() => undefined);
+      }
       const { kept } = await call(this.o.bus, keepTrackRpc, {
         owner_id: state.owner_id,
         transcript_id: state.transcript_id,
