@@ -141,6 +141,12 @@ export const liveFinalsPublished = new Counter({
   registers: [registry],
 });
 
+export const voiceWatchdogRejoins = new Counter({
+  name: 'chronicler_voice_watchdog_rejoins_total',
+  help: 'Voice rejoins by the watchdog: someone was speaking and nothing decoded',
+  registers: [registry],
+});
+
 // ---- speech-to-text streams ----------------------------------------------------------
 
 export const speechStreamsOpen = new Gauge({

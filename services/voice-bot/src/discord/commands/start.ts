@@ -1,0 +1,107 @@
+import { findGroupsRpc, groupKeytermsRpc } from '@chronicler/contracts';
+import { call, type Logger } from '@chronicler/kit';
+import { MessageFlags, type ChatInputCommandInteraction } from 'discord.js';
+import type { BotCore } from '../core.ts';
+import { beginRecording } from '../lifecycle.ts';
+import { ensureLink } from '../links.ts';
+
+/** The caller's voice channel in this guild, if they are in one. */
+export function callerChannel(interaction: ChatInputCommandInteraction<'cached'>): string | null {
+  return interaction.guild.voiceStates.cache.get(interaction.user.id)?.channelId ?? null;
+}
+
+/** `/start [group] [name]`: records the caller's voice channel into their Chronicler account. */
+export async function startCommand(
+  core: BotCore,
+  interaction: ChatInputCommandInteraction<'cached'>,
+  log: Logger,
+): Promise<void> {
+  const g = core.guildVoice(interaction.guildId);
+  if (g.recording) {
+    const r = g.recording.state;
+    await interaction.reply({
+      content: `Already recording in <#${r.channel_id}> (started by <@${r.owner_discord_id}>): ${core.sessionUrl(r.transcript_id)}`,
+      flags: MessageFlags.Ephemeral,
+    });
+    return;
+  }
+  const channelId = callerChannel(interaction) ?? g.link?.channelId ?? null;
+  if (!channelId) {
+    await interaction.reply({
+      content: 'Join a voice channel first, then run `/start` again.',
+      flags: MessageFlags.Ephemeral,
+    });
+    return;
+  }
+  await interaction.deferReply({ flags: MessageFlags.Ephemeral });
+  const user = await core.owner(interaction.user.id);
+  if (!user) {
+    await interaction.editReply(
+      `You need a Chronicler account to record: ${core.signInHint()}, then run \`/start\` again. Nothing was recorded.`,
+    );
+    return;
+  }
+  const groupName = interaction.options.getString('group')?.trim() || null;
+  let group: { id: string; name: string } | null = null;
+  if (groupName) {
+    const found = await call(core.o.bus, findGroupsRpc, { owner_id: user.id, name: groupName, limit: 1 });
+    group = found.items[0] ?? null;
+    if (!group) {
+      const mine = await call(core.o.bus, findGroupsRpc, { owner_id: user.id, limit: 10 });
+      const list = mine.items.map((i) => `“${i.name}”`).join(', ');
+      await interaction.editReply(
+        `You have no group named “${groupName}”. ${list ? `Your groups: ${list}.` : 'You have no groups yet.'} Nothing was recorded: run \`/start\` again with one of them, or without a group.`,
+      );
+      return;
+    }
+  }
+  let keyterms: string[] = [];
+  if (group) {
+    keyterms = await call(
+      core.o.bus,
+      groupKeytermsRpc,
+      { owner_id: user.id, group_id: group.id },
+      { timeoutMs: 2000 },
+    )
+      .then((r) => r.keyterms)
+      .catch(() => []);
+  }
+  if (g.recording) {
+    await interaction.editReply('Someone started a recording here a moment ago; see `/status`.');
+    return;
+  }
+  await ensureLink(core, interaction.guild, channelId);
+  const name = interaction.options.getString('name')?.trim() || core.o.defaultName;
+  const rec = await beginRecording(core, interaction.guild, {
+    ownerId: user.id,
+    ownerDiscordId: interaction.user.id,
+    channelId,
+    textChannelId: interaction.channelId,
+    name,
+    groupId: group?.id ?? null,
+    keyterms,
+    paused: g.paused,
+  });
+  log.info({ transcriptId: rec.state.transcript_id, group: group?.id ?? null }, 'recording started');
+  // Everyone in the channel hears of it before the owner gets the link.
+  await core.post(
+    interaction.channelId,
+    `🔴 **Recording started** in <#${channelId}> by <@${interaction.user.id}>: everything said there is transcribed into their Chronicler session “${name}”. Don't want to be recorded? \`/offrecord\` pauses your voice, \`/onrecord\` resumes it.`,
+  );
+  const url = core.sessionUrl(rec.state.transcript_id);
+  await interaction.editReply(
+    `Recording <#${channelId}> as “${name}”${group ? ` in your group “${group.name}”` : ''}. Read it live: ${url}\n\`/stop\` ends and saves it.`,
+  );
+}
+
+/** Group names for `/start group:` as the owner types. */
+export async function startAutocomplete(
+  core: BotCore,
+  userId: string,
+  typed: string,
+): Promise<{ name: string; value: string }[]> {
+  const user = await core.owner(userId).catch(() => null);
+  if (!user) return [];
+  const found = await call(core.o.bus, findGroupsRpc, { owner_id: user.id, prefix: typed, limit: 25 });
+  return found.items.map((i) => ({ name: i.name.slice(0, 100), value: i.name.slice(0, 100) }));
+}

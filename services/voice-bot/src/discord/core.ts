@@ -1,0 +1,112 @@
+import { userByDiscordIdRpc, type AuthUser } from '@chronicler/contracts';
+import { call, ServiceError, type Bus, type Coordination, type Logger } from '@chronicler/kit';
+import type { StreamGate, StreamingProvider } from '@chronicler/speech';
+import { PermissionFlagsBits, Routes, type ChatInputCommandInteraction, type Client } from 'discord.js';
+import { shardOfGuild } from '../config.ts';
+import type { Recording } from './recording.ts';
+import type { TrackUploader } from './track-upload.ts';
+import type { VoiceLink, VoiceReceiver } from './voice.ts';
+
+export interface VoiceBotOptions {
+  token: string;
+  applicationId: string | null;
+  devGuildId: string | null;
+  apiUrl: string | null;
+  publicUrl: string | null;
+  shardCount: number;
+  shardIds: number[];
+  recordingsDir: string;
+  defaultName: string;
+  watchdogSeconds: number;
+  heartbeatSeconds: number;
+  bus: Bus;
+  coord: Coordination;
+  provider: StreamingProvider | null;
+  gate: StreamGate | null;
+  receiver: VoiceReceiver;
+  instance: string;
+  logger: Logger;
+}
+
+/** What the bot holds for one guild: its voice link and the recording running there. */
+export interface GuildVoice {
+  link: VoiceLink | null;
+  connecting: Promise<VoiceLink> | null;
+  recording: Recording | null;
+  /** Members who ran /offrecord in this guild (kept across recordings while this process runs). */
+  paused: Set<string>;
+}
+
+/**
+ * The state every part of the bot shares (the options, the discord.js client, each guild's
+ * voice) and the small helpers they all use: the commands, the recording lifecycle, the voice
+ * links and the recovery after a restart each take it as their first argument.
+ */
+export class BotCore {
+  readonly log: Logger;
+  private readonly guilds = new Map<string, GuildVoice>();
+  /** Set once shutdown begins: a lost link is then expected, not repaired. */
+  stopping = false;
+
+  constructor(
+    readonly o: VoiceBotOptions,
+    readonly client: Client,
+    /** Hands each ended session's speaker recordings to the transcript service. */
+    readonly tracks: TrackUploader,
+  ) {
+    this.log = o.logger;
+  }
+
+  guildVoice(guildId: string): GuildVoice {
+    let g = this.guilds.get(guildId);
+    if (!g) {
+      g = { link: null, connecting: null, recording: null, paused: new Set() };
+      this.guilds.set(guildId, g);
+    }
+    return g;
+  }
+
+  allGuildVoices(): [string, GuildVoice][] {
+    return [...this.guilds.entries()];
+  }
+
+  /** Whether this replica holds the guild's shard. */
+  holdsGuild(guildId: string): boolean {
+    return this.o.shardIds.includes(shardOfGuild(guildId, this.o.shardCount));
+  }
+
+  sessionUrl(transcriptId: string): string {
+    return this.o.publicUrl ? `${this.o.publicUrl}/sessions/${transcriptId}` : `/sessions/${transcriptId}`;
+  }
+
+  signInHint(): string {
+    return this.o.publicUrl
+      ? `Sign in with Discord at ${this.o.publicUrl}/login`
+      : 'Sign in to Chronicler with Discord';
+  }
+
+  /** The Chronicler account signed in with this Discord user, if any. */
+  async owner(discordId: string): Promise<AuthUser | null> {
+    try {
+      return await call(this.o.bus, userByDiscordIdRpc, { discord_id: discordId });
+    } catch (err) {
+      if (ServiceError.is(err) && err.code === 'not_found') return null;
+      throw err;
+    }
+  }
+
+  /** Whoever started the recording, or someone who can manage the server, may stop it. */
+  mayStop(interaction: ChatInputCommandInteraction<'cached'>, rec: Recording): boolean {
+    return (
+      rec.state.owner_discord_id === interaction.user.id ||
+      Boolean(interaction.memberPermissions?.has(PermissionFlagsBits.ManageGuild))
+    );
+  }
+
+  /** A message in a text channel (announcements); failures are logged, not thrown. */
+  async post(channelId: string, content: string): Promise<void> {
+    await this.client.rest
+      .post(Routes.channelMessages(channelId), { body: { content, allowed_mentions: { parse: [] } } })
+      .catch((err: unknown) => this.log.warn({ err, channelId }, 'channel message not sent'));
+  }
+}

@@ -1,0 +1,98 @@
+import type { Guild } from 'discord.js';
+import { randomUUID } from 'node:crypto';
+import { LiveSession } from '../pipeline/index.ts';
+import type { BotCore } from './core.ts';
+import { watchdogRejoin } from './links.ts';
+import { Recording } from './recording.ts';
+import type { SessionState } from './state.ts';
+
+export interface RecordingRequest {
+  ownerId: string;
+  ownerDiscordId: string;
+  channelId: string;
+  textChannelId: string;
+  name: string;
+  groupId: string | null;
+  keyterms: string[];
+  paused: Set<string>;
+}
+
+/**
+ * Starts a recording in a guild whose voice link is up: a new live session (its transcript
+ * created on the bus), its state journalled for recovery, and the end handled whichever way
+ * it comes (a command, a lost channel, the provider failing for good).
+ */
+export async function beginRecording(core: BotCore, guild: Guild, r: RecordingRequest): Promise<Recording> {
+  const g = core.guildVoice(guild.id);
+  const transcriptId = randomUUID();
+  const live = new LiveSession({
+    bus: core.o.bus,
+    transcriptId,
+    ownerId: r.ownerId,
+    name: r.name,
+    ...(r.groupId ? { groupId: r.groupId } : {}),
+    origin: 'discord',
+    provider: core.o.provider,
+    gate: core.o.gate,
+    keyterms: r.keyterms,
+    recordingsDir: core.o.recordingsDir,
+    logger: core.log,
+    guildId: guild.id,
+    channelId: r.channelId,
+  });
+  const state: SessionState = {
+    version: 1,
+    transcript_id: transcriptId,
+    owner_id: r.ownerId,
+    owner_discord_id: r.ownerDiscordId,
+    guild_id: guild.id,
+    channel_id: r.channelId,
+    text_channel_id: r.textChannelId,
+    shard_id: guild.shardId,
+    name: r.name,
+    group_id: r.groupId,
+    started_at: new Date().toISOString(),
+    provider: core.o.provider?.name ?? null,
+    paused: [...r.paused],
+    ended_at: null,
+  };
+  const rec = new Recording(live, state, {
+    guild,
+    coord: core.o.coord,
+    recordingsDir: core.o.recordingsDir,
+    instance: core.o.instance,
+    logger: core.log.child({ guildId: guild.id, transcriptId }),
+    watchdogSeconds: core.o.watchdogSeconds,
+    heartbeatSeconds: core.o.heartbeatSeconds,
+    onStuck: (hit) => void watchdogRejoin(core, guild, hit),
+    onEnded: (ended) => void core.tracks.hand(ended),
+  });
+  g.recording = rec;
+  try {
+    await rec.begin();
+  } catch (err) {
+    g.recording = null;
+    throw err;
+  }
+  // The provider failed for good: the pipeline ended the session itself.
+  void live.done.then((end) => {
+    if (g.recording !== rec || !end.error) return;
+    g.recording = null;
+    void rec.end(end.error);
+    void core.post(
+      state.text_channel_id,
+      `Recording stopped: ${end.error}. What was said so far is saved: ${core.sessionUrl(transcriptId)}`,
+    );
+  });
+  return rec;
+}
+
+/** Ends the guild's recording, if one runs (every stream flushed, every final on the bus). */
+export async function stopRecording(core: BotCore, guildId: string): Promise<Recording | null> {
+  const g = core.guildVoice(guildId);
+  const rec = g.recording;
+  if (!rec) return null;
+  g.recording = null;
+  await rec.end();
+  return rec;
+}
