@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // and Redis as the system: it carries test-only routes (a protected one, an admin one, a
 // write) so the guard is tested on real routes, and it shows revocation across replicas.
 import { buildApp } from '../../services/gateway/src/app.ts';
-import { GatewayConfigSchema } from '../../services/gateway/src/service.ts';
+import { GatewayConfigSchema } from '../../services/gateway/src/config.ts';
 import { authUser, localPassword, localSignIn, sessionIdOf, setCookie } from '../support/auth.ts';
 import { startSystem, testMode, waitFor, type TestSystem } from '../support/system.ts';
 

@@ -13,7 +13,7 @@ import WebSocket from 'ws';
 // A second gateway built from the gateway's own code on the system's bus, with its own
 // configuration (PUBLIC_URL), to show what that setting changes.
 import { buildApp } from '../../services/gateway/src/app.ts';
-import { GatewayConfigSchema } from '../../services/gateway/src/service.ts';
+import { GatewayConfigSchema } from '../../services/gateway/src/config.ts';
 import { startOAuthPeer, type OAuthPeer } from '../peers/oauth.ts';
 import { apiCall } from '../support/api.ts';
 import { authUser, localSignIn, sessionIdOf, setCookie } from '../support/auth.ts';

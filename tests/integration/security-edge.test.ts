@@ -7,7 +7,7 @@ import WebSocket from 'ws';
 // A second gateway built from the gateway's own code on the same platform, configured as an
 // operator behind a proxy would configure it (TRUST_PROXY set).
 import { buildApp } from '../../services/gateway/src/app.ts';
-import { GatewayConfigSchema } from '../../services/gateway/src/service.ts';
+import { GatewayConfigSchema } from '../../services/gateway/src/config.ts';
 import { startDeepgramPeer, type DeepgramPeer } from '../peers/deepgram.ts';
 import { localSignIn } from '../support/auth.ts';
 import { startSystem, testMode, type TestSystem } from '../support/system.ts';

@@ -31,7 +31,7 @@ import summaryRoutes from './routes/summaries/index.ts';
 import transcriptRoutes from './routes/transcripts/index.ts';
 import transcriptToolRoutes from './routes/transcript-tools/index.ts';
 import userRoutes from './routes/users/index.ts';
-import type { GatewayConfigSchema } from './service.ts';
+import type { GatewayConfigSchema } from './config.ts';
 
 export type GatewayContext = ServiceContext<Static<typeof GatewayConfigSchema>>;
 

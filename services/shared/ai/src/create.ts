@@ -1,16 +1,8 @@
-import type { Bus, Coordination, Logger } from '@chronicler/kit';
 import type { AiConfig } from './config.ts';
-import type { AiEngine } from './engine.ts';
+import type { AiDeps, AiEngine } from './engine.ts';
 import { OfflineEngine } from './offline/engine.ts';
 import { OpenAiEngine } from './openai/engine.ts';
 import { zeroAiMetrics } from './usage.ts';
-
-/** What an engine needs from its service: usage records go on the bus, rate limits in coord. */
-export interface AiDeps {
-  bus: Bus;
-  coord: Coordination;
-  logger: Logger;
-}
 
 /** The OpenAI-compatible engine when a key or base URL is configured, else the offline one. */
 export function createAiEngine(config: AiConfig, deps: AiDeps): AiEngine {

@@ -1,3 +1,5 @@
+import type { Bus, Coordination, Logger } from '@chronicler/kit';
+
 /**
  * What the summary, chat and planning services ask of an AI, whoever answers: an
  * OpenAI-compatible model (OPENAI_API_KEY / OPENAI_BASE_URL), or the built-in offline engine
@@ -134,4 +136,11 @@ export class AiRateLimitedError extends Error {
 /** Thrown when the model could not be reached or refused for good (after retries). */
 export class AiUnavailableError extends Error {
   override readonly name = 'AiUnavailableError';
+}
+
+/** What an engine needs from its service: usage records go on the bus, rate limits in coord. */
+export interface AiDeps {
+  bus: Bus;
+  coord: Coordination;
+  logger: Logger;
 }

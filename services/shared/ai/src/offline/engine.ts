@@ -9,7 +9,7 @@
  * numbers stay true.
  */
 import type { AiConfig } from '../config.ts';
-import type { AiDeps } from '../create.ts';
+import type { AiDeps } from '../engine.ts';
 import type {
   AiEngine,
   AiRequestContext,

@@ -1,6 +1,6 @@
 import type OpenAI from 'openai';
 import type { AiConfig } from '../config.ts';
-import type { AiDeps } from '../create.ts';
+import type { AiDeps } from '../engine.ts';
 import {
   AiUnavailableError,
   type AiEngine,
