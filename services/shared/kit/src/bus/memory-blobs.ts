@@ -3,7 +3,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { formatDigest } from './common.ts';
+import { formatDigest } from './util.ts';
 import type { BusNamespace } from './subject.ts';
 import type { BlobInfo, BlobStore } from './types.ts';
 

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Logger } from '../logger.ts';
+import type { StreamConfigRecord } from './base.ts';
 import type { Headers } from './types.ts';
 
 // Files behind the in-process bus's durable streams. Layout, per stream:
@@ -25,15 +26,6 @@ export interface StoredMessage {
   headers: Headers;
   /** JSON text of the payload; absent for an empty payload. */
   data?: string;
-}
-
-export interface StreamConfigRecord {
-  /** Full (prefixed, sanitised) stream name. */
-  name: string;
-  /** Full (prefixed) subjects. */
-  subjects: string[];
-  maxAgeMs?: number;
-  duplicateWindowMs: number;
 }
 
 /**

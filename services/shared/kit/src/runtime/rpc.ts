@@ -3,7 +3,7 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { EncodedJson, forgetEncoded, rememberEncoded } from '../bus/common.ts';
+import { EncodedJson, forgetEncoded, rememberEncoded } from '../bus/codec.ts';
 import type {
   Bus,
   Consumer,
