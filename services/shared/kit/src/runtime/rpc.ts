@@ -213,3 +213,24 @@ export function consume<E extends BusEvent>(
     await handler(payload as BusEventPayload<E>, ctx);
   });
 }
+
+/**
+ * Subscribes to one event (see Bus.subscribe; `event.subject` may hold wildcards). The payload
+ * is validated with the event's schema before the handler sees it; one that does not match is
+ * logged as a failed event and dropped, since a fire-and-forget event is never redelivered.
+ */
+export function listen<E extends BusEvent>(
+  bus: Bus,
+  event: E,
+  handler: (payload: BusEventPayload<E>, meta: MessageMeta) => void | Promise<void>,
+  opts?: { queue?: string },
+): Subscription {
+  return bus.subscribe(
+    event.subject,
+    (payload, meta) => {
+      assertValid(event.payload, payload, `payload of ${meta.subject}`);
+      return handler(payload as BusEventPayload<E>, meta);
+    },
+    opts,
+  );
+}
