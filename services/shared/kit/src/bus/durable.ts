@@ -9,7 +9,7 @@ import type { ConsumerDefinition, DeadLetter, DurableContext, DurableHandler, He
 import { errorMessage } from './util.ts';
 
 export const DEFAULT_DUPLICATE_WINDOW_MS = 2 * 60 * 1000;
-export const MAX_BACKOFF_MS = 30_000;
+const MAX_BACKOFF_MS = 30_000;
 
 export interface ResolvedConsumer {
   stream: string;
@@ -58,7 +58,7 @@ export function backoffDelay(backoffMs: number, deliveryCount: number, maxMs = M
 }
 
 /** The error recorded when the last allowed delivery ended without an outcome. */
-export const noOutcomeError = (ackWaitMs: number): string =>
+const noOutcomeError = (ackWaitMs: number): string =>
   `not acknowledged within ${ackWaitMs} ms on the last allowed delivery (handler too slow, or its process stopped)`;
 
 /** Msg id of a dead letter, so a retried dead-lettering is de-duplicated by the DLQ stream. */
@@ -69,7 +69,7 @@ export const deadLetterMsgId = (stream: string, durable: string, seq: number): s
  * Logs a durable handler's failure: at warn, but a RetryLater ("not yet") before the last
  * delivery at debug (a backlog of waiting messages would fill the log with expected noise).
  */
-export function logHandlerFailure(
+function logHandlerFailure(
   log: Logger,
   err: unknown,
   fields: Record<string, unknown> & { deliveryCount: number },

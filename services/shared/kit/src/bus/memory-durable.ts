@@ -15,7 +15,7 @@ import { matchSubject, type BusNamespace } from './subject.ts';
 import type { Consumer, DeadLetter, DurableHandler } from './types.ts';
 import { InFlight } from './util.ts';
 
-export interface DurableConfig extends ResolvedConsumer {
+interface DurableConfig extends ResolvedConsumer {
   fullFilter?: string;
   fullDeadLetter: string;
   ns: BusNamespace;

@@ -73,7 +73,7 @@ const close = promisify(fs.close);
  * An append-only file. Lines written while a write is under way are batched into the next
  * single write, which keeps lines whole and in order without a write per line.
  */
-export class AppendLog {
+class AppendLog {
   private readonly fd: number;
   private queue: { line: string; resolve: () => void; reject: (err: Error) => void }[] = [];
   private writing: Promise<void> | null = null;
@@ -119,7 +119,7 @@ export class AppendLog {
 }
 
 /** Writes a whole file so that readers see the old or the new content, never a torn one. */
-export function writeFileAtomicSync(file: string, content: string): void {
+function writeFileAtomicSync(file: string, content: string): void {
   const tmp = `${file}.${process.pid}.tmp`;
   fs.writeFileSync(tmp, content);
   fs.renameSync(tmp, file);

@@ -11,7 +11,7 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 5000;
  * failure so the caller can tell "the service said no" (a ServiceError with its code) from
  * "nobody answered" (unavailable / timeout).
  */
-export type ReplyEnvelope =
+type ReplyEnvelope =
   | { ok: true; data?: unknown }
   | { ok: false; error: { code: ServiceErrorCode; message: string; details?: Record<string, unknown> } };
 
