@@ -9,7 +9,7 @@ import {
   type AuthUser,
   type VerifySessionResult,
 } from '@chronicler/contracts';
-import { assertValid, call } from '@chronicler/kit';
+import { call, listen } from '@chronicler/kit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
@@ -160,10 +160,9 @@ export default fp(
     await app.register(cookie);
 
     // No queue group: every gateway replica must hear every revocation.
-    const revoked = app.ctx.bus.subscribe(sessionRevokedEvent.subject, (payload) => {
-      assertValid(sessionRevokedEvent.payload, payload, 'event');
-      cache.evictSession((payload as { session_id: string }).session_id);
-    });
+    const revoked = listen(app.ctx.bus, sessionRevokedEvent, (payload) =>
+      cache.evictSession(payload.session_id),
+    );
     app.addHook('onClose', async () => {
       await revoked.unsubscribe();
     });

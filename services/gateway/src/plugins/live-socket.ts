@@ -12,12 +12,20 @@ import {
   liveRoom,
   sessionRevokedEvent,
   type AuthUser,
+  type BusEvent,
   type FanoutDelivery,
   type JoinedTranscription,
   type LiveTranscriptionEvent,
   type SessionEndEvent,
 } from '@chronicler/contracts';
-import { call, liveEvents, liveSockets, liveUtteranceLatencySeconds, ServiceError } from '@chronicler/kit';
+import {
+  call,
+  listen,
+  liveEvents,
+  liveSockets,
+  liveUtteranceLatencySeconds,
+  ServiceError,
+} from '@chronicler/kit';
 import { createAdapter } from '@socket.io/redis-adapter';
 import { Value } from '@sinclair/typebox/value';
 import type { FastifyInstance } from 'fastify';
@@ -37,6 +45,16 @@ export const LIVE_SOCKET_PATH = '/socket.io';
 /** Joins one socket may send per window: each costs a read of the stored lines. */
 const JOIN_BURST = 20;
 const JOIN_WINDOW_MS = 10_000;
+
+/** What the socket edge hears: the transcript service's deliveries and the pipeline's interims. */
+const fanoutEvent: BusEvent<typeof FanoutDeliverySchema> = {
+  subject: FANOUT_ALL,
+  payload: FanoutDeliverySchema,
+};
+const interimEvent: BusEvent<typeof LiveUtteranceSchema> = {
+  subject: LIVE_INTERIM_ALL,
+  payload: LiveUtteranceSchema,
+};
 
 /**
  * Speech to viewer: from the moment the speaker finished the utterance (the session's start
@@ -244,33 +262,14 @@ export default fp(
       io.to(liveRoom(d.transcript_id)).emit(d.event as never, d.payload as never);
       observeFinalLatency(d.payload);
     };
-    const deliveries = bus.subscribe(
-      FANOUT_ALL,
-      (payload) => {
-        if (!Value.Check(FanoutDeliverySchema, payload)) {
-          logger.warn('invalid live delivery dropped');
-          return;
-        }
-        emit(payload);
-      },
-      { queue: SOCKET_EDGE_QUEUE },
-    );
+    const deliveries = listen(bus, fanoutEvent, emit, { queue: SOCKET_EDGE_QUEUE });
     // Interims are a preview, worth nothing late: from the pipeline to the room, no store between.
-    const interims = bus.subscribe(
-      LIVE_INTERIM_ALL,
-      (payload) => {
-        if (!Value.Check(LiveUtteranceSchema, payload)) {
-          logger.warn('invalid live interim dropped');
-          return;
-        }
-        emit(interimDelivery(payload));
-      },
-      { queue: SOCKET_EDGE_QUEUE },
-    );
+    const interims = listen(bus, interimEvent, (payload) => emit(interimDelivery(payload)), {
+      queue: SOCKET_EDGE_QUEUE,
+    });
 
     // Every gateway hears a logout (no queue group) and closes its own sockets of that session.
-    const revoked = bus.subscribe(sessionRevokedEvent.subject, async (payload) => {
-      if (!Value.Check(sessionRevokedEvent.payload, payload)) return;
+    const revoked = listen(bus, sessionRevokedEvent, async (payload) => {
       for (const socket of await io.local.fetchSockets()) {
         if (socket.data.sessionId === payload.session_id) socket.disconnect(true);
       }

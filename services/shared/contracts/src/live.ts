@@ -39,6 +39,15 @@ export const liveSubject = {
   /** The transcript service -> the gateways' socket edge. */
   fanout: (transcriptId: string) => `fanout.${transcriptId}`,
 };
+/** The transcript and the kind of a subject that liveSubject built; null for any other subject. */
+export function parseLiveSubject(
+  subject: string,
+): { transcriptId: string; kind: 'start' | 'final' | 'end' | 'interim' } | null {
+  const [live, transcriptId, kind, ...rest] = subject.split('.');
+  if (live !== 'live' || !transcriptId || rest.length > 0) return null;
+  if (kind !== 'start' && kind !== 'final' && kind !== 'end' && kind !== 'interim') return null;
+  return { transcriptId, kind };
+}
 /** Wildcards for subscribers. */
 export const LIVE_INTERIM_ALL = 'live.*.interim';
 export const FANOUT_ALL = 'fanout.*';

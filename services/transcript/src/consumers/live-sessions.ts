@@ -5,6 +5,7 @@ import {
   LiveSessionStartSchema,
   LiveUtteranceSchema,
   liveSubject,
+  parseLiveSubject,
   sessionEndDelivery,
   type FanoutDelivery,
   type LiveLine,
@@ -127,15 +128,13 @@ export async function startLiveConsumer(opts: {
       ackWaitMs: 5_000,
     },
     async (payload, ctx: DurableContext) => {
-      const parts = ctx.subject.split('.');
-      const kind = parts.at(-1);
-      const tid = parts.at(-2) ?? '';
-      await inOrder(tid, async () => {
-        if (kind === 'start') await onStart(payload);
-        else if (kind === 'final') await onFinal(payload);
-        else if (kind === 'end') await onEnd(payload);
-        else logger.warn({ subject: ctx.subject }, 'unknown live message; ignored');
-      });
+      const live = parseLiveSubject(ctx.subject);
+      const on = live && { start: onStart, final: onFinal, end: onEnd, interim: null }[live.kind];
+      if (!live || !on) {
+        logger.warn({ subject: ctx.subject }, 'unknown live message; ignored');
+        return;
+      }
+      await inOrder(live.transcriptId, () => on(payload));
     },
   );
 }

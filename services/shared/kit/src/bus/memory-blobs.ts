@@ -3,7 +3,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { formatDigest } from './common.ts';
+import { formatDigest } from './util.ts';
 import type { BusNamespace } from './subject.ts';
 import type { BlobInfo, BlobStore } from './types.ts';
 
@@ -148,20 +148,44 @@ export class FileBlobStore implements BlobStore {
 
   async removeAbandoned(bucket: string, idleMs: number): Promise<number> {
     this.assertOpen();
-    const dir = path.join(this.root(), this.ns.bucket(bucket));
-    let files: string[];
-    try {
-      files = await fsp.readdir(dir);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
-      throw err;
+    const { dir, files } = await this.list(bucket);
+    return this.removeOrphans(dir, files, Date.now() - idleMs);
+  }
+
+  /** Deletes the bucket's objects created more than `maxAgeMs` ago, and leftovers as old. */
+  async sweep(bucket: string, maxAgeMs: number): Promise<number> {
+    const { dir, files } = await this.list(bucket);
+    const cutoff = Date.now() - maxAgeMs;
+    let removed = 0;
+    for (const f of files.filter((f) => /^[0-9a-f]{64}\.json$/.test(f))) {
+      const info = await fsp
+        .readFile(path.join(dir, f), 'utf8')
+        .then((t) => JSON.parse(t) as BlobInfo)
+        .catch(() => null);
+      if (info && Date.parse(info.createdAt) < cutoff && (await this.delete(bucket, info.name))) removed++;
     }
-    const cutoff = Date.now() - idleMs;
+    await this.removeOrphans(dir, files, cutoff);
+    return removed;
+  }
+
+  private async list(bucket: string): Promise<{ dir: string; files: string[] }> {
+    const dir = path.join(this.root(), this.ns.bucket(bucket));
+    const files = await fsp.readdir(dir).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return [];
+      throw err;
+    });
+    return { dir, files };
+  }
+
+  /**
+   * Removes, once untouched since `cutoff`, the temp files of puts that died and data whose
+   * sidecar was never written; this process's own puts in progress are left alone whatever
+   * their pace. The number removed.
+   */
+  private async removeOrphans(dir: string, files: string[], cutoff: number): Promise<number> {
     let removed = 0;
     for (const f of files) {
       const file = path.join(dir, f);
-      // A temp file of a put that died, or data whose sidecar was never written; this
-      // process's own puts in progress are known and left alone whatever their pace.
       const orphan =
         f.endsWith('.tmp') || (f.endsWith('.data') && !files.includes(f.replace(/\.data$/, '.json')));
       if (!orphan || this.writing.has(file)) continue;
@@ -169,36 +193,6 @@ export class FileBlobStore implements BlobStore {
       if (st && st.mtimeMs <= cutoff) {
         await fsp.rm(file, { force: true });
         removed++;
-      }
-    }
-    return removed;
-  }
-
-  /** Deletes the bucket's objects created more than `maxAgeMs` ago, and stray temp files as old. */
-  async sweep(bucket: string, maxAgeMs: number): Promise<number> {
-    const dir = path.join(this.root(), this.ns.bucket(bucket));
-    const cutoff = Date.now() - maxAgeMs;
-    let files: string[];
-    try {
-      files = await fsp.readdir(dir);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
-      throw err;
-    }
-    let removed = 0;
-    for (const f of files) {
-      const file = path.join(dir, f);
-      if (/^[0-9a-f]{64}\.json$/.test(f)) {
-        const info = await fsp
-          .readFile(file, 'utf8')
-          .then((t) => JSON.parse(t) as BlobInfo)
-          .catch(() => null);
-        if (info && Date.parse(info.createdAt) < cutoff && (await this.delete(bucket, info.name))) removed++;
-      } else if (f.endsWith('.tmp') || f.endsWith('.data')) {
-        // A temp file of a put that died, or data whose sidecar was never written.
-        const st = await fsp.stat(file).catch(() => null);
-        const orphan = f.endsWith('.tmp') || !files.includes(f.replace(/\.data$/, '.json'));
-        if (st && st.mtimeMs < cutoff && orphan) await fsp.rm(file, { force: true });
       }
     }
     return removed;

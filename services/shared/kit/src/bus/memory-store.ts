@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Logger } from '../logger.ts';
+import type { StreamConfigRecord } from './base.ts';
 import type { Headers } from './types.ts';
 
 // Files behind the in-process bus's durable streams. Layout, per stream:
@@ -25,15 +26,6 @@ export interface StoredMessage {
   headers: Headers;
   /** JSON text of the payload; absent for an empty payload. */
   data?: string;
-}
-
-export interface StreamConfigRecord {
-  /** Full (prefixed, sanitised) stream name. */
-  name: string;
-  /** Full (prefixed) subjects. */
-  subjects: string[];
-  maxAgeMs?: number;
-  duplicateWindowMs: number;
 }
 
 /**
@@ -81,7 +73,7 @@ const close = promisify(fs.close);
  * An append-only file. Lines written while a write is under way are batched into the next
  * single write, which keeps lines whole and in order without a write per line.
  */
-export class AppendLog {
+class AppendLog {
   private readonly fd: number;
   private queue: { line: string; resolve: () => void; reject: (err: Error) => void }[] = [];
   private writing: Promise<void> | null = null;
@@ -127,7 +119,7 @@ export class AppendLog {
 }
 
 /** Writes a whole file so that readers see the old or the new content, never a torn one. */
-export function writeFileAtomicSync(file: string, content: string): void {
+function writeFileAtomicSync(file: string, content: string): void {
   const tmp = `${file}.${process.pid}.tmp`;
   fs.writeFileSync(tmp, content);
   fs.renameSync(tmp, file);

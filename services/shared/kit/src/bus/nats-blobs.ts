@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { nanos, StorageType, type ObjectInfo, type ObjectStore, type StreamInfo } from 'nats';
 import { ServiceError } from '../errors.ts';
-import { errorMessage, formatDigest } from './common.ts';
-import type { NatsInternals } from './nats.ts';
+import { errorMessage, formatDigest } from './util.ts';
+import type { NatsBus } from './nats.ts';
 import type { BlobInfo, BlobStore } from './types.ts';
 
 /** Chunk size of stored objects (the NATS object store default). */
@@ -22,7 +22,7 @@ export class NatsBlobStore implements BlobStore {
   private readonly stores = new Map<string, Promise<ObjectStore>>();
 
   constructor(
-    private readonly bus: NatsInternals,
+    private readonly bus: NatsBus,
     private readonly assertOpen: () => void,
   ) {}
 

@@ -192,3 +192,18 @@ export const aiCostUsd = new Counter({
   labelNames: ['type', 'model'] as const,
   registers: [registry],
 });
+
+/**
+ * A counter of a service's own on this process's registry (served at /metrics with the
+ * rest). Asking twice for one name gives the same counter, so a module loaded again (or two
+ * instances of a class) counts into one series instead of failing to register.
+ */
+export function counter<L extends string = never>(
+  name: string,
+  help: string,
+  labelNames: readonly L[] = [],
+): Counter<L> {
+  const existing = registry.getSingleMetric(name);
+  if (existing instanceof Counter) return existing as Counter<L>;
+  return new Counter({ name, help, labelNames, registers: [registry] });
+}

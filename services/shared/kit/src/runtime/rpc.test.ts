@@ -12,6 +12,7 @@ import type { Bus, DeadLetter } from '../bus/types.ts';
 import {
   call,
   consume,
+  listen,
   PAYLOAD_BLOB_MAX_AGE_MS,
   PAYLOAD_BUCKET,
   PAYLOAD_INLINE_BYTES,
@@ -199,6 +200,21 @@ function describeRpc(label: string, makeBus: MakeBus, natsStream?: (prefix: stri
       expect(handled.items).toEqual([2]);
       expect(letter!.payload).toEqual({ n: 'one' });
       expect(letter!.error).toContain('/n');
+    });
+
+    it('listen types an event: a valid payload reaches the handler, an invalid one does not, and the subscription lives on', async () => {
+      const bus = await newBus();
+      const event = busEvent('test', 'noticed', Type.Object({ n: Type.Integer() }));
+      const handled = new Collector<number>();
+      listen(bus, { ...event, subject: 'evt.test.*' }, (payload, meta) => {
+        expect(meta.subject).toBe(event.subject);
+        handled.push(payload.n);
+      });
+      await bus.publish(event.subject, { n: 'one' });
+      await bus.publish(event.subject, { n: 2 });
+      expect(await handled.waitFor(1)).toEqual([2]);
+      await roundTrip(bus);
+      expect(handled.items).toEqual([2]);
     });
   });
 }

@@ -3,7 +3,7 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { EncodedJson, forgetEncoded, rememberEncoded } from '../bus/common.ts';
+import { EncodedJson, forgetEncoded, rememberEncoded } from '../bus/codec.ts';
 import type {
   Bus,
   Consumer,
@@ -212,4 +212,25 @@ export function consume<E extends BusEvent>(
     assertValid(event.payload, payload, `payload of ${event.subject}`);
     await handler(payload as BusEventPayload<E>, ctx);
   });
+}
+
+/**
+ * Subscribes to one event (see Bus.subscribe; `event.subject` may hold wildcards). The payload
+ * is validated with the event's schema before the handler sees it; one that does not match is
+ * logged as a failed event and dropped, since a fire-and-forget event is never redelivered.
+ */
+export function listen<E extends BusEvent>(
+  bus: Bus,
+  event: E,
+  handler: (payload: BusEventPayload<E>, meta: MessageMeta) => void | Promise<void>,
+  opts?: { queue?: string },
+): Subscription {
+  return bus.subscribe(
+    event.subject,
+    (payload, meta) => {
+      assertValid(event.payload, payload, `payload of ${meta.subject}`);
+      return handler(payload as BusEventPayload<E>, meta);
+    },
+    opts,
+  );
 }

@@ -1,0 +1,80 @@
+import { ServiceError, httpStatusFor, type ServiceErrorCode } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+import { EncodedJson, decodePayload } from './codec.ts';
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 5000;
+
+// ---- request/reply -----------------------------------------------------------------
+
+/**
+ * What a responder sends back. Errors travel inside the reply rather than as a transport
+ * failure so the caller can tell "the service said no" (a ServiceError with its code) from
+ * "nobody answered" (unavailable / timeout).
+ */
+type ReplyEnvelope =
+  | { ok: true; data?: unknown }
+  | { ok: false; error: { code: ServiceErrorCode; message: string; details?: Record<string, unknown> } };
+
+const KNOWN_CODES = new Set(Object.keys(httpStatusFor));
+
+/** The reply text for a handler's result; a result that cannot be serialised becomes `internal`. */
+export function okReply(result: unknown, subject: string, log: Logger): string {
+  if (result instanceof EncodedJson) return `{"ok":true,"data":${result.text}}`;
+  try {
+    return JSON.stringify({ ok: true, data: result });
+  } catch (err) {
+    log.error({ err, subject }, 'bus handler returned a value that is not JSON-serialisable');
+    return errorReplyFor(new ServiceError('internal', `Internal error in ${subject}`), subject, log);
+  }
+}
+
+/**
+ * The reply text for a thrown error. A ServiceError keeps its code, message and details;
+ * anything else is logged here with its stack and reaches the caller only as `internal`,
+ * because messages of unexpected errors (SQL, file paths) are not for other services' users.
+ */
+export function errorReplyFor(err: unknown, subject: string, log: Logger): string {
+  const se = ServiceError.is(err) ? err : internalErrorFor(err, subject, log);
+  try {
+    return JSON.stringify({ ok: false, error: se.toJSON() });
+  } catch {
+    // details that cannot be serialised (a cycle, a BigInt) are dropped, code and message kept
+    return JSON.stringify({ ok: false, error: { code: se.code, message: se.message } });
+  }
+}
+
+function internalErrorFor(err: unknown, subject: string, log: Logger): ServiceError {
+  log.error({ err, subject }, 'bus handler failed');
+  return new ServiceError('internal', `Internal error in ${subject}`);
+}
+
+/** Turns a reply text into the handler's result, or throws the ServiceError it carries. */
+export function unwrapReply<Res>(text: string | undefined, subject: string): Res {
+  let envelope: unknown;
+  try {
+    envelope = decodePayload(text);
+  } catch {
+    throw new ServiceError('internal', `Malformed reply from ${subject}`);
+  }
+  if (
+    typeof envelope !== 'object' ||
+    envelope === null ||
+    typeof (envelope as { ok?: unknown }).ok !== 'boolean'
+  ) {
+    throw new ServiceError('internal', `Malformed reply from ${subject}`);
+  }
+  const e = envelope as ReplyEnvelope;
+  if (e.ok) return e.data as Res;
+  const code = KNOWN_CODES.has(e.error?.code) ? e.error.code : 'internal';
+  const message = typeof e.error?.message === 'string' ? e.error.message : `Error from ${subject}`;
+  const details = e.error?.details && typeof e.error.details === 'object' ? e.error.details : undefined;
+  throw new ServiceError(code, message, details);
+}
+
+export const noResponders = (subject: string): ServiceError =>
+  new ServiceError('unavailable', `No service answers ${subject}`);
+
+export const requestTimedOut = (subject: string, timeoutMs: number): ServiceError =>
+  new ServiceError('timeout', `No reply from ${subject} within ${timeoutMs} ms`);
+
+export const busClosed = (): ServiceError => new ServiceError('unavailable', 'The bus is closed');
