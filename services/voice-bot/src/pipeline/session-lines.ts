@@ -1,6 +1,13 @@
 import { createHash } from 'node:crypto';
-import { UTTERANCE_ID_MAX } from '@chronicler/contracts';
+import { UTTERANCE_ID_MAX, type SpeechStreamRecorded } from '@chronicler/contracts';
+import type { Speaker } from './speaker-channel.ts';
 import type { TranscriptionGap } from './speaker-stream.ts';
+
+/** What the people in the channel should be told about (the bot posts it). */
+export type LiveNotice =
+  | { kind: 'queued'; speaker: Speaker }
+  | { kind: 'speaker-limit'; speaker: Speaker; limit: number }
+  | ({ kind: 'gap'; speaker: Speaker } & TranscriptionGap);
 
 /** A file name for a speaker key (Discord ids are digits; anything else is made safe). */
 export function fileSafe(key: string): string {
@@ -31,4 +38,43 @@ function clockOf(seconds: number): string {
 export function gapLineText(gap: TranscriptionGap): string {
   const why = gap.reason === 'provider' ? 'the speech service failed' : 'every transcription stream was busy';
   return `[transcription unavailable from ${clockOf(gap.fromSeconds)} to ${clockOf(gap.toSeconds)}: ${why}; the audio is recorded]`;
+}
+
+/** The usage record of one closed provider stream: its open seconds, as the provider bills. */
+export function streamUsage(s: {
+  transcriptId: string;
+  ownerId: string;
+  speakerKey: string;
+  index: number;
+  provider: string;
+  seconds: number;
+  at: number;
+}): SpeechStreamRecorded {
+  return {
+    record_id: `stream:${s.transcriptId}:${s.speakerKey}:${s.index}`.slice(0, 300),
+    owner_id: s.ownerId,
+    transcript_id: s.transcriptId,
+    speaker_key: s.speakerKey,
+    provider: s.provider,
+    seconds: round3(s.seconds),
+    recorded_at: new Date(s.at).toISOString(),
+  };
+}
+
+/** The Ogg file's tags: the session, the speaker, who they are on Discord. */
+export function recordingTags(
+  speaker: Speaker,
+  tag: string | number,
+  name: string | undefined,
+  transcriptId: string,
+  startedAtMs: number,
+): Record<string, string> {
+  return {
+    TITLE: name ?? 'Live Transcription',
+    ARTIST: typeof tag === 'string' ? speaker.displayName : `Speaker ${tag}`,
+    DATE: new Date(startedAtMs).toISOString(),
+    CHRONICLER_TRANSCRIPT: transcriptId,
+    CHRONICLER_SPEAKER: speaker.key,
+    ...(speaker.userId ? { DISCORD_USER_ID: speaker.userId } : {}),
+  };
 }

@@ -33,7 +33,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OPUS_SILENCE_FRAME } from './opus.ts';
 import { oggPackets, parseOggPages } from './ogg-writer.ts';
 import { monoToStereo } from './resample.ts';
-import { LiveSession, type LiveNotice, type LiveSessionOptions } from './session.ts';
+import type { LiveNotice } from './session-lines.ts';
+import { LiveSession, type LiveSessionOptions } from './session.ts';
 import type { Speaker } from './speaker-channel.ts';
 import { encodeDiscordOpus } from './synth.ts';
 

@@ -9,7 +9,6 @@ import {
   type LiveSessionEnd,
   type LiveSessionStart,
   type LiveUtterance,
-  type SpeechStreamRecorded,
 } from '@chronicler/contracts';
 import {
   liveAudioPackets,
@@ -21,19 +20,14 @@ import {
 import type { StreamGate, StreamingProvider, StreamingUtterance } from '@chronicler/speech';
 import { DurableOutbox, type OutboxRetry } from './outbox.ts';
 import { SpeakerChannel, type PcmFormat, type Speaker, type SpeakerStats } from './speaker-channel.ts';
-import { fileSafe, gapLineText, round3, utteranceIdOf } from './session-lines.ts';
+import * as lines from './session-lines.ts';
+import type { LiveNotice } from './session-lines.ts';
 import {
   DEFAULT_STREAM_POLICY,
   type StreamPolicy,
   type StreamRun,
   type TranscriptionGap,
 } from './speaker-stream.ts';
-
-/** What the people in the channel should be told about (the bot posts it). */
-export type LiveNotice =
-  | { kind: 'queued'; speaker: Speaker }
-  | { kind: 'speaker-limit'; speaker: Speaker; limit: number }
-  | ({ kind: 'gap'; speaker: Speaker } & TranscriptionGap);
 
 export interface LiveSessionOptions {
   bus: Bus;
@@ -274,15 +268,8 @@ export class LiveSession {
       gate: this.opts.gate,
       keyterms: this.opts.keyterms,
       language: this.opts.language,
-      recordingPath: dir ? path.join(dir, `${fileSafe(speaker.key)}.ogg`) : null,
-      recordingTags: {
-        TITLE: this.opts.name ?? 'Live Transcription',
-        ARTIST: known ? speaker.displayName : `Speaker ${tag}`,
-        DATE: new Date(this.startedAtMs).toISOString(),
-        CHRONICLER_TRANSCRIPT: this.transcriptId,
-        CHRONICLER_SPEAKER: speaker.key,
-        ...(speaker.userId ? { DISCORD_USER_ID: speaker.userId } : {}),
-      },
+      recordingPath: dir ? path.join(dir, `${lines.fileSafe(speaker.key)}.ogg`) : null,
+      recordingTags: lines.recordingTags(speaker, tag, this.opts.name, this.transcriptId, this.startedAtMs),
       gapSeconds: this.opts.gapSeconds ?? 0.2,
       transcribe,
       policy: this.policy,
@@ -306,7 +293,7 @@ export class LiveSession {
     liveSpeechUtterances.inc({ kind: u.isFinal ? 'final' : 'interim' });
     const start = run.timeline.toSession(u.startSeconds, 'start');
     const end = Math.max(start, run.timeline.toSession(u.endSeconds, 'end'));
-    const id = utteranceIdOf(channel.speaker.key, run.index, u.utteranceId);
+    const id = lines.utteranceIdOf(channel.speaker.key, run.index, u.utteranceId);
     this.emit(channel, id, text, start, end, u.isFinal);
   }
 
@@ -318,8 +305,8 @@ export class LiveSession {
     to: number,
     isFinal: boolean,
   ): void {
-    const start = round3(from);
-    const end = round3(Math.max(from, to));
+    const start = lines.round3(from);
+    const end = lines.round3(Math.max(from, to));
     const speaker = channel.speaker;
     const message: LiveUtterance = {
       transcript_id: this.transcriptId,
@@ -379,24 +366,23 @@ export class LiveSession {
   private onGap(channel: SpeakerChannel, gap: TranscriptionGap): void {
     if (this.state === 'ended') return;
     this.opts.onNotice?.({ kind: 'gap', speaker: channel.speaker, ...gap });
-    const id = utteranceIdOf(channel.speaker.key, 'gap', String(++this.gaps));
-    this.emit(channel, id, gapLineText(gap), gap.fromSeconds, gap.toSeconds, true);
+    const id = lines.utteranceIdOf(channel.speaker.key, 'gap', String(++this.gaps));
+    this.emit(channel, id, lines.gapLineText(gap), gap.fromSeconds, gap.toSeconds, true);
   }
 
   /** Usage as the provider bills it: one record per stream, its open seconds. */
   private onStreamClosed(channel: SpeakerChannel, run: StreamRun, seconds: number): void {
     const provider = this.opts.provider;
     if (!provider || this.state === 'ended') return;
-    const key = channel.speaker.key;
-    const record: SpeechStreamRecorded = {
-      record_id: `stream:${this.transcriptId}:${key}:${run.index}`.slice(0, 300),
-      owner_id: this.opts.ownerId,
-      transcript_id: this.transcriptId,
-      speaker_key: key,
+    const record = lines.streamUsage({
+      transcriptId: this.transcriptId,
+      ownerId: this.opts.ownerId,
+      speakerKey: channel.speaker.key,
+      index: run.index,
       provider: provider.name,
-      seconds: round3(seconds),
-      recorded_at: new Date(this.now()).toISOString(),
-    };
+      seconds,
+      at: this.now(),
+    });
     this.outbox
       .enqueue({ subject: speechStreamRecordedEvent.subject, payload: record, msgId: record.record_id })
       .catch((err: unknown) => this.log.warn({ err, record }, 'stream usage not published'));
