@@ -44,9 +44,9 @@ export async function beginRecording(core: BotCore, guild: Guild, r: RecordingRe
     maxSpeakers: core.limits.maxSpeakers,
     ...(core.o.streamPolicy ? { streamPolicy: core.o.streamPolicy } : {}),
     onNotice: (n) => {
-      // Queued and over-the-limit are said once per speaker; every gap is said.
+      // Queued and over the limit are said once per speaker; each failure is said.
       const key = `${n.kind}:${n.speaker.key}`;
-      if (n.kind !== 'gap' && told.has(key)) return;
+      if (n.kind !== 'failed' && told.has(key)) return;
       told.add(key);
       void core.post(r.textChannelId, noticeText(n));
     },

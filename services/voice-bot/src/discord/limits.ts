@@ -22,10 +22,11 @@ const OWNER_LEASE_MS = 120_000;
 const TICK_MS = 20_000;
 
 function duration(seconds: number): string {
-  const minutes = Math.round(seconds / 60);
-  if (minutes >= 60 && minutes % 60 === 0) return `${minutes / 60} hour${minutes === 60 ? '' : 's'}`;
-  if (minutes >= 1) return `${minutes} minute${minutes === 1 ? '' : 's'}`;
-  return `${Math.round(seconds)} seconds`;
+  const s = Math.round(seconds);
+  const unit = (n: number, name: string): string => `${n} ${name}${n === 1 ? '' : 's'}`;
+  if (s >= 3600 && s % 3600 === 0) return unit(s / 3600, 'hour');
+  if (s >= 60 && s % 60 === 0) return unit(s / 60, 'minute');
+  return unit(s, 'second');
 }
 
 /** Seconds this guild recorded today (UTC), every replica's recordings counted. */
@@ -58,7 +59,7 @@ export async function admissionProblem(
   return null;
 }
 
-/** What the channel is told when a speaker is queued, over the limit, or lost a stretch. */
+/** What the channel is told when a speaker is queued, over the limit, or their stream failed. */
 export function noticeText(notice: LiveNotice): string {
   const who = notice.speaker.displayName.trim() || 'A speaker';
   switch (notice.kind) {
@@ -66,8 +67,8 @@ export function noticeText(notice: LiveNotice): string {
       return `⏳ ${who} is waiting for a free transcription stream (all are in use): their voice is recorded and is transcribed as soon as one frees.`;
     case 'speaker-limit':
       return `${who} is not transcribed: a recording transcribes at most ${notice.limit} speakers. Their voice is still recorded.`;
-    case 'gap':
-      return `⚠️ The speech service failed for ${who}; their words are missing from the transcript for that stretch (marked there), their audio is kept, and the others go on.`;
+    case 'failed':
+      return `⚠️ The speech service failed for ${who}: their words are missing from the transcript until it answers again (the stretch is marked there); their voice is still recorded, and everyone else is transcribed as before.`;
   }
 }
 

@@ -7,7 +7,7 @@ import type { TranscriptionGap } from './speaker-stream.ts';
 export type LiveNotice =
   | { kind: 'queued'; speaker: Speaker }
   | { kind: 'speaker-limit'; speaker: Speaker; limit: number }
-  | ({ kind: 'gap'; speaker: Speaker } & TranscriptionGap);
+  | { kind: 'failed'; speaker: Speaker };
 
 /** A file name for a speaker key (Discord ids are digits; anything else is made safe). */
 export function fileSafe(key: string): string {

@@ -579,7 +579,7 @@ describe('LiveSession', () => {
       ],
       ['Bob', 'back again'],
     ]);
-    expect(notices.map((n) => [n.kind, n.speaker.key])).toEqual([['gap', bob.key]]);
+    expect(notices.map((n) => [n.kind, n.speaker.key])).toEqual([['failed', bob.key]]);
     // Bob's recording has all of it: 0.5 + 1 + 0.5 s of speech.
     expect(s.stats().speakers.find((x) => x.key === bob.key)!.audioSeconds).toBeCloseTo(2, 5);
   });

@@ -278,6 +278,7 @@ export class LiveSession {
       onUtterance: (c, run, u) => this.onUtterance(c, run, u),
       onQueued: (c) => this.opts.onNotice?.({ kind: 'queued', speaker: c.speaker }),
       onGap: (c, gap) => this.onGap(c, gap),
+      onFailed: (c) => this.opts.onNotice?.({ kind: 'failed', speaker: c.speaker }),
       onStreamFailed: (c, message) => this.onStreamFailed(c, message),
       onStreamClosed: (c, run, seconds) => this.onStreamClosed(c, run, seconds),
     });
@@ -365,7 +366,6 @@ export class LiveSession {
   /** A speaker's stretch that could not be transcribed: a line of theirs that says so. */
   private onGap(channel: SpeakerChannel, gap: TranscriptionGap): void {
     if (this.state === 'ended') return;
-    this.opts.onNotice?.({ kind: 'gap', speaker: channel.speaker, ...gap });
     const id = lines.utteranceIdOf(channel.speaker.key, 'gap', String(++this.gaps));
     this.emit(channel, id, lines.gapLineText(gap), gap.fromSeconds, gap.toSeconds, true);
   }

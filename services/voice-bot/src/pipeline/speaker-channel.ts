@@ -43,6 +43,8 @@ export interface SpeakerChannelDeps {
   onQueued(channel: SpeakerChannel): void;
   /** Audio of this speaker that was recorded but could not be transcribed. */
   onGap(channel: SpeakerChannel, gap: TranscriptionGap): void;
+  /** The speaker's stream failed for good; a gap line follows once it closes. */
+  onFailed(channel: SpeakerChannel): void;
   /** The provider refused us for good (a bad key): the session ends with this message. */
   onStreamFailed(channel: SpeakerChannel, message: string): void;
   /** A provider stream of this speaker closed after `seconds` open (what the provider bills). */
@@ -108,6 +110,7 @@ export class SpeakerChannel {
             onUtterance: (run, u) => deps.onUtterance(this, run, u),
             onQueued: () => deps.onQueued(this),
             onGap: (gap) => deps.onGap(this, gap),
+            onFailed: () => deps.onFailed(this),
             onFatal: (message) => deps.onStreamFailed(this, message),
             onStreamClosed: (run, seconds) => deps.onStreamClosed(this, run, seconds),
           })

@@ -54,6 +54,8 @@ export interface SpeakerStreamsDeps {
   /** The gate is full: this speaker's audio waits for the next free stream. */
   onQueued(): void;
   onGap(gap: TranscriptionGap): void;
+  /** A stream failed for good (its retries spent): the speaker is recorded only for a while. */
+  onFailed(message: string): void;
   /** The provider refused us for good (a bad key): no stream of anyone can work. */
   onFatal(message: string): void;
   /** A provider stream closed after being open `seconds` (what the provider bills). */
@@ -321,7 +323,9 @@ export class SpeakerStreams {
       'speech stream failed; this speaker is recorded only until the next try',
     );
     this.retryAt = this.deps.now() + this.deps.policy.retrySeconds;
+    const first = !this.gap;
     this.markGap(from, 'provider');
+    if (first) this.deps.onFailed(error.message);
   }
 
   private markGap(from: number, reason: TranscriptionGap['reason']): void {
