@@ -72,7 +72,7 @@ export function noticeText(notice: LiveNotice): string {
   }
 }
 
-export interface RecordingGuard {
+interface RecordingGuard {
   stop(): Promise<void>;
 }
 

@@ -39,7 +39,7 @@ export interface TranscriptionGap {
   reason: 'provider' | 'busy';
 }
 
-export interface SpeakerStreamsDeps {
+interface SpeakerStreamsDeps {
   label: string;
   provider: StreamingProvider;
   gate: StreamGate | null;
