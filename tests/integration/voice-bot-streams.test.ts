@@ -40,17 +40,22 @@ describe.runIf(hasEspeak)(`the voice bot's streams and limits (${testMode} mode)
   const sam = { key: '2104', displayName: 'Sam', userId: '2104' };
 
   beforeAll(async () => {
-    rig = await startVoiceRig(guild, {
-      // Three streams at once across the bot; a silent one is released after 8 s.
-      DEEPGRAM_MAX_STREAMS: '3',
-      LIVE_STREAM_IDLE_SECONDS: '8',
-      LIVE_STREAM_RETRY_SECONDS: '6',
-      SPEECH_LIVE_RECONNECT_ATTEMPTS: '3',
-      // Long enough for the other tests' recordings; the last test waits for it.
-      MAX_SESSION_MINUTES: '1.5',
-      SESSION_END_WARNING_MINUTES: '1',
-      ADMIN_DISCORD_IDS: '2101',
-    });
+    rig = await startVoiceRig(
+      guild,
+      {
+        // Three streams at once across the bot; a silent one is released after 8 s.
+        DEEPGRAM_MAX_STREAMS: '3',
+        LIVE_STREAM_IDLE_SECONDS: '8',
+        LIVE_STREAM_RETRY_SECONDS: '6',
+        SPEECH_LIVE_RECONNECT_ATTEMPTS: '3',
+        // Long enough for the other tests' recordings; the last test waits for it.
+        MAX_SESSION_MINUTES: '1.5',
+        SESSION_END_WARNING_MINUTES: '1',
+        ADMIN_DISCORD_IDS: '2101',
+      },
+      // Every service in this process: the members' voice clients and the bot share it, as in the wire tests.
+      { processes: 'one' },
+    );
     await waitFor(() => rig.discord.commands.has('global'), 30_000);
     table = voiceTable(rig.discord, guild.id, '6102');
     for (const id of ['2101', '2102', '2103', '2104']) await table.join(id);

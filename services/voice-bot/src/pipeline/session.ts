@@ -351,7 +351,12 @@ export class LiveSession {
         msgId: liveMsgId.final(this.transcriptId, message.utterance_id),
         journal: true,
       })
-      .then(() => liveFinalsPublished.inc());
+      .then(
+        () => liveFinalsPublished.inc(),
+        // Only after the end (a provider's very late final): the session is closed to it.
+        (err: unknown) =>
+          this.log.warn({ err, utteranceId: message.utterance_id }, 'final after the end dropped'),
+      );
   }
 
   private onStreamFailed(channel: SpeakerChannel, message: string): void {

@@ -102,6 +102,8 @@ export class SpeakerStreams {
   private gap: { from: number; reason: TranscriptionGap['reason'] } | null = null;
   private retryAt = 0;
   private lastAudioAt = 0;
+  /** Idle streams being finished: the session's end waits for their last finals. */
+  private readonly releasing = new Set<Promise<void>>();
 
   constructor(private readonly deps: SpeakerStreamsDeps) {}
 
@@ -167,7 +169,8 @@ export class SpeakerStreams {
     if (run.stream && idle !== null && this.deps.now() - run.lastAudioAt >= idle) {
       this.run = null;
       this.deps.logger.debug({ speaker: this.deps.label, stream: run.index }, 'speech stream idle; released');
-      void this.finishRun(run, 10_000);
+      const done = this.finishRun(run, 10_000).finally(() => this.releasing.delete(done));
+      this.releasing.add(done);
       return;
     }
     if (run.queued && !run.opening) {
@@ -189,6 +192,7 @@ export class SpeakerStreams {
       this.markGap(run.firstAudioAt, 'busy');
     }
     if (run) await this.finishRun(run, timeoutMs);
+    await Promise.all(this.releasing);
     this.finished = true;
     if (this.gap) this.closeGap(Math.max(this.gap.from, this.lastAudioAt));
   }
