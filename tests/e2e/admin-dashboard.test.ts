@@ -105,6 +105,10 @@ describe('admin dashboard in the browser', () => {
     expect(new Set(costTicks).size).toBe(costTicks.length);
     // No transcription was recorded yet (the live session records its time when it ends).
     await page.getByText('No transcription data available.', { exact: true }).waitFor();
+    // The chart says which hours it counts: audio transcribed, and what streaming providers bill.
+    expect(
+      await page.getByRole('region', { name: 'Transcription Hours per Day (Past Week)' }).textContent(),
+    ).toContain('Speech stream hours (billed per speaker)');
 
     const aiTable = page.getByRole('region', { name: 'Recent AI Requests' });
     await expect.poll(() => aiTable.locator('tbody tr').count()).toBe(2);

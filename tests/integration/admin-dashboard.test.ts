@@ -264,7 +264,7 @@ describe(`admin dashboard (${testMode} mode)`, () => {
     const seconds = (await usage())[0]!.seconds;
     const hours = await get<AdminTranscriptionHours>('/admin/transcription-hours-per-day');
     expect(hours.transcription_hours_per_day).toHaveLength(7);
-    expect(hours.transcription_hours_per_day.at(-1)).toEqual({
+    expect(hours.transcription_hours_per_day.at(-1)).toMatchObject({
       date: today(),
       transcription_hours: round4(Number(seconds) / 3600),
     });

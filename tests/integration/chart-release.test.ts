@@ -228,4 +228,90 @@ describe.runIf(testMode === 'embedded')('the chart as a release: secrets, migrat
       if (component(w) === 'gateway') expect(delay).toBeGreaterThanOrEqual(10);
     }
   });
+
+  type Rule = { ports?: { port?: number | string; protocol?: string }[]; to?: unknown[] };
+  const egressOf = (objects: K8sObject[], name: string): Rule[] =>
+    (
+      objects.find((o) => o.kind === 'NetworkPolicy' && component(o) === name)?.spec as unknown as {
+        egress: Rule[];
+      }
+    ).egress;
+
+  it('lets the voice bot reach Discord voice over UDP on any port and HTTPS, and no other service UDP beyond DNS', () => {
+    const objects = render(['--set', 'networkPolicy.enabled=true']);
+    const bot = egressOf(objects, 'voice-bot');
+    const udp = bot.filter((r) => r.ports?.some((p) => p.protocol === 'UDP' && p.port === undefined));
+    expect(udp).toEqual([{ ports: [{ protocol: 'UDP' }] }]);
+    expect(bot.some((r) => r.ports?.some((p) => p.port === 443 && p.protocol === 'TCP'))).toBe(true);
+    for (const np of objects.filter((o) => o.kind === 'NetworkPolicy' && component(o) !== 'voice-bot')) {
+      const rules = egressOf(objects, component(np)!);
+      const anyUdp = rules.some((r) => r.ports?.some((p) => p.protocol === 'UDP' && p.port !== 53));
+      expect(anyUdp, component(np)).toBe(false);
+    }
+    // Narrowed when the operator names the peers.
+    const narrowed = egressOf(
+      render([
+        '--set',
+        'networkPolicy.enabled=true',
+        '--set',
+        'networkPolicy.voiceUdpTo[0].ipBlock.cidr=0.0.0.0/0',
+      ]),
+      'voice-bot',
+    );
+    expect(narrowed.find((r) => r.ports?.[0]?.protocol === 'UDP' && !r.ports[0].port)?.to).toEqual([
+      { ipBlock: { cidr: '0.0.0.0/0' } },
+    ]);
+  });
+
+  it('lets the AI services reach the all-on example in-cluster model server on 11434, and only them', () => {
+    const objects = render(['-f', path.join(chart, 'ci/all-on-values.yaml')]);
+    const config = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.endsWith('-config'))!;
+    expect(config.data?.OPENAI_BASE_URL).toBe('http://ollama.ai:11434/v1');
+    for (const np of objects.filter((o) => o.kind === 'NetworkPolicy')) {
+      const rule = egressOf(objects, component(np)!).find((r) => r.ports?.some((p) => p.port === 11434));
+      if (['chat', 'planning', 'summary'].includes(component(np)!)) {
+        expect(rule, component(np)).toEqual({
+          ports: [{ port: 11434, protocol: 'TCP' }],
+          to: [
+            {
+              namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ai' } },
+              podSelector: { matchLabels: { app: 'ollama' } },
+            },
+          ],
+        });
+      } else expect(rule, component(np)).toBeUndefined();
+    }
+  });
+
+  it('keeps the voice bot recordings and journal on a claimed volume by default, one pod down at a time, waiting for its hand-over', () => {
+    const objects = render([
+      '--set',
+      'services.voice-bot.replicas=2',
+      '--set',
+      'services.voice-bot.shardCount=4',
+    ]);
+    const bot = objects.find((o) => o.kind === 'StatefulSet' && component(o) === 'voice-bot')!;
+    const spec = bot.spec as unknown as {
+      replicas: number;
+      volumeClaimTemplates: {
+        metadata: { name: string };
+        spec: { resources: { requests: { storage: string } } };
+      }[];
+      template: PodTemplate & { spec: { volumes: { name: string }[] } };
+    };
+    expect(spec.replicas).toBe(2);
+    expect(
+      spec.volumeClaimTemplates.map((v) => [v.metadata.name, v.spec.resources.requests.storage]),
+    ).toEqual([['data', '20Gi']]);
+    // /data is the claim, not an emptyDir.
+    expect(spec.template.spec.volumes.map((v) => v.name)).not.toContain('data');
+    const env = envOf(spec.template.spec.containers[0]!);
+    expect(env.get('SHARD_REPLICAS')?.value).toBe('2');
+    const pdb = objects.find((o) => o.kind === 'PodDisruptionBudget' && component(o) === 'voice-bot')!;
+    expect((pdb.spec as unknown as { maxUnavailable: number }).maxUnavailable).toBe(1);
+    // The drain's deadline covers the bot's stop: its streams' last finals (10 s) with room to spare.
+    const drainMs = Number(env.get('SHUTDOWN_TIMEOUT_MS')?.value);
+    expect(drainMs).toBeGreaterThanOrEqual(60_000);
+    expect(spec.template.spec.terminationGracePeriodSeconds! * 1000).toBeGreaterThan(drainMs);
+  });
 });

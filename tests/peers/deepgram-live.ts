@@ -195,6 +195,10 @@ export interface DeepgramLivePeer {
   script(lines: string[]): void;
   /** Kills every open socket abruptly (no close frame: the client sees 1006). */
   dropAll(): void;
+  /** Kills stream `id` abruptly (no close frame): its client reconnects. */
+  drop(id: number): void;
+  /** Refuses the next `count` handshakes with `status` (500: Deepgram having trouble). */
+  failHandshakes(count: number, status?: number): void;
   /** Kills the next stream abruptly once it has received `afterBytes` (default: its first audio). */
   dropNext(opts?: { afterBytes?: number }): void;
   /** Resolves when `probe` holds; checked whenever the peer receives or sends something. */
@@ -217,6 +221,12 @@ export interface DeepgramLivePeerOptions {
 const ERROR_BODIES: Record<number, { err_code: string; err_msg: string }> = {
   401: { err_code: 'INVALID_AUTH', err_msg: 'Invalid credentials.' },
   429: { err_code: 'TOO_MANY_REQUESTS', err_msg: 'Too many concurrent requests. Please try again later.' },
+  500: { err_code: 'INTERNAL_SERVER_ERROR', err_msg: 'Something went wrong. Please try again later.' },
+};
+const STATUS_TEXT: Record<number, string> = {
+  401: 'Unauthorized',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
 };
 
 export async function startDeepgramLivePeer(opts: DeepgramLivePeerOptions = {}): Promise<DeepgramLivePeer> {
@@ -228,6 +238,7 @@ export async function startDeepgramLivePeer(opts: DeepgramLivePeerOptions = {}):
   const script = new Script();
   const sockets = new Map<WebSocket, DeepgramLiveStream>();
   let pendingDrop: { afterBytes: number } | null = null;
+  let failing: { count: number; status: number } | null = null;
   let nextId = 1;
 
   const server: Server = createServer((_req, res) => {
@@ -252,6 +263,16 @@ export async function startDeepgramLivePeer(opts: DeepgramLivePeerOptions = {}):
         ws.terminate();
       }
     },
+    drop(id) {
+      for (const [ws, record] of sockets) {
+        if (record.id !== id) continue;
+        record.closed = { by: 'drop', code: 1006 };
+        ws.terminate();
+      }
+    },
+    failHandshakes(count, status = 500) {
+      failing = count > 0 ? { count, status } : null;
+    },
     dropNext: (o = {}) => {
       pendingDrop = { afterBytes: o.afterBytes ?? 1 };
     },
@@ -269,7 +290,7 @@ export async function startDeepgramLivePeer(opts: DeepgramLivePeerOptions = {}):
     peer.refusals.push(status);
     const body = JSON.stringify({ ...ERROR_BODIES[status], request_id: randomUUID() });
     socket.end(
-      `HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : 'Too Many Requests'}\r\n` +
+      `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\n` +
         `Content-Type: application/json\r\ndg-error: ${ERROR_BODIES[status]!.err_msg}\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
@@ -286,6 +307,11 @@ export async function startDeepgramLivePeer(opts: DeepgramLivePeerOptions = {}):
     const byHeader = req.headers.authorization === `Token ${apiKey}`;
     const byProtocol = protocols[0] === 'token' && protocols[1] === apiKey;
     if (!byHeader && !byProtocol) return refuse(socket, 401);
+    if (failing) {
+      const status = failing.status;
+      if (--failing.count <= 0) failing = null;
+      return refuse(socket, status);
+    }
     if (sockets.size >= peer.maxStreams) return refuse(socket, 429);
     const query: Record<string, string> = {};
     for (const key of new Set(url.searchParams.keys())) query[key] = url.searchParams.getAll(key).join(',');

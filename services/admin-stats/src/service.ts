@@ -8,6 +8,7 @@ import {
   countUsersRpc,
   LIVE_STREAM,
   liveStream,
+  speechStreamRecordedEvent,
   transcriptAdminCountsRpc,
   transcriptionRecordedEvent,
   USAGE_EVENTS_STREAM,
@@ -26,6 +27,7 @@ import {
   onLiveSessionEnded,
   onLiveSessionStarted,
 } from './consumers/live-sessions.ts';
+import { onSpeechStreamRecorded } from './consumers/speech-stream-recorded.ts';
 import { onTranscriptionRecorded } from './consumers/transcription-recorded.ts';
 import { UsageStore } from './db/store.ts';
 import { adminStats } from './handlers/admin-stats.ts';
@@ -89,6 +91,12 @@ export default defineService({
         },
         transcriptionRecordedEvent,
         onTranscriptionRecorded(store, ctx.logger),
+      ),
+      await consume(
+        ctx.bus,
+        { stream: USAGE_EVENTS_STREAM, durable: 'admin-stats-speech-streams', concurrency: 4 },
+        speechStreamRecordedEvent,
+        onSpeechStreamRecorded(store, ctx.logger),
       ),
       await consume(
         ctx.bus,

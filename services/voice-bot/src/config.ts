@@ -36,6 +36,26 @@ export const VoiceBotConfigSchema = Type.Composite([
     LIVE_HEARTBEAT_SECONDS: Type.Number({ default: 30, minimum: 0.2, maximum: 600 }),
     /** Session name when /start names none. */
     LIVE_SESSION_DEFAULT_NAME: Type.String({ default: 'Live Transcription', minLength: 1, maxLength: 200 }),
+    /**
+     * A speaker's provider stream that hears nothing this long is closed and its gate slot freed
+     * (the next speech opens another). Keep it above the provider's own idle rule's reach: the
+     * stream sends KeepAlive meanwhile (Deepgram closes after 10 s without audio). 0: kept.
+     */
+    LIVE_STREAM_IDLE_SECONDS: Type.Number({ default: 30, minimum: 0, maximum: 86_400 }),
+    /** Audio kept per speaker while every stream is in use, transcribed once one frees. */
+    LIVE_STREAM_QUEUE_SECONDS: Type.Number({ default: 300, minimum: 0, maximum: 3600 }),
+    /** After a speaker's stream failed for good (its retries spent), the next try this much later. */
+    LIVE_STREAM_RETRY_SECONDS: Type.Number({ default: 20, minimum: 0, maximum: 3600 }),
+    /** A recording ends (and is saved) after this long. 0: no limit. */
+    MAX_SESSION_MINUTES: Type.Number({ default: 480, minimum: 0, maximum: 10_080 }),
+    /** The channel is warned this long before MAX_SESSION_MINUTES ends the recording. */
+    SESSION_END_WARNING_MINUTES: Type.Number({ default: 5, minimum: 0, maximum: 1440 }),
+    /** Speakers transcribed per recording; later ones are told, recorded, not transcribed. 0: no limit. */
+    MAX_SPEAKERS_PER_RECORDING: Type.Integer({ default: 25, minimum: 0, maximum: 1000 }),
+    /** Recordings one Chronicler account may run at once (across guilds and replicas). 0: no limit. */
+    MAX_RECORDINGS_PER_OWNER: Type.Integer({ default: 3, minimum: 0, maximum: 1000 }),
+    /** Recording hours per server per UTC day, across replicas (coordination store). 0: no limit. */
+    GUILD_RECORDING_HOURS_PER_DAY: Type.Number({ default: 0, minimum: 0, maximum: 24 }),
   }),
   SpeechConfigSchema,
 ]);
@@ -61,3 +81,23 @@ export function shardIdsOf(config: VoiceBotConfig): number[] {
 /** The shard Discord routes a guild to: (guild_id >> 22) % shard_count. */
 export const shardOfGuild = (guildId: string, shardCount: number): number =>
   Number((BigInt(guildId) >> 22n) % BigInt(shardCount));
+
+/** The per-guild and per-owner limits of recordings (see README "Limits"); null: none. */
+export interface RecordingLimits {
+  maxSessionSeconds: number | null;
+  warnSeconds: number;
+  maxSpeakers: number | null;
+  maxPerOwner: number | null;
+  guildSecondsPerDay: number | null;
+}
+
+export function limitsOf(c: VoiceBotConfig): RecordingLimits {
+  const orNull = (n: number): number | null => (n > 0 ? n : null);
+  return {
+    maxSessionSeconds: orNull(c.MAX_SESSION_MINUTES * 60),
+    warnSeconds: c.SESSION_END_WARNING_MINUTES * 60,
+    maxSpeakers: orNull(c.MAX_SPEAKERS_PER_RECORDING),
+    maxPerOwner: orNull(c.MAX_RECORDINGS_PER_OWNER),
+    guildSecondsPerDay: orNull(c.GUILD_RECORDING_HOURS_PER_DAY * 3600),
+  };
+}

@@ -7,7 +7,7 @@ import {
   streamLimits,
 } from '@chronicler/speech';
 import path from 'node:path';
-import { shardIdsOf, VoiceBotConfigSchema } from './config.ts';
+import { limitsOf, shardIdsOf, VoiceBotConfigSchema } from './config.ts';
 import { VoiceBot } from './discord/bot.ts';
 import { discordVoiceReceiver } from './discord/voice.ts';
 
@@ -53,6 +53,12 @@ export default defineService({
       receiver: discordVoiceReceiver(logger),
       instance: ctx.instance,
       logger,
+      limits: limitsOf(c),
+      streamPolicy: {
+        idleSeconds: c.LIVE_STREAM_IDLE_SECONDS > 0 ? c.LIVE_STREAM_IDLE_SECONDS : null,
+        queueSeconds: c.LIVE_STREAM_QUEUE_SECONDS,
+        retrySeconds: c.LIVE_STREAM_RETRY_SECONDS,
+      },
     });
     if (!provider) {
       logger.warn(

@@ -1,4 +1,4 @@
-import type { AiRequestRecorded, TranscriptionRecorded } from '@chronicler/contracts';
+import type { AiRequestRecorded, SpeechStreamRecorded, TranscriptionRecorded } from '@chronicler/contracts';
 import type { DatabaseHandle } from '@chronicler/kit';
 
 /** A half-open time window [from, to). */
@@ -46,6 +46,7 @@ export class UsageStore {
   private readonly transcription: string;
   private readonly aiRequests: string;
   private readonly liveSessions: string;
+  private readonly streams: string;
   constructor(
     private readonly db: DatabaseHandle,
     schema: string,
@@ -53,6 +54,39 @@ export class UsageStore {
     this.transcription = `"${schema}".transcription_usage`;
     this.aiRequests = `"${schema}".ai_requests`;
     this.liveSessions = `"${schema}".live_sessions`;
+    this.streams = `"${schema}".speech_stream_usage`;
+  }
+
+  /** Records one provider stream's open seconds once per record id; false for one already kept. */
+  async recordSpeechStream(r: SpeechStreamRecorded, recordedAt: Date): Promise<boolean> {
+    const rows = await this.db.query<{ record_id: string }>(
+      `insert into ${this.streams}
+              (record_id, owner_id, transcript_id, speaker_key, provider, seconds, recorded_at)
+       values ($1, $2, $3, $4, $5, $6, $7)
+       on conflict (record_id) do nothing
+       returning record_id`,
+      [
+        r.record_id,
+        r.owner_id,
+        r.transcript_id,
+        r.speaker_key,
+        r.provider,
+        r.seconds,
+        recordedAt.toISOString(),
+      ],
+    );
+    return rows.length > 0;
+  }
+
+  /** Stream seconds per UTC day, and how many speakers of how many sessions they were. */
+  async streamSecondsPerDay(w: TimeWindow): Promise<{ date: string; seconds: number; speakers: number }[]> {
+    const rows = await this.db.query<{ date: string; s: unknown; n: unknown }>(
+      `select to_char(recorded_at at time zone 'UTC', 'YYYY-MM-DD') as date, sum(seconds) as s,
+              count(distinct (transcript_id, speaker_key)) as n
+         from ${this.streams} where recorded_at >= $1 and recorded_at < $2 group by 1 order by 1`,
+      [w.from.toISOString(), w.to.toISOString()],
+    );
+    return rows.map((r) => ({ date: r.date, seconds: num(r.s), speakers: num(r.n) }));
   }
 
   /** Records transcription usage once per record id; answers false for a record already kept. */

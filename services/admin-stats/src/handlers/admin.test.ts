@@ -6,6 +6,7 @@ import { createLogger } from '@chronicler/kit';
 import { openServiceTestbed, type ServiceTestbed } from '@chronicler/kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onLiveSessionEnded, onLiveSessionStarted } from '../consumers/live-sessions.ts';
+import { onSpeechStreamRecorded } from '../consumers/speech-stream-recorded.ts';
 import { UsageStore } from '../db/store.ts';
 import { adminStats } from './admin-stats.ts';
 import { aiCostsWeekly } from './ai-costs-weekly.ts';
@@ -136,14 +137,44 @@ describe('svc.admin-stats.transcription-hours-per-day', () => {
     await usage(7200, '2032-01-07T23:59:59Z');
     await usage(3600, '2031-12-31T23:59:59Z');
     const hours = await transcriptionHoursPerDay(store, () => new Date('2032-01-07T12:00:00Z'))();
+    const none = { stream_hours: 0, stream_speakers: 0 };
     expect(hours.transcription_hours_per_day).toEqual([
-      { date: '2032-01-01', transcription_hours: 0.525 },
-      { date: '2032-01-02', transcription_hours: 0 },
-      { date: '2032-01-03', transcription_hours: 0 },
-      { date: '2032-01-04', transcription_hours: 0 },
-      { date: '2032-01-05', transcription_hours: 0 },
-      { date: '2032-01-06', transcription_hours: 0 },
-      { date: '2032-01-07', transcription_hours: 2 },
+      { date: '2032-01-01', transcription_hours: 0.525, ...none },
+      { date: '2032-01-02', transcription_hours: 0, ...none },
+      { date: '2032-01-03', transcription_hours: 0, ...none },
+      { date: '2032-01-04', transcription_hours: 0, ...none },
+      { date: '2032-01-05', transcription_hours: 0, ...none },
+      { date: '2032-01-06', transcription_hours: 0, ...none },
+      { date: '2032-01-07', transcription_hours: 2, ...none },
+    ]);
+  });
+
+  it('adds the speech stream hours of every speaker (what providers bill), each record once', async () => {
+    const tid = randomUUID();
+    const stream = (speaker: string, index: number, seconds: number, at: string) =>
+      onSpeechStreamRecorded(store, logger)(
+        {
+          record_id: `stream:${tid}:${speaker}:${index}`,
+          owner_id: 'owner-1',
+          transcript_id: tid,
+          speaker_key: speaker,
+          provider: 'deepgram',
+          seconds,
+          recorded_at: at,
+        },
+        ctx('evt.usage.speech-stream-recorded'),
+      );
+    // Three speakers of one two-hour session, one of them on two streams (released in silence).
+    await stream('1001', 0, 3600, '2033-02-03T20:00:00Z');
+    await stream('1001', 1, 3600, '2033-02-03T21:00:00Z');
+    await stream('1002', 0, 7200, '2033-02-03T21:00:00Z');
+    await stream('1003', 0, 5400, '2033-02-03T21:00:00Z');
+    await stream('1003', 0, 5400, '2033-02-03T21:00:00Z'); // redelivered: counted once
+    await expect(stream('1004', 0, 10, 'yesterday-ish')).rejects.toThrow(/recorded_at is not a time/);
+    const hours = await transcriptionHoursPerDay(store, () => new Date('2033-02-04T12:00:00Z'))();
+    expect(hours.transcription_hours_per_day.slice(-2)).toEqual([
+      { date: '2033-02-03', transcription_hours: 0, stream_hours: 5.5, stream_speakers: 3 },
+      { date: '2033-02-04', transcription_hours: 0, stream_hours: 0, stream_speakers: 0 },
     ]);
   });
 });

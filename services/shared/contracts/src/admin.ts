@@ -96,6 +96,12 @@ export type AdminAiRequests = Static<typeof AdminAiRequestsSchema>;
 export const TranscriptionHoursDaySchema = Type.Object({
   date: DaySchema,
   transcription_hours: Type.Number({ minimum: 0 }),
+  /**
+   * Added to the spec's fields: hours live speech streams were open, every speaker's own
+   * (what streaming providers bill), rounded to 4 decimals, and how many speakers they were.
+   */
+  stream_hours: Type.Number({ minimum: 0 }),
+  stream_speakers: Type.Integer({ minimum: 0 }),
 });
 export type TranscriptionHoursDay = Static<typeof TranscriptionHoursDaySchema>;
 

@@ -34,6 +34,29 @@ export const transcriptionRecordedEvent = busEvent(
 );
 export type TranscriptionRecorded = Static<typeof transcriptionRecordedEvent.payload>;
 
+/**
+ * One provider stream of one speaker in a live session, once it closed: the seconds it was
+ * open, which is what streaming providers bill (five speakers for three hours are fifteen
+ * stream-hours). Published by the voice bot; `record_id` is
+ * `stream:<transcript id>:<speaker key>:<stream index>`, also the message id.
+ */
+export const speechStreamRecordedEvent = busEvent(
+  'usage',
+  'speech-stream-recorded',
+  Type.Object({
+    record_id: Type.String({ minLength: 1 }),
+    owner_id: Type.String({ minLength: 1 }),
+    transcript_id: Type.String(),
+    /** The speaker (Discord: the user id). */
+    speaker_key: Type.String(),
+    provider: Type.String(),
+    seconds: Type.Number({ minimum: 0 }),
+    /** ISO time the stream closed; stats windows are counted by it. */
+    recorded_at: Type.String(),
+  }),
+);
+export type SpeechStreamRecorded = Static<typeof speechStreamRecordedEvent.payload>;
+
 /** GET /users/stats: totals for the signed-in user over a date range. */
 export const UserStatsSchema = Type.Object({
   transcription_hours: Type.Number(),

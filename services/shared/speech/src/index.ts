@@ -19,4 +19,4 @@ export { createStreamGate, type StreamGateOptions } from './streaming/gate.ts';
 export { deepgramLiveProvider, type DeepgramLiveOptions } from './streaming/deepgram-live.ts';
 export { assemblyAiLiveProvider, type AssemblyAiLiveOptions } from './streaming/assemblyai-live.ts';
 export { openAiLiveProvider, type OpenAiLiveOptions } from './streaming/openai-live.ts';
-export { DEFAULT_LIVE_TUNING, type LiveTuning } from './streaming/resilient.ts';
+export { DEFAULT_LIVE_TUNING, type LiveTuning } from './streaming/live-connection.ts';

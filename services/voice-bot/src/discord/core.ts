@@ -2,7 +2,9 @@ import { userByDiscordIdRpc, type AuthUser } from '@chronicler/contracts';
 import { call, ServiceError, type Bus, type Coordination, type Logger } from '@chronicler/kit';
 import type { StreamGate, StreamingProvider } from '@chronicler/speech';
 import { PermissionFlagsBits, Routes, type ChatInputCommandInteraction, type Client } from 'discord.js';
-import { shardOfGuild } from '../config.ts';
+import { shardOfGuild, type RecordingLimits } from '../config.ts';
+import type { StreamPolicy } from '../pipeline/speaker-stream.ts';
+import { NO_LIMITS } from './limits.ts';
 import type { Recording } from './recording.ts';
 import type { TrackUploader } from './track-upload.ts';
 import type { VoiceLink, VoiceReceiver } from './voice.ts';
@@ -26,6 +28,10 @@ export interface VoiceBotOptions {
   receiver: VoiceReceiver;
   instance: string;
   logger: Logger;
+  /** Per-owner, per-guild and per-recording limits; unset: none. */
+  limits?: RecordingLimits;
+  /** Idle release, queueing and retry of speakers' provider streams; unset: the pipeline's defaults. */
+  streamPolicy?: Partial<StreamPolicy>;
 }
 
 /** What the bot holds for one guild: its voice link and the recording running there. */
@@ -55,6 +61,10 @@ export class BotCore {
     readonly tracks: TrackUploader,
   ) {
     this.log = o.logger;
+  }
+
+  get limits(): RecordingLimits {
+    return this.o.limits ?? NO_LIMITS;
   }
 
   guildVoice(guildId: string): GuildVoice {

@@ -2,6 +2,7 @@ import type { Guild } from 'discord.js';
 import { randomUUID } from 'node:crypto';
 import { LiveSession } from '../pipeline/index.ts';
 import type { BotCore } from './core.ts';
+import { guardRecording, noticeText } from './limits.ts';
 import { watchdogRejoin } from './links.ts';
 import { Recording } from './recording.ts';
 import type { SessionState } from './state.ts';
@@ -25,6 +26,7 @@ export interface RecordingRequest {
 export async function beginRecording(core: BotCore, guild: Guild, r: RecordingRequest): Promise<Recording> {
   const g = core.guildVoice(guild.id);
   const transcriptId = randomUUID();
+  const told = new Set<string>();
   const live = new LiveSession({
     bus: core.o.bus,
     transcriptId,
@@ -39,6 +41,15 @@ export async function beginRecording(core: BotCore, guild: Guild, r: RecordingRe
     logger: core.log,
     guildId: guild.id,
     channelId: r.channelId,
+    maxSpeakers: core.limits.maxSpeakers,
+    ...(core.o.streamPolicy ? { streamPolicy: core.o.streamPolicy } : {}),
+    onNotice: (n) => {
+      // Queued and over the limit are said once per speaker; each failure is said.
+      const key = `${n.kind}:${n.speaker.key}`;
+      if (n.kind !== 'failed' && told.has(key)) return;
+      told.add(key);
+      void core.post(r.textChannelId, noticeText(n));
+    },
   });
   const state: SessionState = {
     version: 1,
@@ -74,6 +85,17 @@ export async function beginRecording(core: BotCore, guild: Guild, r: RecordingRe
     g.recording = null;
     throw err;
   }
+  const guard = guardRecording(
+    core,
+    { guildId: guild.id, ownerId: r.ownerId, startedAt: state.started_at, textChannelId: r.textChannelId },
+    (message) => {
+      if (g.recording !== rec) return;
+      void stopRecording(core, guild.id).then(() =>
+        core.post(r.textChannelId, `${message} Everything said is saved: ${core.sessionUrl(transcriptId)}`),
+      );
+    },
+  );
+  void live.done.then(() => guard.stop());
   // The provider failed for good: the pipeline ended the session itself.
   void live.done.then((end) => {
     if (g.recording !== rec || !end.error) return;

@@ -11,7 +11,10 @@ import {
   liveMsgId,
   liveStream,
   liveSubject,
+  USAGE_EVENTS_STREAM,
+  usageEventsStream,
   type LiveSessionEnd,
+  type SpeechStreamRecorded,
   type LiveUtterance,
 } from '@chronicler/contracts';
 import { MemoryBus, createLogger, type Bus, type Consumer } from '@chronicler/kit';
@@ -30,6 +33,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OPUS_SILENCE_FRAME } from './opus.ts';
 import { oggPackets, parseOggPages } from './ogg-writer.ts';
 import { monoToStereo } from './resample.ts';
+import type { LiveNotice } from './session-lines.ts';
 import { LiveSession, type LiveSessionOptions } from './session.ts';
 import type { Speaker } from './speaker-channel.ts';
 import { encodeDiscordOpus } from './synth.ts';
@@ -71,6 +75,11 @@ class FakeStream implements SpeechStream {
   }
   say(id: string, text: string, startSeconds: number, endSeconds: number, isFinal: boolean): void {
     this.events.onUtterance({ utteranceId: id, text, startSeconds, endSeconds, isFinal });
+  }
+  failRetryable(message: string): void {
+    this.state = 'failed';
+    this.settle(this.state);
+    this.events.onClose({ error: new StreamingError(message, true) });
   }
   fail(message: string): void {
     this.state = 'failed';
@@ -464,7 +473,46 @@ describe('LiveSession', () => {
     expect(pages.at(-1)!.granule).toBe(BigInt(48_000 / 2));
   });
 
-  it('records only while the stream gate is full, and tries again when the speaker resumes', async () => {
+  it('queues a speaker the gate refuses, says so once, and transcribes their kept audio when a stream frees', async () => {
+    const provider = new FakeProvider();
+    const gate = new CountingGate(1);
+    const notices: LiveNotice[] = [];
+    const s = session({ provider, gate, tickMs: 5, onNotice: (n) => notices.push(n) });
+    await s.start();
+    speak(s, alice, 0.2);
+    await provider.opened(1);
+    const denied = once(gate.changes, 'denied');
+    speak(s, bob, 0.2);
+    await denied;
+    s.speakerStopped(bob.key);
+    silence(1);
+    speak(s, bob, 0.2);
+    expect(provider.streams).toHaveLength(1);
+    expect(notices).toEqual([{ kind: 'queued', speaker: bob }]);
+    // Alice's stream closes: the next tick gives its slot to Bob, with everything he said.
+    s.speakerStopped(alice.key);
+    await provider.streams[0]!.finish();
+    const bobStream = await provider.opened(2);
+    expect(bobStream.options.label).toBe(`${s.transcriptId}:${bob.key}`);
+    expect(bobStream.samples).toBe(0.4 * 16_000);
+    bobStream.say('b1', 'I waited my turn', 0.05, 0.15, false);
+    bobStream.say('b1', 'I waited my turn', 0.05, 0.15, true);
+    bobStream.say('b2', 'and here I am', 0.25, 0.35, true);
+    await s.end();
+    await observer.ended();
+    expect(gate.open).toBe(0);
+    expect(notices).toHaveLength(1);
+    // Offsets map through Bob's own timeline: his second turn began 1 s after his first ended.
+    expect(observer.finals().map((f) => [f.speaker_tag, f.text, f.start_seconds])).toEqual([
+      ['Bob', 'I waited my turn', 0.25],
+      ['Bob', 'and here I am', 1.45],
+    ]);
+    const bobStats = s.stats().speakers.find((x) => x.key === bob.key)!;
+    expect(bobStats.streamedSeconds).toBeCloseTo(0.4, 5);
+    expect(bobStats.audioSeconds).toBeCloseTo(0.4, 5);
+  });
+
+  it('marks a gap for a speaker still queued when the session ends', async () => {
     const provider = new FakeProvider();
     const gate = new CountingGate(1);
     const s = session({ provider, gate });
@@ -472,25 +520,121 @@ describe('LiveSession', () => {
     speak(s, alice, 0.2);
     await provider.opened(1);
     const denied = once(gate.changes, 'denied');
-    speak(s, bob, 0.2);
+    silence(3);
+    speak(s, bob, 1);
     await denied;
-    expect(provider.streams).toHaveLength(1);
-    s.speakerStopped(alice.key);
-    await provider.streams[0]!.finish();
-    s.speakerStopped(bob.key);
-    silence(1);
-    speak(s, bob, 0.2);
-    const bobStream = await provider.opened(2);
-    expect(bobStream.options.label).toBe(`${s.transcriptId}:${bob.key}`);
     await s.end();
     await observer.ended();
+    expect(observer.finals().map((f) => [f.speaker_tag, f.text, f.start_seconds, f.end_seconds])).toEqual([
+      [
+        'Bob',
+        '[transcription unavailable from 0:00:03 to 0:00:04: every transcription stream was busy; the audio is recorded]',
+        3.2,
+        4.2,
+      ],
+    ]);
+  });
+
+  it('keeps a failed speaker local: the others go on, the gap is marked, a later stream closes it', async () => {
+    const provider = new FakeProvider();
+    const gate = new CountingGate(10);
+    const notices: LiveNotice[] = [];
+    const s = session({
+      provider,
+      gate,
+      streamPolicy: { retrySeconds: 5 },
+      onNotice: (n) => notices.push(n),
+    });
+    const carol = { key: '1003', displayName: 'Carol', userId: '1003' };
+    await s.start();
+    speak(s, alice, 0.5);
+    speak(s, bob, 0.5);
+    speak(s, carol, 0.5);
+    const [a, b, c] = [await provider.opened(1), await provider.opened(2), await provider.opened(3)];
+    b.say('b1', 'before it broke', 0.1, 0.3, true);
+    // Bob's provider stream gives up after its retries (a 500 on every reconnect).
+    b.failRetryable(
+      'Speech-to-text unavailable: Deepgram did not answer after 6 attempts (Deepgram answered 500)',
+    );
+    speak(s, bob, 1); // recorded only: his next stream is tried 5 s after the failure
+    a.say('a1', 'Alice goes on', 0.1, 0.4, true);
+    c.say('c1', 'Carol too', 0.1, 0.4, true);
+    expect(provider.streams).toHaveLength(3);
+    silence(5);
+    speak(s, bob, 0.5);
+    const again = await provider.opened(4);
+    again.say('b2', 'back again', 0.1, 0.4, true);
+    const end = await s.end();
+    await observer.ended();
+    expect(end.error).toBeUndefined();
     expect(gate.open).toBe(0);
-    // Only the audio after the gate had room went to the provider; all of it was recorded.
-    const bobStats = s.stats().speakers.find((x) => x.key === bob.key)!;
-    expect(bobStats.streamedSeconds).toBeCloseTo(0.2, 5);
-    expect(bobStats.audioSeconds).toBeCloseTo(0.4, 5);
-    const pages = parseOggPages(await readFile(bobStats.recordingPath!));
-    expect(pages.at(-1)!.granule).toBeGreaterThanOrEqual(BigInt(0.4 * 48_000));
+    const lines = observer.finals().map((f) => [f.speaker_tag, f.text]);
+    expect(lines).toEqual([
+      ['Bob', 'before it broke'],
+      ['Alice', 'Alice goes on'],
+      ['Carol', 'Carol too'],
+      [
+        'Bob',
+        '[transcription unavailable from 0:00:00 to 0:00:07: the speech service failed; the audio is recorded]',
+      ],
+      ['Bob', 'back again'],
+    ]);
+    expect(notices.map((n) => [n.kind, n.speaker.key])).toEqual([['failed', bob.key]]);
+    // Bob's recording has all of it: 0.5 + 1 + 0.5 s of speech.
+    expect(s.stats().speakers.find((x) => x.key === bob.key)!.audioSeconds).toBeCloseTo(2, 5);
+  });
+
+  it('releases a stream after a stretch of silence, opens another on speech, and bills each stream', async () => {
+    const provider = new FakeProvider();
+    const gate = new CountingGate(10);
+    const usage: SpeechStreamRecorded[] = [];
+    await bus.ensureStream(usageEventsStream);
+    const consumer = await bus.consume({ stream: USAGE_EVENTS_STREAM, durable: 'usage' }, async (p) => {
+      usage.push(p as SpeechStreamRecorded);
+    });
+    const s = session({ provider, gate, tickMs: 5, streamPolicy: { idleSeconds: 30 } });
+    await s.start();
+    speak(s, alice, 1);
+    const first = await provider.opened(1);
+    s.speakerStopped(alice.key);
+    silence(31);
+    await first.ended;
+    expect(gate.open).toBe(0);
+    speak(s, alice, 1);
+    await provider.opened(2);
+    silence(2);
+    await s.end();
+    await observer.ended();
+    while (usage.length < 2) await new Promise((r) => setTimeout(r, 5));
+    await consumer.stop();
+    expect(usage.map((u) => [u.record_id, u.speaker_key, u.provider, u.owner_id])).toEqual([
+      [`stream:${s.transcriptId}:${alice.key}:0`, alice.key, 'deepgram', 'owner-1'],
+      [`stream:${s.transcriptId}:${alice.key}:1`, alice.key, 'deepgram', 'owner-1'],
+    ]);
+    // Open from when the provider answered (here, once the second of speech was pushed) to the
+    // idle release after 30 s of silence, then to the end 2 s after the second speech.
+    expect(usage[0]!.seconds).toBeGreaterThanOrEqual(30);
+    expect(usage[0]!.seconds).toBeLessThan(32);
+    expect(usage[1]!.seconds).toBeCloseTo(2, 0);
+    expect(s.stats().speakers[0]!.streamSeconds).toBeCloseTo(usage[0]!.seconds + usage[1]!.seconds, 3);
+  });
+
+  it('records but does not transcribe speakers over the limit, and says so', async () => {
+    const provider = new FakeProvider();
+    const notices: LiveNotice[] = [];
+    const s = session({ provider, maxSpeakers: 1, onNotice: (n) => notices.push(n) });
+    await s.start();
+    speak(s, alice, 0.2);
+    speak(s, bob, 0.2);
+    await provider.opened(1);
+    await s.end();
+    await observer.ended();
+    expect(provider.streams).toHaveLength(1);
+    expect(notices).toEqual([{ kind: 'speaker-limit', speaker: bob, limit: 1 }]);
+    expect(s.stats().speakers.find((x) => x.key === bob.key)).toMatchObject({
+      audioSeconds: 0.2,
+      streams: 0,
+    });
   });
 
   it('opens a new stream with a new index when the provider closes one cleanly', async () => {

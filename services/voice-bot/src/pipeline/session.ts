@@ -1,11 +1,11 @@
-import { createHash } from 'node:crypto';
 import path from 'node:path';
 import {
   LIVE_TEXT_MAX,
-  UTTERANCE_ID_MAX,
   liveMsgId,
   liveStream,
   liveSubject,
+  speechStreamRecordedEvent,
+  usageEventsStream,
   type LiveSessionEnd,
   type LiveSessionStart,
   type LiveUtterance,
@@ -19,13 +19,15 @@ import {
 } from '@chronicler/kit';
 import type { StreamGate, StreamingProvider, StreamingUtterance } from '@chronicler/speech';
 import { DurableOutbox, type OutboxRetry } from './outbox.ts';
+import { SpeakerChannel, type PcmFormat, type Speaker, type SpeakerStats } from './speaker-channel.ts';
+import * as lines from './session-lines.ts';
+import type { LiveNotice } from './session-lines.ts';
 import {
-  SpeakerChannel,
-  type PcmFormat,
-  type Speaker,
-  type SpeakerStats,
+  DEFAULT_STREAM_POLICY,
+  type StreamPolicy,
   type StreamRun,
-} from './speaker-channel.ts';
+  type TranscriptionGap,
+} from './speaker-stream.ts';
 
 export interface LiveSessionOptions {
   bus: Bus;
@@ -57,19 +59,17 @@ export interface LiveSessionOptions {
   recordingFlushMs?: number;
   /** Backoff of durable publishes while the bus does not take them. */
   retry?: OutboxRetry;
+  /** Idle release, queueing and retry of provider streams (defaults: DEFAULT_STREAM_POLICY). */
+  streamPolicy?: Partial<StreamPolicy>;
+  /** Speakers transcribed at most; later ones are recorded only. null: no limit. */
+  maxSpeakers?: number | null;
+  /** How often idle streams are released and queued ones retried. Default 1000 ms. */
+  tickMs?: number;
+  /** Told when a speaker is queued, over the speaker limit, or has a gap. */
+  onNotice?(notice: LiveNotice): void;
 }
 
 type State = 'created' | 'live' | 'ending' | 'ended';
-
-/** A file name for a speaker key (Discord ids are digits; anything else is made safe). */
-function fileSafe(key: string): string {
-  const safe = key.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 100);
-  return safe.length > 0 ? safe : 'speaker';
-}
-
-function round3(n: number): number {
-  return Math.round(n * 1000) / 1000;
-}
 
 /**
  * One live session, from a speaker's audio arriving to utterances on the bus. The Discord
@@ -91,6 +91,9 @@ export class LiveSession {
   private readonly finalIds = new Set<string>();
   private unknownSpeakers = 0;
   private flushTimer: NodeJS.Timeout | null = null;
+  private tickTimer: NodeJS.Timeout | null = null;
+  private gaps = 0;
+  private readonly policy: StreamPolicy;
   private endPromise: Promise<LiveSessionEnd> | null = null;
   private resolveDone!: (end: LiveSessionEnd) => void;
   /** Resolves with the end message once the session has ended, whoever ended it. */
@@ -107,8 +110,12 @@ export class LiveSession {
       retry: opts.retry,
       // The transcript service creates the stream too; creating it here as well means a bot
       // that starts first does not lose its first messages.
-      prepare: () => opts.bus.ensureStream(liveStream),
+      prepare: async () => {
+        await opts.bus.ensureStream(liveStream);
+        await opts.bus.ensureStream(usageEventsStream);
+      },
     });
+    this.policy = { ...DEFAULT_STREAM_POLICY, ...opts.streamPolicy };
     this.done = new Promise((resolve) => {
       this.resolveDone = resolve;
     });
@@ -148,6 +155,10 @@ export class LiveSession {
       this.flushTimer = setInterval(() => void this.flushRecordings(), flushMs);
       this.flushTimer.unref();
     }
+    this.tickTimer = setInterval(() => {
+      for (const c of this.channels.values()) c.tick();
+    }, o.tickMs ?? 1000);
+    this.tickTimer.unref();
     await this.outbox.enqueue({
       subject: liveSubject.start(o.transcriptId),
       payload: start,
@@ -208,6 +219,7 @@ export class LiveSession {
     const timeoutMs = this.opts.finishTimeoutMs ?? 10_000;
     await Promise.all([...this.channels.values()].map((c) => c.finish(timeoutMs)));
     if (this.flushTimer) clearInterval(this.flushTimer);
+    if (this.tickTimer) clearInterval(this.tickTimer);
     const end: LiveSessionEnd = {
       transcript_id: this.transcriptId,
       ended_at: new Date(this.now()).toISOString(),
@@ -244,37 +256,35 @@ export class LiveSession {
     const known = speaker.displayName.trim().length > 0;
     const tag = known ? speaker.displayName.trim().slice(0, 100) : ++this.unknownSpeakers;
     const dir = this.sessionDir();
+    const limit = this.opts.maxSpeakers ?? null;
+    const transcribe = limit === null || this.channels.size < limit;
+    if (!transcribe && this.opts.provider) {
+      this.log.warn({ speaker: speaker.key, limit }, 'speaker limit reached; recorded, not transcribed');
+      this.opts.onNotice?.({ kind: 'speaker-limit', speaker, limit: limit! });
+    }
     channel = new SpeakerChannel(speaker, tag, {
       label: `${this.transcriptId}:${speaker.key}`,
       provider: this.opts.provider,
       gate: this.opts.gate,
       keyterms: this.opts.keyterms,
       language: this.opts.language,
-      recordingPath: dir ? path.join(dir, `${fileSafe(speaker.key)}.ogg`) : null,
-      recordingTags: {
-        TITLE: this.opts.name ?? 'Live Transcription',
-        ARTIST: known ? speaker.displayName : `Speaker ${tag}`,
-        DATE: new Date(this.startedAtMs).toISOString(),
-        CHRONICLER_TRANSCRIPT: this.transcriptId,
-        CHRONICLER_SPEAKER: speaker.key,
-        ...(speaker.userId ? { DISCORD_USER_ID: speaker.userId } : {}),
-      },
+      recordingPath: dir ? path.join(dir, `${lines.fileSafe(speaker.key)}.ogg`) : null,
+      recordingTags: lines.recordingTags(speaker, tag, this.opts.name, this.transcriptId, this.startedAtMs),
       gapSeconds: this.opts.gapSeconds ?? 0.2,
+      transcribe,
+      policy: this.policy,
       logger: this.log,
+      now: () => this.elapsedSeconds,
       onUtterance: (c, run, u) => this.onUtterance(c, run, u),
+      onQueued: (c) => this.opts.onNotice?.({ kind: 'queued', speaker: c.speaker }),
+      onGap: (c, gap) => this.onGap(c, gap),
+      onFailed: (c) => this.opts.onNotice?.({ kind: 'failed', speaker: c.speaker }),
       onStreamFailed: (c, message) => this.onStreamFailed(c, message),
+      onStreamClosed: (c, run, seconds) => this.onStreamClosed(c, run, seconds),
     });
     this.channels.set(speaker.key, channel);
     this.log.info({ speaker: speaker.key, tag }, 'speaker joined the live session');
     return channel;
-  }
-
-  private utteranceId(speakerKey: string, run: StreamRun, providerId: string): string {
-    const id = `${speakerKey}:${run.index}:${providerId}`;
-    if (id.length <= UTTERANCE_ID_MAX) return id;
-    // Too long for the contract: still stable and unique, through a digest.
-    const digest = createHash('sha256').update(id).digest('hex').slice(0, 40);
-    return `${speakerKey.slice(0, 100)}:${run.index}:${digest}`;
   }
 
   private onUtterance(channel: SpeakerChannel, run: StreamRun, u: StreamingUtterance): void {
@@ -282,12 +292,26 @@ export class LiveSession {
     const text = u.text.trim();
     if (text.length === 0 || this.state === 'ended') return;
     liveSpeechUtterances.inc({ kind: u.isFinal ? 'final' : 'interim' });
-    const start = round3(run.timeline.toSession(u.startSeconds, 'start'));
-    const end = round3(Math.max(start, run.timeline.toSession(u.endSeconds, 'end')));
+    const start = run.timeline.toSession(u.startSeconds, 'start');
+    const end = Math.max(start, run.timeline.toSession(u.endSeconds, 'end'));
+    const id = lines.utteranceIdOf(channel.speaker.key, run.index, u.utteranceId);
+    this.emit(channel, id, text, start, end, u.isFinal);
+  }
+
+  private emit(
+    channel: SpeakerChannel,
+    id: string,
+    text: string,
+    from: number,
+    to: number,
+    isFinal: boolean,
+  ): void {
+    const start = lines.round3(from);
+    const end = lines.round3(Math.max(from, to));
     const speaker = channel.speaker;
     const message: LiveUtterance = {
       transcript_id: this.transcriptId,
-      utterance_id: this.utteranceId(speaker.key, run, u.utteranceId),
+      utterance_id: id,
       text: text.slice(0, LIVE_TEXT_MAX),
       speaker_tag: channel.tag,
       ...(typeof channel.tag === 'string'
@@ -303,7 +327,7 @@ export class LiveSession {
       interim_count: this.interimCount,
       session_start_time: new Date(this.startedAtMs).toISOString(),
     };
-    if (!u.isFinal) {
+    if (!isFinal) {
       // Interims are only a preview: none before the start is on the bus, none retried.
       if (!this.startAcked) return;
       this.interimCount++;
@@ -327,7 +351,12 @@ export class LiveSession {
         msgId: liveMsgId.final(this.transcriptId, message.utterance_id),
         journal: true,
       })
-      .then(() => liveFinalsPublished.inc());
+      .then(
+        () => liveFinalsPublished.inc(),
+        // Only after the end (a provider's very late final): the session is closed to it.
+        (err: unknown) =>
+          this.log.warn({ err, utteranceId: message.utterance_id }, 'final after the end dropped'),
+      );
   }
 
   private onStreamFailed(channel: SpeakerChannel, message: string): void {
@@ -337,5 +366,30 @@ export class LiveSession {
       'speech provider failed; ending the session',
     );
     void this.end({ error: message });
+  }
+
+  /** A speaker's stretch that could not be transcribed: a line of theirs that says so. */
+  private onGap(channel: SpeakerChannel, gap: TranscriptionGap): void {
+    if (this.state === 'ended') return;
+    const id = lines.utteranceIdOf(channel.speaker.key, 'gap', String(++this.gaps));
+    this.emit(channel, id, lines.gapLineText(gap), gap.fromSeconds, gap.toSeconds, true);
+  }
+
+  /** Usage as the provider bills it: one record per stream, its open seconds. */
+  private onStreamClosed(channel: SpeakerChannel, run: StreamRun, seconds: number): void {
+    const provider = this.opts.provider;
+    if (!provider || this.state === 'ended') return;
+    const record = lines.streamUsage({
+      transcriptId: this.transcriptId,
+      ownerId: this.opts.ownerId,
+      speakerKey: channel.speaker.key,
+      index: run.index,
+      provider: provider.name,
+      seconds,
+      at: this.now(),
+    });
+    this.outbox
+      .enqueue({ subject: speechStreamRecordedEvent.subject, payload: record, msgId: record.record_id })
+      .catch((err: unknown) => this.log.warn({ err, record }, 'stream usage not published'));
   }
 }

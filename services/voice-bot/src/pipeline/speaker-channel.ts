@@ -1,15 +1,15 @@
 import type { Logger } from '@chronicler/kit';
-import type {
-  SpeechStream,
-  StreamGate,
-  StreamLease,
-  StreamingProvider,
-  StreamingUtterance,
-} from '@chronicler/speech';
+import type { StreamGate, StreamingProvider, StreamingUtterance } from '@chronicler/speech';
 import { OggOpusRecorder } from './ogg-writer.ts';
 import { OpusFrameEncoder, OpusPacketDecoder, opusPacketSamples } from './opus.ts';
 import { Downsampler48kStereoTo16kMono } from './resample.ts';
-import { StreamTimeline } from './timeline.ts';
+import {
+  PROVIDER_SAMPLE_RATE,
+  SpeakerStreams,
+  type StreamPolicy,
+  type StreamRun,
+  type TranscriptionGap,
+} from './speaker-stream.ts';
 
 /** Who is speaking: `key` names the speaker's channel and file (Discord: the user id). */
 export interface Speaker {
@@ -22,26 +22,6 @@ export interface Speaker {
 /** PCM the pipeline takes: Discord's decoded format, or what the provider takes already. */
 export type PcmFormat = 's16le-48k-stereo' | 's16le-16k-mono';
 
-export const PROVIDER_SAMPLE_RATE = 16_000;
-/** Audio held while a provider stream opens (16 kHz mono s16le: 32 KB per second). */
-const MAX_PENDING_BYTES = 30 * PROVIDER_SAMPLE_RATE * 2;
-
-/** One provider stream of a speaker; a stream that closes cleanly is replaced by the next. */
-export interface StreamRun {
-  readonly index: number;
-  readonly timeline: StreamTimeline;
-}
-
-interface StreamState extends StreamRun {
-  stream: SpeechStream | null;
-  opening: Promise<void> | null;
-  lease: StreamLease | null;
-  pending: Buffer[];
-  pendingBytes: number;
-  dropping: boolean;
-  closed: boolean;
-}
-
 export interface SpeakerChannelDeps {
   label: string;
   provider: StreamingProvider | null;
@@ -52,10 +32,23 @@ export interface SpeakerChannelDeps {
   recordingPath: string | null;
   recordingTags: Record<string, string>;
   gapSeconds: number;
+  /** False: recorded only (the session is over its speaker limit). */
+  transcribe: boolean;
+  policy: StreamPolicy;
   logger: Logger;
+  /** Seconds since the session started. */
+  now(): number;
   onUtterance(channel: SpeakerChannel, run: StreamRun, utterance: StreamingUtterance): void;
-  /** The provider stayed down or refused us: the session ends with this message. */
+  /** The gate is full: the speaker's audio waits for the next free stream. */
+  onQueued(channel: SpeakerChannel): void;
+  /** Audio of this speaker that was recorded but could not be transcribed. */
+  onGap(channel: SpeakerChannel, gap: TranscriptionGap): void;
+  /** The speaker's stream failed for good; a gap line follows once it closes. */
+  onFailed(channel: SpeakerChannel): void;
+  /** The provider refused us for good (a bad key): the session ends with this message. */
   onStreamFailed(channel: SpeakerChannel, message: string): void;
+  /** A provider stream of this speaker closed after `seconds` open (what the provider bills). */
+  onStreamClosed(channel: SpeakerChannel, run: StreamRun, seconds: number): void;
 }
 
 export interface SpeakerStats {
@@ -69,6 +62,8 @@ export interface SpeakerStats {
   /** Seconds of audio sent to the provider. */
   streamedSeconds: number;
   streams: number;
+  /** Seconds provider streams were open: what the provider bills. */
+  streamSeconds: number;
   recordingPath: string | null;
   recordedBytes: number;
 }
@@ -83,20 +78,12 @@ export class SpeakerChannel {
   private encoder: OpusFrameEncoder | null = null;
   private encoderFormat: PcmFormat | null = null;
   private readonly downsampler = new Downsampler48kStereoTo16kMono();
-  private state: StreamState | null = null;
-  private streamCount = 0;
-  /** False after the gate said no: try again only when the speaker next resumes. */
-  private mayOpen = true;
+  private readonly streams: SpeakerStreams | null;
   private finishing = false;
-  /** finish() is done: a stream that opens only now is closed at once. */
-  private finished = false;
   private recorderFailed = false;
   private packets = 0;
   private undecodable = 0;
   private audioSamples48k = 0;
-  private streamedSamples = 0;
-  /** A stream failed for good: the session is ending, no other stream is opened. */
-  private failed = false;
 
   constructor(
     readonly speaker: Speaker,
@@ -107,6 +94,27 @@ export class SpeakerChannel {
     this.recorder = deps.recordingPath
       ? new OggOpusRecorder(deps.recordingPath, { tags: deps.recordingTags })
       : null;
+    const provider = deps.provider;
+    this.streams =
+      provider && deps.transcribe
+        ? new SpeakerStreams({
+            label: deps.label,
+            provider,
+            gate: deps.gate,
+            keyterms: deps.keyterms,
+            ...(deps.language ? { language: deps.language } : {}),
+            gapSeconds: deps.gapSeconds,
+            policy: deps.policy,
+            logger: deps.logger,
+            now: deps.now,
+            onUtterance: (run, u) => deps.onUtterance(this, run, u),
+            onQueued: () => deps.onQueued(this),
+            onGap: (gap) => deps.onGap(this, gap),
+            onFailed: () => deps.onFailed(this),
+            onFatal: (message) => deps.onStreamFailed(this, message),
+            onStreamClosed: (run, seconds) => deps.onStreamClosed(this, run, seconds),
+          })
+        : null;
   }
 
   /** One Opus packet that ended at `nowSeconds` (session time). */
@@ -156,9 +164,13 @@ export class SpeakerChannel {
 
   /** The speaker stopped talking: ask the provider for the final now, put the audio on disk. */
   stopped(): void {
-    this.mayOpen = true;
-    this.state?.stream?.flush();
+    this.streams?.stopped();
     void this.flushRecording();
+  }
+
+  /** Housekeeping (about every second): idle streams released, queued ones retried. */
+  tick(): void {
+    this.streams?.tick();
   }
 
   /** Writes the recording's queued pages; errors are logged once, never thrown. */
@@ -177,49 +189,10 @@ export class SpeakerChannel {
    */
   async finish(timeoutMs: number): Promise<void> {
     this.finishing = true;
-    const state = this.state;
-    if (state) {
-      if (state.opening) {
-        let timer: NodeJS.Timeout | undefined;
-        await Promise.race([
-          state.opening,
-          new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs))),
-        ]);
-        clearTimeout(timer);
-      }
-      const stream = state.stream;
-      if (stream && !state.closed) {
-        let timer: NodeJS.Timeout | undefined;
-        const timedOut = await Promise.race([
-          stream.finish().then(
-            () => false,
-            (err: unknown) => {
-              this.deps.logger.warn(
-                { err, speaker: this.speaker.key },
-                'speech stream did not finish cleanly',
-              );
-              return false;
-            },
-          ),
-          new Promise<boolean>((resolve) => {
-            timer = setTimeout(() => resolve(true), timeoutMs);
-          }),
-        ]);
-        clearTimeout(timer);
-        if (timedOut) {
-          this.deps.logger.warn(
-            { speaker: this.speaker.key, timeoutMs },
-            'speech stream did not deliver its last finals in time; aborted',
-          );
-          stream.abort();
-        }
-      }
-      await this.release(state);
-    }
+    await this.streams?.finish(timeoutMs);
     if (this.encoder && this.recorder) for (const p of this.encoder.flush()) this.recorder.writePacket(p);
     this.encoder?.destroy();
     this.decoder?.destroy();
-    this.finished = true;
     if (this.recorder) {
       try {
         await this.recorder.close();
@@ -236,8 +209,9 @@ export class SpeakerChannel {
       packets: this.packets,
       undecodable: this.undecodable,
       audioSeconds: this.audioSamples48k / 48_000,
-      streamedSeconds: this.streamedSamples / PROVIDER_SAMPLE_RATE,
-      streams: this.streamCount,
+      streamedSeconds: this.streams?.streamedSeconds ?? 0,
+      streams: this.streams?.streams ?? 0,
+      streamSeconds: this.streams?.streamSeconds ?? 0,
       recordingPath: this.recorder?.filePath ?? null,
       recordedBytes: this.recorder?.bytesWritten ?? 0,
     };
@@ -256,132 +230,7 @@ export class SpeakerChannel {
   }
 
   private transcribe(startSeconds: number, pcm16k: Buffer): void {
-    const provider = this.deps.provider;
-    if (!provider || this.finishing || pcm16k.length === 0) return;
-    let state = this.state;
-    if (!state || state.closed) {
-      if (!this.mayOpen || this.failed) return;
-      state = this.openStream(provider);
-    }
-    if (!state.stream && state.pendingBytes + pcm16k.length > MAX_PENDING_BYTES) {
-      // The provider is slow to open: drop this audio rather than grow without bound. It is
-      // not counted on the timeline, so later offsets stay right (the next audio that gets
-      // through starts a new run).
-      if (!state.dropping) {
-        state.dropping = true;
-        this.deps.logger.warn({ speaker: this.speaker.key }, 'speech stream still opening; audio dropped');
-      }
-      return;
-    }
-    state.timeline.append(startSeconds, pcm16k.length / 2);
-    if (state.stream) {
-      state.stream.write(pcm16k);
-      this.streamedSamples += pcm16k.length / 2;
-    } else {
-      state.pending.push(pcm16k);
-      state.pendingBytes += pcm16k.length;
-    }
-  }
-
-  private openStream(provider: StreamingProvider): StreamState {
-    const state: StreamState = {
-      index: this.streamCount++,
-      timeline: new StreamTimeline(PROVIDER_SAMPLE_RATE, this.deps.gapSeconds),
-      stream: null,
-      opening: null,
-      lease: null,
-      pending: [],
-      pendingBytes: 0,
-      dropping: false,
-      closed: false,
-    };
-    this.state = state;
-    state.opening = this.open(provider, state).finally(() => {
-      state.opening = null;
-    });
-    return state;
-  }
-
-  private async open(provider: StreamingProvider, state: StreamState): Promise<void> {
-    const log = this.deps.logger.child({ speaker: this.speaker.key, stream: state.index });
-    if (this.deps.gate) {
-      let gateDown = false;
-      try {
-        state.lease = await this.deps.gate.acquire(provider.name);
-      } catch (err) {
-        gateDown = true;
-        // A gate that cannot be asked (Redis down) should not cost the transcript: go on
-        // without a lease and let the provider's own limit answer.
-        log.warn({ err }, 'stream gate unavailable; opening the stream without a lease');
-      }
-      if (state.lease === null && !gateDown) {
-        log.warn(
-          { provider: provider.name },
-          'concurrent speech stream limit reached; recording only until the speaker next resumes',
-        );
-        this.mayOpen = false;
-        state.closed = true;
-        this.state = null;
-        return;
-      }
-    }
-    let stream: SpeechStream;
-    try {
-      stream = await provider.open(
-        {
-          sampleRate: PROVIDER_SAMPLE_RATE,
-          keyterms: this.deps.keyterms,
-          label: this.deps.label,
-          ...(this.deps.language ? { language: this.deps.language } : {}),
-        },
-        {
-          onUtterance: (u) => this.deps.onUtterance(this, state, u),
-          onClose: ({ error }) => {
-            state.closed = true;
-            void this.release(state);
-            if (error) {
-              this.failed = true;
-              this.deps.onStreamFailed(this, error.message);
-            } else if (!this.finishing)
-              log.info('speech stream closed by the provider; the next audio opens another');
-          },
-          onReconnect: ({ attempt, reason }) => log.warn({ attempt, reason }, 'speech stream reconnecting'),
-        },
-      );
-    } catch (err) {
-      state.closed = true;
-      await this.release(state);
-      const message = err instanceof Error ? err.message : String(err);
-      log.error({ err }, 'speech stream could not be opened');
-      this.failed = true;
-      this.deps.onStreamFailed(this, message);
-      return;
-    }
-    if (this.finished) {
-      // The session ended while the provider was still opening this stream.
-      stream.abort();
-      state.closed = true;
-      await this.release(state);
-      return;
-    }
-    state.stream = stream;
-    for (const pcm of state.pending) {
-      stream.write(pcm);
-      this.streamedSamples += pcm.length / 2;
-    }
-    state.pending = [];
-    state.pendingBytes = 0;
-  }
-
-  private async release(state: StreamState): Promise<void> {
-    const lease = state.lease;
-    state.lease = null;
-    if (!lease) return;
-    try {
-      await lease.release();
-    } catch (err) {
-      this.deps.logger.warn({ err, speaker: this.speaker.key }, 'stream lease could not be released');
-    }
+    if (!this.finishing) this.streams?.write(startSeconds, pcm16k);
   }
 
   private recordingFailed(err: unknown): void {

@@ -6,6 +6,7 @@ import {
   Bar,
   BarChart,
   CartesianGrid,
+  Legend,
   Line,
   LineChart,
   ResponsiveContainer,
@@ -51,10 +52,11 @@ const usd = (value: number, decimals = 4): string => `$${value.toFixed(decimals)
 const allZero = <T,>(rows: readonly T[], value: (row: T) => number): boolean =>
   rows.every((r) => value(r) === 0);
 
-function ChartCard({ title, children }: { title: string; children: ReactNode }) {
+function ChartCard({ title, note, children }: { title: string; note?: string; children: ReactNode }) {
   return (
     <section className="card admin-chart" aria-label={title}>
       <h2 className="card-title">{title}</h2>
+      {note ? <p className="muted">{note}</p> : null}
       {children}
     </section>
   );
@@ -296,8 +298,11 @@ export function AdminPage() {
               </ResponsiveContainer>
             )}
           </ChartCard>
-          <ChartCard title="Transcription Hours per Day (Past Week)">
-            {hourDays.length === 0 || allZero(hourDays, (d) => d.transcription_hours) ? (
+          <ChartCard
+            title="Transcription Hours per Day (Past Week)"
+            note="Hours: the audio transcribed (a live session counts once). Speech stream hours (billed per speaker): every speaker's own provider stream, as streaming providers bill."
+          >
+            {hourDays.length === 0 || allZero(hourDays, (d) => d.transcription_hours + d.stream_hours) ? (
               <Empty text="No transcription data available." />
             ) : (
               <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
@@ -305,12 +310,21 @@ export function AdminPage() {
                   <CartesianGrid strokeDasharray="3 3" vertical={false} />
                   <XAxis dataKey="date" tickFormatter={shortDay} tick={axisTick} />
                   <YAxis tick={axisTick} width={48} />
-                  <Tooltip formatter={(v) => [Number(v).toFixed(2), 'Hours']} />
+                  <Tooltip formatter={(v, name) => [Number(v).toFixed(2), name]} />
+                  <Legend />
                   <Line
                     type="monotone"
                     dataKey="transcription_hours"
                     name="Hours"
                     stroke="#b45309"
+                    strokeWidth={2}
+                    isAnimationActive={false}
+                  />
+                  <Line
+                    type="monotone"
+                    dataKey="stream_hours"
+                    name="Speech stream hours (billed per speaker)"
+                    stroke="#6d28d9"
                     strokeWidth={2}
                     isAnimationActive={false}
                   />

@@ -1,11 +1,11 @@
 import { AssemblyAI, type StreamingTranscriber, type TurnEvent } from 'assemblyai';
 import {
   DEFAULT_LIVE_TUNING,
-  openResilientStream,
   type ConnectionSink,
   type LiveConnection,
   type LiveTuning,
-} from './resilient.ts';
+} from './live-connection.ts';
+import { openResilientStream } from './resilient.ts';
 import { StreamingError, type StreamingOptions, type StreamingProvider } from './types.ts';
 
 export interface AssemblyAiLiveOptions {

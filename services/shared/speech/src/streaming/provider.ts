@@ -2,7 +2,7 @@ import { speechProviderName, type SpeechConfig } from '../config.ts';
 import { assemblyAiLiveProvider } from './assemblyai-live.ts';
 import { deepgramLiveProvider } from './deepgram-live.ts';
 import { openAiLiveProvider } from './openai-live.ts';
-import { DEFAULT_LIVE_TUNING } from './resilient.ts';
+import { DEFAULT_LIVE_TUNING } from './live-connection.ts';
 import type { StreamingProvider, StreamingProviderName } from './types.ts';
 
 /** The configured provider's live adapter (the same choice as for uploads), or null when none is configured. */

@@ -3,6 +3,7 @@ import { call, type Logger } from '@chronicler/kit';
 import { MessageFlags, type ChatInputCommandInteraction } from 'discord.js';
 import type { BotCore } from '../core.ts';
 import { beginRecording } from '../lifecycle.ts';
+import { admissionProblem } from '../limits.ts';
 import { ensureLink } from '../links.ts';
 
 /** The caller's voice channel in this guild, if they are in one. */
@@ -65,6 +66,11 @@ export async function startCommand(
     )
       .then((r) => r.keyterms)
       .catch(() => []);
+  }
+  const refused = await admissionProblem(core, interaction.guildId, user.id);
+  if (refused) {
+    await interaction.editReply(refused);
+    return;
   }
   if (g.recording) {
     await interaction.editReply('Someone started a recording here a moment ago; see `/status`.');

@@ -1,0 +1,154 @@
+import type { SemaphoreLease } from '@chronicler/kit';
+import type { RecordingLimits } from '../config.ts';
+import type { LiveNotice } from '../pipeline/index.ts';
+import type { BotCore } from './core.ts';
+
+/** No limit at all (a bot built without them). */
+export const NO_LIMITS: RecordingLimits = {
+  maxSessionSeconds: null,
+  warnSeconds: 0,
+  maxSpeakers: null,
+  maxPerOwner: null,
+  guildSecondsPerDay: null,
+};
+
+const ownerKey = (ownerId: string): string => `voice:recordings:owner:${ownerId}`;
+const guildDayKey = (guildId: string, at: Date): string =>
+  `voice:guild-seconds:${guildId}:${at.toISOString().slice(0, 10)}`;
+/** A key per UTC day, counted over a window longer than the day: the key alone bounds the sum. */
+const DAY_WINDOW_MS = 2 * 86_400_000;
+/** An owner's slot lapses this long after a crashed replica stopped extending it. */
+const OWNER_LEASE_MS = 120_000;
+const TICK_MS = 20_000;
+
+function duration(seconds: number): string {
+  const s = Math.round(seconds);
+  const unit = (n: number, name: string): string => `${n} ${name}${n === 1 ? '' : 's'}`;
+  if (s >= 3600 && s % 3600 === 0) return unit(s / 3600, 'hour');
+  if (s >= 60 && s % 60 === 0) return unit(s / 60, 'minute');
+  return unit(s, 'second');
+}
+
+/** Seconds this guild recorded today (UTC), every replica's recordings counted. */
+async function guildSecondsToday(core: BotCore, guildId: string, add = 0): Promise<number> {
+  const [total] = await core.o.coord.windowCounters.add([
+    { key: guildDayKey(guildId, new Date()), windowMs: DAY_WINDOW_MS, delta: Math.round(add) },
+  ]);
+  return total ?? 0;
+}
+
+/** Why a new recording may not start, in words for the owner; null: it may. */
+export async function admissionProblem(
+  core: BotCore,
+  guildId: string,
+  ownerId: string,
+): Promise<string | null> {
+  const l = core.limits;
+  if (l.maxPerOwner !== null) {
+    const running = await core.o.coord.semaphores.count(ownerKey(ownerId)).catch(() => 0);
+    if (running >= l.maxPerOwner) {
+      return `You already have ${running} recording${running === 1 ? '' : 's'} running, the most one account may run at once. Stop one with \`/stop\` where it runs, then \`/start\` again. Nothing was recorded.`;
+    }
+  }
+  if (l.guildSecondsPerDay !== null) {
+    const used = await guildSecondsToday(core, guildId).catch(() => 0);
+    if (used >= l.guildSecondsPerDay) {
+      return `This server has used its ${duration(l.guildSecondsPerDay)} of recording for today (UTC); recording is possible again after midnight UTC. Nothing was recorded.`;
+    }
+  }
+  return null;
+}
+
+/** What the channel is told when a speaker is queued, over the limit, or their stream failed. */
+export function noticeText(notice: LiveNotice): string {
+  const who = notice.speaker.displayName.trim() || 'A speaker';
+  switch (notice.kind) {
+    case 'queued':
+      return `⏳ ${who} is waiting for a free transcription stream (all are in use): their voice is recorded and is transcribed as soon as one frees.`;
+    case 'speaker-limit':
+      return `${who} is not transcribed: a recording transcribes at most ${notice.limit} speakers. Their voice is still recorded.`;
+    case 'failed':
+      return `⚠️ The speech service failed for ${who}: their words are missing from the transcript until it answers again (the stretch is marked there); their voice is still recorded, and everyone else is transcribed as before.`;
+  }
+}
+
+interface RecordingGuard {
+  stop(): Promise<void>;
+}
+
+/**
+ * Holds one running recording to the limits: the owner's slot among their concurrent
+ * recordings, the guild's daily hours (counted as it runs) and the maximum length (the channel
+ * warned before). `end(message)` ends and saves the recording and posts the message.
+ */
+export function guardRecording(
+  core: BotCore,
+  r: { guildId: string; ownerId: string; startedAt: string; textChannelId: string },
+  end: (message: string) => void,
+): RecordingGuard {
+  const l = core.limits;
+  const log = core.log.child({ guildId: r.guildId });
+  const timers: NodeJS.Timeout[] = [];
+  let lease: SemaphoreLease | null = null;
+  let stopped = false;
+  let countedAt = Date.now();
+  const acquired =
+    l.maxPerOwner === null
+      ? Promise.resolve()
+      : core.o.coord.semaphores.acquire(ownerKey(r.ownerId), l.maxPerOwner, OWNER_LEASE_MS).then(
+          (got) => {
+            lease = got;
+            if (stopped) void got?.release();
+          },
+          (err: unknown) => log.warn({ err }, 'owner recording slot not taken'),
+        );
+  const count = async (): Promise<void> => {
+    const now = Date.now();
+    const add = (now - countedAt) / 1000;
+    countedAt = now;
+    if (l.guildSecondsPerDay === null) return;
+    const used = await guildSecondsToday(core, r.guildId, add);
+    if (!stopped && used >= l.guildSecondsPerDay) {
+      end(
+        `⏹️ Recording ended: this server has used its ${duration(l.guildSecondsPerDay)} of recording for today (UTC).`,
+      );
+    }
+  };
+  const tick = setInterval(() => {
+    void (lease as SemaphoreLease | null)?.extend(OWNER_LEASE_MS).catch(() => {});
+    count().catch((err: unknown) => log.warn({ err }, 'guild recording time not counted'));
+  }, TICK_MS);
+  tick.unref();
+  timers.push(tick);
+  if (l.maxSessionSeconds !== null) {
+    const max = l.maxSessionSeconds;
+    const left = max * 1000 - (Date.now() - Date.parse(r.startedAt));
+    const warnAt = left - l.warnSeconds * 1000;
+    if (l.warnSeconds > 0 && warnAt > 0) {
+      timers.push(
+        setTimeout(() => {
+          void core.post(
+            r.textChannelId,
+            `⏳ This recording reaches its maximum length of ${duration(max)} in ${duration(l.warnSeconds)}: it then ends and is saved. Run \`/start\` again to go on in a new session.`,
+          );
+        }, warnAt),
+      );
+    }
+    timers.push(
+      setTimeout(
+        () => end(`⏹️ Recording ended: it reached its maximum length of ${duration(max)}.`),
+        Math.max(0, left),
+      ),
+    );
+  }
+  return {
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      for (const t of timers) clearTimeout(t);
+      await count().catch(() => {});
+      await acquired;
+      await (lease as SemaphoreLease | null)?.release().catch(() => false);
+    },
+  };
+}
