@@ -18,7 +18,10 @@ export const ADMIN_AI_REQUESTS_MAX = 100;
 export const ADMIN_ACTIVE_SESSIONS_MAX = 100;
 /** Most users listed in the user metrics (the busiest first; the totals cover them all). */
 export const ADMIN_USER_METRICS_MAX = 100;
-/** Longest range of the user metrics, days (both dates inclusive). */
+/**
+ * Longest date range of the user stats and metrics, days (both dates inclusive): a year, leap
+ * day included, enough for any yearly view and small enough to stay a cheap query.
+ */
 export const ADMIN_USER_METRICS_MAX_DAYS = 366;
 
 const DaySchema = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'A UTC day, YYYY-MM-DD' });

@@ -5,6 +5,7 @@ import {
   AudioJobSchema,
   formatTranscriptLine,
   groupKeytermsRpc,
+  TRANSCRIPT_MAX,
   transcriptionRecordedEvent,
   type AudioJob,
   type TranscriptionRecorded,
@@ -29,7 +30,7 @@ import {
 import type { AudioStore } from '../db/audio-store.ts';
 import { keepRecording } from './keep-recording.ts';
 import type { TranscriptStore } from '../db/store.ts';
-import { previewOf, TRANSCRIPT_MAX } from '../validation.ts';
+import { previewOf } from '../validation.ts';
 import { readyForSummary } from '../handlers/summaries.ts';
 
 /** Deliveries of one job before it is given up as failed (the last one marks it failed). */
