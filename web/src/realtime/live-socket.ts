@@ -18,15 +18,15 @@ import { refreshAccess } from '../api/refresh.ts';
 import { getStoredToken } from '../features/auth/auth-storage.ts';
 
 /** 02 §9: up to 5 reconnect attempts, 2 s apart (the library adds its jitter and 5 s cap). */
-export const LIVE_RECONNECT_ATTEMPTS = 5;
-export const LIVE_RECONNECT_DELAY_MS = 2000;
+const LIVE_RECONNECT_ATTEMPTS = 5;
+const LIVE_RECONNECT_DELAY_MS = 2000;
 /**
  * After session_end with lines missing, how long the client waits for them before it closes
  * anyway: the page refetches the stored transcript at the end, so nothing is lost by giving up.
  */
 export const END_CATCH_UP_MS = 10_000;
 /** A gap request unanswered this long is sent again when the next line shows the gap. */
-export const GAP_RETRY_MS = 5000;
+const GAP_RETRY_MS = 5000;
 
 export type LiveStatus = 'connecting' | 'live' | 'reconnecting' | 'ended' | 'offline';
 
@@ -466,7 +466,7 @@ export function createLiveTranscriptStore(transcriptId: string, socket: LiveSock
  * polling. Without a transcript id or a stored token it does not connect (02 §5, §8: logged
  * only) and gives null.
  */
-export function connectLiveTranscript(transcriptId: string): LiveTranscriptStore | null {
+function connectLiveTranscript(transcriptId: string): LiveTranscriptStore | null {
   const token = getStoredToken();
   if (!transcriptId || !token) {
     console.warn(

@@ -34,7 +34,7 @@ export interface OAuthStateRow {
   created_at: Date;
 }
 
-export type Provider = 'discord' | 'google' | 'local';
+type Provider = 'discord' | 'google' | 'local';
 
 /** A provider's identity of a user, and what we copy from its profile. */
 export interface ProviderProfile {

@@ -33,7 +33,7 @@ declare module 'fastify' {
   }
 }
 
-export const LIVE_SOCKET_PATH = '/socket.io';
+const LIVE_SOCKET_PATH = '/socket.io';
 /** Joins one socket may send per window: each costs a read of the stored lines. */
 const JOIN_BURST = 20;
 const JOIN_WINDOW_MS = 10_000;

@@ -12,7 +12,7 @@ import type { PlanningStore } from '../db/store.ts';
 import { ownGroup, sessionDigests } from './group-of.ts';
 
 /** Earlier turns the AI sees with each message: enough for the thread, bounded for the context. */
-export const PLANNING_CONTEXT_MESSAGES = 20;
+const PLANNING_CONTEXT_MESSAGES = 20;
 
 /**
  * svc.planning.send: the AI's reply to a planning message about one of the owner's groups,

@@ -22,7 +22,7 @@ export interface Speaker {
 /** PCM the pipeline takes: Discord's decoded format, or what the provider takes already. */
 export type PcmFormat = 's16le-48k-stereo' | 's16le-16k-mono';
 
-export const PROVIDER_SAMPLE_RATE = 16_000;
+const PROVIDER_SAMPLE_RATE = 16_000;
 /** Audio held while a provider stream opens (16 kHz mono s16le: 32 KB per second). */
 const MAX_PENDING_BYTES = 30 * PROVIDER_SAMPLE_RATE * 2;
 

@@ -30,8 +30,8 @@ import { Spinner } from '../../components/Spinner.tsx';
 import './admin.css';
 import { AudioUsageCard } from '../audio/AudioStorageCard.tsx';
 
-export const DEEPGRAM_DASHBOARD_URL = 'https://console.deepgram.com/';
-export const ASSEMBLYAI_DASHBOARD_URL = 'https://www.assemblyai.com/app';
+const DEEPGRAM_DASHBOARD_URL = 'https://console.deepgram.com/';
+const ASSEMBLYAI_DASHBOARD_URL = 'https://www.assemblyai.com/app';
 
 /** 401 or 403: the server does not take this user as an admin (02 §4: redirect to /). */
 const isUnauthorized = (error: unknown): boolean =>
@@ -160,7 +160,7 @@ function ActiveSessionsTable({ sessions }: { sessions: AdminActiveSession[] }) {
  * the top one at or above the highest day: small costs get [0, 0.001] rather than five
  * ticks that all read 0.000.
  */
-export function costTicks(maxCost: number): number[] {
+function costTicks(maxCost: number): number[] {
   const thousandths = Math.max(1, Math.ceil(Math.round(maxCost * 1e6) / 1000));
   const step = Math.ceil(thousandths / 4);
   const ticks: number[] = [];

@@ -14,15 +14,15 @@ import { Modal, ModalActions } from '../dashboard/Modal.tsx';
 import './summary.css';
 
 /** The message that keeps a summary draft from being saved, or null when it can be. */
-export function summaryDraftError(draft: string, saved: string): string | null {
+function summaryDraftError(draft: string, saved: string): string | null {
   const text = draft.trim();
   if (!text) return 'Summary content cannot be empty.';
   if (text !== saved.trim() && text.length > SUMMARY_MAX) return tooLongMessage('Summary', SUMMARY_MAX);
   return null;
 }
 
-export const GENERATE_FALLBACK = 'Failed to generate summary. Please try again.';
-export const GENERATE_EMPTY_REPLY =
+const GENERATE_FALLBACK = 'Failed to generate summary. Please try again.';
+const GENERATE_EMPTY_REPLY =
   'Failed to generate summary. The AI service might be unavailable or the transcript is empty.';
 
 /** Under the session's own key, so invalidating the session refetches it too. */

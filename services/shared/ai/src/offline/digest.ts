@@ -29,7 +29,7 @@ function idfOf(lineTerms: string[][]): Map<string, number> {
 }
 
 /** The lines of a stretch nearest its topic (cosine to the stretch's TF-IDF centroid), best first. */
-export function central(
+function central(
   lines: Line[],
   lineTerms: string[][],
   idf: Map<string, number>,

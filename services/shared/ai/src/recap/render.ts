@@ -17,7 +17,7 @@ export const RECAP_SECTIONS = [
 ] as const;
 
 /** "1:02:03", "01:02:03" or "62:03" as HH:MM:SS; null for anything else. */
-export function normalizeTime(raw: string): string | null {
+function normalizeTime(raw: string): string | null {
   const m = /(\d{1,3}):([0-5]\d)(?::([0-5]\d))?/.exec(raw);
   if (!m) return null;
   const seconds =
@@ -28,7 +28,7 @@ export function normalizeTime(raw: string): string | null {
 }
 
 /** A link to a moment of a session: the viewer scrolls to it. */
-export function timeLink(time: string, sessionId?: string): string {
+function timeLink(time: string, sessionId?: string): string {
   return `[[${time}]](${sessionId ? `/sessions/${sessionId}` : ''}#t=${time})`;
 }
 
