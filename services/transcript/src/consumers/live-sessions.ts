@@ -21,7 +21,8 @@ import {
   type Logger,
 } from '@chronicler/kit';
 import { Type, type Static } from '@sinclair/typebox';
-import { GAP_SECONDS_DEFAULT, LiveStore, type LiveSessionRow } from '../db/live-store.ts';
+import type { LiveSessionRow } from '../db/live-rows.ts';
+import { GAP_SECONDS_DEFAULT, LiveStore } from '../db/live-store.ts';
 import { lockedSweep } from './locked-sweep.ts';
 
 /** Part of the transcript service's configuration (see service.ts). */
