@@ -1,4 +1,4 @@
-// The admin dashboard's calls (02 §7 Admin calls), admin-only on the server.
+// The admin dashboard's calls, admin-only on the server.
 import {
   ADMIN_CHART_DAYS,
   ADMIN_RECENT_AI_REQUESTS,

@@ -33,7 +33,7 @@ import { AudioUsageCard } from '../audio/AudioStorageCard.tsx';
 const DEEPGRAM_DASHBOARD_URL = 'https://console.deepgram.com/';
 const ASSEMBLYAI_DASHBOARD_URL = 'https://www.assemblyai.com/app';
 
-/** 401 or 403: the server does not take this user as an admin (02 §4: redirect to /). */
+/** 401 or 403: the server does not take this user as an admin; the page sends them to /. */
 const isUnauthorized = (error: unknown): boolean =>
   isApiError(error) &&
   (error.status === 'unauthorized' || error.httpStatus === 401 || error.httpStatus === 403);
@@ -190,7 +190,8 @@ export function AdminPage() {
     queryFn: getAiCostsWeekly,
     ...queryOptions,
   });
-  // Asked for as the specification says; kept in the cache, not shown (02 §7).
+  // The user metrics are fetched with the rest of the dashboard and kept in the cache;
+  // this page shows none of them.
   const metrics = useQuery({
     queryKey: adminQueryKeys.userMetrics(range.start, range.end),
     queryFn: () => getUserMetrics(range.start, range.end),

@@ -91,7 +91,7 @@ function DeleteSessionModal({ session, onClose }: { session: TranscriptDetail; o
   );
 }
 
-/** What the connection state reads while a session is active (02 §9: 'Reconnecting...'). */
+/** What the connection state reads while a session is active ('Reconnecting...' while it retries). */
 const CONNECTION_TEXT: Record<LiveStatus, string> = {
   connecting: 'Connecting...',
   live: 'Connected',
