@@ -1,4 +1,4 @@
-// The session API under load (issue 16, ARCHITECTURE §7): GET /api/transcripts (list), GET
+// The session API under load (issue 16; the budget: at least 0.6x the baseline's throughput): GET /api/transcripts (list), GET
 // /api/transcripts/:id (one) and PUT /api/transcripts/:id/rename (write), 10 sessions of one
 // user, driven by autocannon from this process against servers that each run in their own
 // child processes:

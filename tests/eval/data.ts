@@ -6,28 +6,16 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CRD3_DIR, type Crd3Episode } from '../support/crd3.ts';
 
-export const CRD3_ALIGNED_DIR = process.env.CRD3_ALIGNED_DIR ?? path.resolve(CRD3_DIR, '../crd3-aligned');
-
 interface RawTurn {
   NAMES: string[];
   UTTERANCES: string[];
   NUMBER: number;
 }
 
-export interface AlignedPair {
-  episode: Crd3Episode;
-  /** Two sentences of the wiki's summary. */
-  reference: string;
-  /** The dialogue window aligned to them, as a stored transcript. */
-  transcript: string;
-  /** The window's turns as plain text (speaker dropped), for the baselines. */
-  turnTexts: string[];
-}
-
 /** Speaking pace used to give CRD3 turns realistic times: about 14 characters a second. */
 const CHARS_PER_SECOND = 14;
 
-export function turnText(t: RawTurn): string {
+function turnText(t: RawTurn): string {
   return t.UTTERANCES.join(' ').replace(/\s+/g, ' ').trim();
 }
 
@@ -43,21 +31,6 @@ function timedLines(turns: RawTurn[], startSeconds = 0): { lines: string[]; seco
     at += Math.max(2, text.length / CHARS_PER_SECOND);
   }
   return { lines, seconds };
-}
-
-export function alignedPairs(episode: Crd3Episode): AlignedPair[] {
-  const raw = JSON.parse(readFileSync(path.join(CRD3_ALIGNED_DIR, `${episode}_2_0.json`), 'utf8')) as {
-    CHUNK: string;
-    TURNS: RawTurn[];
-  }[];
-  return raw
-    .filter((item) => item.TURNS.length > 0 && item.CHUNK.trim())
-    .map((item) => ({
-      episode,
-      reference: item.CHUNK.trim(),
-      transcript: timedLines(item.TURNS, item.TURNS[0]!.NUMBER * 5).lines.join('\n'),
-      turnTexts: item.TURNS.map(turnText),
-    }));
 }
 
 export interface TimedEpisode {

@@ -24,7 +24,7 @@ import { Script, Segmenter, waitForChange, type OpenSegment } from './deepgram-l
  *
  * Recognition follows a script, as in the Deepgram live peer (see Segmenter there).
  */
-export interface AssemblyAiLiveSession {
+interface AssemblyAiLiveSession {
   id: string;
   query: Record<string, string>;
   keyterms: string[];

@@ -9,7 +9,7 @@ import Fastify, { type FastifyReply } from 'fastify';
  * with `utterances` (speaker letters, times in milliseconds) and `audio_duration` (seconds).
  * Errors are `{"error": "..."}` with the status the real service uses.
  */
-export interface AssemblyAiUtterance {
+interface AssemblyAiUtterance {
   /** Milliseconds from the start. */
   start: number;
   /** 'A', 'B', ... */
@@ -17,13 +17,13 @@ export interface AssemblyAiUtterance {
   text: string;
 }
 
-export type AssemblyAiRoute = 'upload' | 'submit' | 'poll';
+type AssemblyAiRoute = 'upload' | 'submit' | 'poll';
 
-export type AssemblyAiFailure = { route?: AssemblyAiRoute } & (
+type AssemblyAiFailure = { route?: AssemblyAiRoute } & (
   { status: number; message?: string } | { delayMs: number }
 );
 
-export interface AssemblyAiJob {
+interface AssemblyAiJob {
   id: string;
   uploadId: string;
   bytes: number;
@@ -56,7 +56,7 @@ export interface AssemblyAiPeer {
   close(): Promise<void>;
 }
 
-export function defaultAssemblyAiScript(bytes: number): {
+function defaultAssemblyAiScript(bytes: number): {
   utterances: AssemblyAiUtterance[];
   duration: number;
 } {

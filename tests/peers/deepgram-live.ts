@@ -167,7 +167,7 @@ export function waitForChange(
   });
 }
 
-export interface DeepgramLiveStream {
+interface DeepgramLiveStream {
   id: number;
   /** The query, with repeated parameters (keyterm) joined by commas. */
   query: Record<string, string>;

@@ -8,7 +8,7 @@ import Fastify, { type FastifyReply } from 'fastify';
  * (with diarized `speaker`) and `results.utterances`. It reads the whole body and counts it.
  * Failure switches make it fail the way Deepgram does.
  */
-export interface DeepgramUtterance {
+interface DeepgramUtterance {
   /** Seconds from the start. */
   start: number;
   /** 0-based, as Deepgram's diarization numbers speakers. */
@@ -16,13 +16,13 @@ export interface DeepgramUtterance {
   transcript: string;
 }
 
-export type DeepgramFailure =
+type DeepgramFailure =
   /** An error status with Deepgram's error body (401 INVALID_AUTH, 429, 500, ...). */
   | { status: number; message?: string }
   /** The answer comes this late (the client times out first when its limit is shorter). */
   | { delayMs: number };
 
-export interface DeepgramRequestRecord {
+interface DeepgramRequestRecord {
   query: Record<string, string>;
   authorization: string | undefined;
   contentType: string | undefined;
@@ -52,7 +52,7 @@ export interface DeepgramPeer {
 }
 
 /** What the peer says for a body of `bytes` bytes when no script is set. */
-export function defaultDeepgramScript(bytes: number): { utterances: DeepgramUtterance[]; duration: number } {
+function defaultDeepgramScript(bytes: number): { utterances: DeepgramUtterance[]; duration: number } {
   return {
     duration: Math.round((bytes / 32_000 + 5) * 1000) / 1000,
     utterances: [

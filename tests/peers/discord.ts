@@ -23,7 +23,7 @@ import { voiceTrustBundle } from './discord-voice/trust.ts';
  *   connections (`memberAdapter`, ./discord-voice/member.ts); the voice server relays them.
  */
 
-export interface PeerUser {
+interface PeerUser {
   id: string;
   username: string;
   /** Shown as the member's display name (guild nick). */
@@ -31,7 +31,7 @@ export interface PeerUser {
   bot?: boolean;
 }
 
-export interface PeerChannel {
+interface PeerChannel {
   id: string;
   name: string;
   /** 0 text, 2 voice. */
@@ -55,7 +55,7 @@ interface VoiceState {
   self_deaf: boolean;
 }
 
-export interface InteractionRecord {
+interface InteractionRecord {
   id: string;
   token: string;
   /** The callbacks received (type 4 reply, 5 deferred, 8 autocomplete result). */
@@ -65,13 +65,13 @@ export interface InteractionRecord {
   followups: Record<string, unknown>[];
 }
 
-export interface CommandReply {
+interface CommandReply {
   content: string;
   ephemeral: boolean;
   record: InteractionRecord;
 }
 
-export interface ChannelMessage {
+interface ChannelMessage {
   channelId: string;
   content: string;
 }
@@ -151,7 +151,7 @@ export function guildIdForShard(shard: number, count: number, salt = 0): string 
 }
 
 export const ADMINISTRATOR = 1n << 3n;
-export const MEMBER_PERMISSIONS = (1n << 10n) | (1n << 11n) | (1n << 31n) | (1n << 20n) | (1n << 21n);
+const MEMBER_PERMISSIONS = (1n << 10n) | (1n << 11n) | (1n << 31n) | (1n << 20n) | (1n << 21n);
 
 export async function startDiscordPeer(
   opts: { token?: string; applicationId?: string; voiceHeartbeatMs?: number } = {},

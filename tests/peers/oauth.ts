@@ -8,7 +8,7 @@ import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'j
  * token requests, `{"error": "invalid_grant"}` for bad or reused codes, bearer-token user
  * lookups, RS256 ID tokens. Switches make it fail the way the real ones do.
  */
-export interface DiscordUser {
+interface DiscordUser {
   id: string;
   username: string;
   global_name: string | null;
@@ -17,7 +17,7 @@ export interface DiscordUser {
   verified?: boolean;
 }
 
-export interface IdTokenOptions {
+interface IdTokenOptions {
   sub?: string;
   aud?: string;
   iss?: string;

@@ -17,7 +17,7 @@ import {
  * Answers are deterministic: the next canned answer queued by the test, else a digest of the
  * last user message. Failure switches make it fail the way OpenAI does.
  */
-export type OpenAiFailure =
+type OpenAiFailure =
   /** An error status with OpenAI's error body (401, 429, 500, ...); `retryAfterMs` sets retry-after-ms. */
   | { status: number; message?: string; retryAfterMs?: number }
   /** No answer for this long (longer than the client's timeout: the client gives up). */
@@ -25,7 +25,7 @@ export type OpenAiFailure =
   /** A 429 with `retry-after: <seconds>` (what OpenAI and proxies in front of local servers send). */
   | { status: 429; retryAfterSeconds: number; message?: string };
 
-export interface ChatCompletionRecord {
+interface ChatCompletionRecord {
   model: string;
   messages: { role: string; content: string }[];
   stream: boolean;
@@ -81,7 +81,7 @@ export interface OpenAiPeer {
  * or wrong key when it has one, 413 past its upload limit, 400 for a bad form, and the queued
  * failures (429 with retry-after, 500, a slow answer).
  */
-export interface TranscriptionPeer {
+interface TranscriptionPeer {
   /** Null: no key asked for (a local server); else `Authorization: Bearer <key>` is required. */
   apiKey: string | null;
   /** Uploads larger than this answer 413 (OpenAI: 25 MB). */
@@ -101,7 +101,7 @@ export interface TranscriptionPeer {
   env(model?: string): Record<string, string>;
 }
 
-export interface TranscriptionRecord {
+interface TranscriptionRecord {
   model: string | undefined;
   responseFormat: string | undefined;
   granularities: string[];
@@ -198,7 +198,7 @@ function voicedSegments(pcm: Buffer, rate: number, silenceMs: number): { start: 
 export const peerTokens = (text: string): number => Math.ceil(text.length / 4);
 
 /** The answer when no canned answer is queued: a digest of the last user message. */
-export function defaultOpenAiAnswer(lastUser: string, json: boolean): string {
+function defaultOpenAiAnswer(lastUser: string, json: boolean): string {
   const digest = createHash('sha256').update(lastUser).digest('hex').slice(0, 12);
   return json
     ? JSON.stringify({ reply: `digest ${digest}` })

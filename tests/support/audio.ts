@@ -34,7 +34,7 @@ export function wav(dataBytes: number, fill: 'noise' | 'silence' = 'noise'): Buf
  * 16 kHz mono PCM with a loud tone at each [start, seconds] span and silence between: audio
  * whose "speech" is at known times, for the transcription peer to find.
  */
-export function phrasesPcm(spans: [number, number][], totalSeconds: number): Buffer {
+function phrasesPcm(spans: [number, number][], totalSeconds: number): Buffer {
   const pcm = Buffer.alloc(Math.round(totalSeconds * 16_000) * 2);
   for (const [start, seconds] of spans) {
     const from = Math.round(start * 16_000);

@@ -1,7 +1,7 @@
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { localPassword } from './auth.ts';
 
-/** Debian's Chromium with the flags of CONVENTIONS (no sandbox as root, no network chatter). */
+/** Debian's Chromium, headless: no sandbox (the tests run as root), no GPU, no background network chatter. */
 export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',

@@ -35,7 +35,7 @@ export async function deleteStreams(natsUrl: string, owned: (stream: string) => 
 }
 
 /** Every stream that a test or benchmark left behind. */
-export function deleteTestNamespaces(natsUrl: string): Promise<number> {
+function deleteTestNamespaces(natsUrl: string): Promise<number> {
   return deleteStreams(natsUrl, (n) => TEST_STREAM.test(n));
 }
 

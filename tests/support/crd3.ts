@@ -66,31 +66,3 @@ export function crd3Transcript(
   }
   return lines.join('\n');
 }
-
-interface SynopsisSection {
-  heading?: string;
-  content?: { 'sub-heading'?: string; content?: string }[] | string;
-}
-
-/**
- * The fan wiki's synopsis of the episode (a longer human-written reference), section by
- * section as plain text. `skipHeadings` leaves out sections by heading, e.g. 'Announcements'.
- */
-export function crd3Synopsis(episode: Crd3Episode, opts: { skipHeadings?: string[] } = {}): string {
-  const skip = new Set((opts.skipHeadings ?? []).map((h) => h.toLowerCase()));
-  const sections = load(episode).METADATA.Synopsis;
-  if (!Array.isArray(sections)) return '';
-  const parts: string[] = [];
-  for (const section of sections as SynopsisSection[]) {
-    if (skip.has((section.heading ?? '').trim().toLowerCase())) continue;
-    const content = section.content;
-    if (typeof content === 'string') parts.push(content);
-    else for (const sub of content ?? []) if (sub.content) parts.push(sub.content);
-  }
-  return parts
-    .join('\n')
-    .split('\n')
-    .map((l) => l.trim())
-    .filter(Boolean)
-    .join('\n');
-}

@@ -57,7 +57,7 @@ export type AuthConfig = Static<typeof AuthConfigSchema>;
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
 
 /** "90", "90s", "15m", "1h", "7d" → seconds. */
-export function parseDuration(value: string): number {
+function parseDuration(value: string): number {
   const m = /^([0-9]+)([smhd]?)$/.exec(value);
   if (!m) throw new Error(`not a duration: ${value}`);
   return Number(m[1]) * UNIT_SECONDS[m[2] || 's']!;

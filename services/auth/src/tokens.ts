@@ -6,7 +6,7 @@ import type { AuthStore } from './db/store.ts';
 /** Only this algorithm is accepted: `alg: none` and algorithm-confusion tokens fail. */
 const ALGORITHMS = ['HS256'];
 
-export interface TokenClaims {
+interface TokenClaims {
   /** User id. */
   sub: string;
   /** Session id: the server-side record that logout revokes. */

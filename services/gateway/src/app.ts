@@ -42,13 +42,13 @@ declare module 'fastify' {
 }
 
 /** Default request body limit; a route that needs more (audio upload) sets its own. */
-export const BODY_LIMIT = 1024 * 1024;
+const BODY_LIMIT = 1024 * 1024;
 
 /**
  * Longest path parameter: every id is far shorter (a UUID is 36), so a longer one names
  * nothing and is answered 404 by the router before any work.
  */
-export const MAX_PARAM_LENGTH = 200;
+const MAX_PARAM_LENGTH = 200;
 
 /**
  * The gateway, laid out like fastify's demo app: external plugins, then app plugins,

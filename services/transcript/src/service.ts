@@ -43,6 +43,7 @@ import {
   transcriptAdminCountsRpc,
   transcriptEventsStream,
   transcriptExistsRpc,
+  TRANSCRIPT_MAX,
   updateTranscriptRpc,
   updateTranscriptSummaryRpc,
   usageEventsStream,
@@ -95,7 +96,6 @@ import { createShare, listShares, resolveShare, revokeShare } from './handlers/s
 import { claimSummary, getLlmSummary, setGeneratedSummary, setSummaryStatus } from './handlers/summaries.ts';
 import { updateSummary } from './handlers/update-summary.ts';
 import { updateTranscript } from './handlers/update-transcript.ts';
-import { TRANSCRIPT_MAX } from './validation.ts';
 
 export default defineService({
   name: 'transcript',

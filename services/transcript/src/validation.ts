@@ -1,9 +1,5 @@
-import { nameTooLongMessage, SESSION_NAME_MAX } from '@chronicler/contracts';
+import { SESSION_NAME_MAX, SUMMARY_MAX, tooLongMessage, TRANSCRIPT_MAX } from '@chronicler/contracts';
 import { ServiceError } from '@chronicler/kit';
-
-/** Summary and transcript length limits, checked here too whatever the client did. */
-export const SUMMARY_MAX = 10_000;
-export const TRANSCRIPT_MAX = 500_000;
 
 export const bad = (message: string): ServiceError => new ServiceError('bad_request', message);
 export const transcriptNotFound = (): ServiceError => new ServiceError('not_found', 'Transcript not found');
@@ -14,12 +10,13 @@ export function assertNoNul(value: string, field: string): void {
 }
 
 export function checkSummary(summary: string): void {
-  if (summary.length > SUMMARY_MAX) throw bad('Session summary cannot exceed 10,000 characters');
+  // Checked here too whatever the client did.
+  if (summary.length > SUMMARY_MAX) throw bad(tooLongMessage('Session summary', SUMMARY_MAX));
   assertNoNul(summary, 'Session summary');
 }
 
 export function checkTranscript(text: string): void {
-  if (text.length > TRANSCRIPT_MAX) throw bad('Transcript cannot exceed 500,000 characters');
+  if (text.length > TRANSCRIPT_MAX) throw bad(tooLongMessage('Transcript', TRANSCRIPT_MAX));
   assertNoNul(text, 'Transcript');
 }
 
@@ -27,7 +24,7 @@ export function checkName(name: string | undefined, message: string): string {
   const trimmed = (name ?? '').trim();
   if (!trimmed) throw bad(message);
   // Checked here too, not only at the gateway: the bot and other services call the bus directly.
-  if (trimmed.length > SESSION_NAME_MAX) throw bad(nameTooLongMessage('Session name', SESSION_NAME_MAX));
+  if (trimmed.length > SESSION_NAME_MAX) throw bad(tooLongMessage('Session name', SESSION_NAME_MAX));
   assertNoNul(trimmed, 'Name');
   return trimmed;
 }

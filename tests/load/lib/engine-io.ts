@@ -66,6 +66,3 @@ export function connectPacket(auth: Record<string, unknown>): string {
 export function eventPacket(name: string, ...args: unknown[]): string {
   return `42${JSON.stringify([name, ...args])}`;
 }
-
-/** socket.io DISCONNECT, then Engine.IO close is the server's. */
-export const DISCONNECT = '41';

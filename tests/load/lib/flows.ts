@@ -5,7 +5,7 @@
  * module is imported here.
  */
 
-export interface Step {
+interface Step {
   /** Metric tag: one name per kind of request, never per id. */
   name: string;
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -48,7 +48,7 @@ export function* browsing(random: () => number = Math.random): Flow {
 }
 
 /** Lines of a pasted transcript, about `chars` characters. */
-export function transcriptText(chars: number, seed = 0): string {
+function transcriptText(chars: number, seed = 0): string {
   const speakers = ['Matt', 'Laura', 'Travis', 'Marisha', 'Sam'];
   const lines: string[] = [];
   let size = 0;

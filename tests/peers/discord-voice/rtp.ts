@@ -14,7 +14,7 @@ export const MODES = ['aead_aes256_gcm_rtpsize', 'aead_xchacha20_poly1305_rtpsiz
 export type EncryptionMode = (typeof MODES)[number];
 export const isMode = (m: unknown): m is EncryptionMode => MODES.includes(m as EncryptionMode);
 
-export const RTP_OPUS_PAYLOAD_TYPE = 120;
+const RTP_OPUS_PAYLOAD_TYPE = 120;
 const TAG = 16;
 const NONCE = 4;
 

@@ -49,7 +49,7 @@ export const Close = {
 } as const;
 
 /** Who the gateway told the voice server to expect (its VOICE_STATE_UPDATE + VOICE_SERVER_UPDATE). */
-export interface Expected {
+interface Expected {
   guildId: string;
   channelId: string;
   userId: string;
@@ -77,7 +77,7 @@ interface Client extends Expected {
   maxDaveVersion: number;
 }
 
-export interface VoiceFaults {
+interface VoiceFaults {
   /** Fraction of relayed packets dropped. */
   loss: number;
   /** Fraction of relayed packets held back and sent after the next one. */

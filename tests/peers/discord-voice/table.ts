@@ -4,7 +4,7 @@ import type { DiscordPeer } from '../discord.ts';
 import { joinVoiceAsMember, type VoiceMember } from './member.ts';
 
 /** A turn with its speech synthesized (48 kHz stereo PCM), ready to play. */
-export interface SpokenTurn extends Turn {
+interface SpokenTurn extends Turn {
   pcm: Buffer;
 }
 

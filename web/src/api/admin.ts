@@ -1,4 +1,4 @@
-// The admin dashboard's calls (02 §7 Admin calls), admin-only on the server.
+// The admin dashboard's calls, admin-only on the server.
 import {
   ADMIN_CHART_DAYS,
   ADMIN_RECENT_AI_REQUESTS,
@@ -10,13 +10,7 @@ import {
 } from '@chronicler/contracts';
 import { apiRequest } from './http.ts';
 
-export type {
-  AdminActiveSession,
-  AdminStats,
-  AiRequestRecord,
-  TranscriptionHoursDay,
-  WeeklyAiCostDay,
-} from '@chronicler/contracts';
+export type { AdminActiveSession, AdminStats, AiRequestRecord } from '@chronicler/contracts';
 
 /** How often the open dashboard refreshes its figures. */
 export const ADMIN_REFRESH_MS = 30_000;

@@ -104,7 +104,7 @@ export function nextLink(header: string | null): string | null {
  * Every item of a paged list (GET /transcripts, /groups): the first page, then each page its
  * `Link: rel="next"` names, until none does. The server bounds each page, not the list.
  */
-export async function apiRequestAllPages<T>(path: string, options: RequestOptions = {}): Promise<T[]> {
+async function apiRequestAllPages<T>(path: string, options: RequestOptions = {}): Promise<T[]> {
   const items: T[] = [];
   let url: string | null = buildUrl(path, options.query);
   const seen = new Set<string>();

@@ -4,7 +4,7 @@ import { API_BASE, ApiError, apiRequest, authHeaders } from './http.ts';
 import type { TranscriptSummaryItem } from './types.ts';
 
 /** An upload of up to 500 MB may take a while on a slow line (the client waits up to 300 s). */
-export const AUDIO_UPLOAD_TIMEOUT_MS = 300_000;
+const AUDIO_UPLOAD_TIMEOUT_MS = 300_000;
 
 /** POST /transcripts/manual. Empty summary and transcript are left out. */
 export interface ManualSessionPayload {

@@ -1,14 +1,7 @@
 import type { CreatedShare, Share, ShareKind, SharedTranscript, SharedView } from '@chronicler/contracts';
 import { apiRequest } from './http.ts';
 
-export type {
-  CreatedShare,
-  Share,
-  ShareKind,
-  SharedSessionItem,
-  SharedTranscript,
-  SharedView,
-} from '@chronicler/contracts';
+export type { CreatedShare, Share, ShareKind, SharedTranscript, SharedView } from '@chronicler/contracts';
 
 const collection = (kind: ShareKind, id: string) =>
   `/${kind === 'group' ? 'groups' : 'transcripts'}/${encodeURIComponent(id)}/shares`;

@@ -1,13 +1,7 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { queryKeys } from '../app/query-client.ts';
-import { apiRequest, listRequest } from './http.ts';
-import type {
-  ActiveSessionItem,
-  GroupSummaryItem,
-  OkResponse,
-  TranscriptDetail,
-  TranscriptSummaryItem,
-} from './types.ts';
+import { apiRequest } from './http.ts';
+import type { GroupSummaryItem, OkResponse, TranscriptDetail, TranscriptSummaryItem } from './types.ts';
 
 const path = (id: string, rest = '') => `/transcripts/${encodeURIComponent(id)}${rest}`;
 
@@ -23,13 +17,6 @@ export function retryTranscription(id: string): Promise<TranscriptSummaryItem> {
   return apiRequest<TranscriptSummaryItem>(path(id, '/retry-transcription'), {
     method: 'POST',
     errorMessage: 'Failed to retry the transcription',
-  });
-}
-
-/** GET /transcripts/active: sessions being recorded now; failures give an empty list. */
-export function listActiveSessions(): Promise<ActiveSessionItem[]> {
-  return listRequest<ActiveSessionItem>('/transcripts/active', {
-    errorMessage: 'Failed to load active sessions',
   });
 }
 

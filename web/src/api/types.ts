@@ -3,7 +3,6 @@
 import type { AuthCheckResponse, AuthUser, TranscriptListItem } from '@chronicler/contracts';
 
 export type {
-  ActiveSession as ActiveSessionItem,
   AppConfig,
   AuthCheckResponse,
   AuthProviders,
@@ -12,9 +11,7 @@ export type {
   Group as GroupSummaryItem,
   GroupSummaryCheck,
   LoginUrlResponse,
-  SummaryStatus,
   Transcript as TranscriptDetail,
-  TranscriptionStatus,
   UserStats,
 } from '@chronicler/contracts';
 

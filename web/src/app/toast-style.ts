@@ -1,4 +1,4 @@
-import toast, { type DefaultToastOptions } from 'react-hot-toast';
+import type { DefaultToastOptions } from 'react-hot-toast';
 
 const base = {
   borderRadius: '8px',
@@ -38,11 +38,4 @@ export const toastOptions: DefaultToastOptions = {
     style: { ...base, background: colours.loading },
     iconTheme: { primary: '#ffffff', secondary: colours.loading },
   },
-};
-
-/** Info (blue) and warning (amber) are plain toasts with their own colour. */
-export const notify = {
-  info: (message: string) => toast(message, { icon: 'ℹ️', style: { ...base, background: colours.info } }),
-  warning: (message: string) =>
-    toast(message, { icon: '⚠️', style: { ...base, background: colours.warning } }),
 };

@@ -17,7 +17,7 @@ export function useMediaQuery(query: string): boolean {
 }
 
 /** Mobile means a viewport 768 px wide or less: the sidebar collapses into a drawer. */
-export const MOBILE_QUERY = '(max-width: 768px)';
+const MOBILE_QUERY = '(max-width: 768px)';
 
 export function useIsMobile(): boolean {
   return useMediaQuery(MOBILE_QUERY);

@@ -46,7 +46,7 @@ export interface FrameSocket {
  * The socket's address: the API base (VITE_API_BASE, which may name another backend) on the
  * same origin by default, with ws: or wss: to match, and the one-time ticket when there is one.
  */
-export function frameSocketUrl(opts: FrameSocketOptions, ticket: string | null): string {
+function frameSocketUrl(opts: FrameSocketOptions, ticket: string | null): string {
   const url = new URL(`${API_BASE}${opts.path}`, window.location.href);
   url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
   // The specification's `token` parameter, holding a one-time code, never the access token.

@@ -1,4 +1,4 @@
-// The live transcription socket (02 §3, §4, §5, §7, §9): socket.io at the site origin,
+// The live transcription socket: socket.io at the site origin,
 // path /socket.io, with the stored token in the auth payload and transcript_id in the query.
 // The protocol is live.ts in the contracts: every stored final line carries a per-transcript
 // `seq`, so the client can tell a redelivery from a new line and a gap from the end.
@@ -17,16 +17,16 @@ import { io } from 'socket.io-client';
 import { refreshAccess } from '../api/refresh.ts';
 import { getStoredToken } from '../features/auth/auth-storage.ts';
 
-/** 02 §9: up to 5 reconnect attempts, 2 s apart (the library adds its jitter and 5 s cap). */
-export const LIVE_RECONNECT_ATTEMPTS = 5;
-export const LIVE_RECONNECT_DELAY_MS = 2000;
+/** Up to 5 reconnect attempts, 2 s apart (the library adds its jitter and 5 s cap). */
+const LIVE_RECONNECT_ATTEMPTS = 5;
+const LIVE_RECONNECT_DELAY_MS = 2000;
 /**
  * After session_end with lines missing, how long the client waits for them before it closes
  * anyway: the page refetches the stored transcript at the end, so nothing is lost by giving up.
  */
 export const END_CATCH_UP_MS = 10_000;
 /** A gap request unanswered this long is sent again when the next line shows the gap. */
-export const GAP_RETRY_MS = 5000;
+const GAP_RETRY_MS = 5000;
 
 export type LiveStatus = 'connecting' | 'live' | 'reconnecting' | 'ended' | 'offline';
 
@@ -83,7 +83,7 @@ const speakerKey = (event: { speaker_tag?: unknown; speaker_info?: SpeakerInfo }
 
 const hasText = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '';
 
-/** 02 §5: a line needs utterance_id and text; a user_* line also the speaker's displayName. */
+/** A line needs utterance_id and text; a user_* line also the speaker's displayName; others are dropped. */
 function validLine(event: Partial<LiveTranscriptionEvent> | null | undefined, userLine: boolean): boolean {
   if (!event || typeof event !== 'object') return false;
   if (!hasText(event.utterance_id) || !hasText(event.text)) return false;
@@ -463,10 +463,10 @@ export function createLiveTranscriptStore(transcriptId: string, socket: LiveSock
 
 /**
  * Opens the socket for a transcript: the site origin, path /socket.io, websocket first then
- * polling. Without a transcript id or a stored token it does not connect (02 §5, §8: logged
- * only) and gives null.
+ * polling. Without a transcript id or a stored token it does not connect (the problem is
+ * logged only, nothing shown) and gives null.
  */
-export function connectLiveTranscript(transcriptId: string): LiveTranscriptStore | null {
+function connectLiveTranscript(transcriptId: string): LiveTranscriptStore | null {
   const token = getStoredToken();
   if (!transcriptId || !token) {
     console.warn(

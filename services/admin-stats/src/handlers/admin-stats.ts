@@ -15,7 +15,7 @@ export interface StatsSources {
 }
 
 /**
- * svc.admin-stats.stats: the admin stats response (02 §3). Active sessions come from this
+ * svc.admin-stats.stats: the admin dashboard's stats. Active sessions come from this
  * service's live_sessions (fed by the live events), the totals from their owners (one
  * aggregate each), the stream counts from the shared gate.
  */

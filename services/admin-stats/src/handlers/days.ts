@@ -35,6 +35,6 @@ export interface TokenPrices {
   outputPerMillionUsd: number;
 }
 
-/** Estimated cost of the tokens at the prices, rounded to 4 decimals (02 §9). */
+/** Estimated cost of the tokens at the prices, in dollars rounded to 4 decimals. */
 export const tokenCost = (input: number, output: number, p: TokenPrices): number =>
   round4((input * p.inputPerMillionUsd + output * p.outputPerMillionUsd) / 1_000_000);

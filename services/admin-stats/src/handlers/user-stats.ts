@@ -1,11 +1,13 @@
-import type { RpcRequest, UserStats, userStatsRpc } from '@chronicler/contracts';
+import {
+  ADMIN_USER_METRICS_MAX_DAYS,
+  type RpcRequest,
+  type UserStats,
+  type userStatsRpc,
+} from '@chronicler/contracts';
 import { ServiceError } from '@chronicler/kit';
 import type { TimeWindow, UsageStore } from '../db/store.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-/** A year, leap day included: enough for any yearly view, small enough to stay a cheap query. */
-export const MAX_RANGE_DAYS = 366;
-
 const bad = (message: string): ServiceError => new ServiceError('bad_request', message);
 
 /** Midnight UTC of a YYYY-MM-DD calendar date; null for anything else (2026-02-30 included). */
@@ -23,8 +25,8 @@ export function statsWindow(start: string, end: string): TimeWindow {
   if (!last) throw bad('Invalid end date. Use YYYY-MM-DD.');
   if (from > last) throw bad('Start date must be on or before end date.');
   const to = new Date(last.getTime() + DAY_MS);
-  if ((to.getTime() - from.getTime()) / DAY_MS > MAX_RANGE_DAYS) {
-    throw bad(`Date range cannot exceed ${MAX_RANGE_DAYS} days.`);
+  if ((to.getTime() - from.getTime()) / DAY_MS > ADMIN_USER_METRICS_MAX_DAYS) {
+    throw bad(`Date range cannot exceed ${ADMIN_USER_METRICS_MAX_DAYS} days.`);
   }
   return { from, to };
 }

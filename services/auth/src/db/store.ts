@@ -5,7 +5,7 @@ import type { OAuthStateRow, ProviderProfile, SessionRow, UserRow } from './tabl
 export const SOCKET_TICKET_MAX_AGE_MS = 60 * 1000;
 
 /** Single-use OAuth states older than this are refused (and swept). */
-export const OAUTH_STATE_MAX_AGE_MS = 10 * 60 * 1000;
+const OAUTH_STATE_MAX_AGE_MS = 10 * 60 * 1000;
 
 const SUBJECT_COLUMN = { discord: 'discord_id', google: 'google_sub', local: 'local_name' } as const;
 

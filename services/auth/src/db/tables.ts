@@ -1,7 +1,6 @@
 /**
- * Rows of the `auth` schema (migrations/0001_users_sessions.sql, 0002_local_passwords.sql). Queries are plain SQL
- * through the kit's DatabaseHandle: drizzle-orm is a dependency of the kit, not of this
- * package, so its table builders cannot be imported here (see README).
+ * Rows of the `auth` schema (migrations/0001_users_sessions.sql, 0002_local_passwords.sql), as
+ * the plain parameterised SQL of store.ts reads them through the kit's DatabaseHandle.
  */
 export interface UserRow {
   id: string;
@@ -35,7 +34,7 @@ export interface OAuthStateRow {
   created_at: Date;
 }
 
-export type Provider = 'discord' | 'google' | 'local';
+type Provider = 'discord' | 'google' | 'local';
 
 /** A provider's identity of a user, and what we copy from its profile. */
 export interface ProviderProfile {

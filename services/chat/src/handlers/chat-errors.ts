@@ -1,5 +1,5 @@
 import { AiRateLimitedError, AiUnavailableError } from '@chronicler/ai';
-import { CHAT_MESSAGE_MAX_CHARS } from '@chronicler/contracts';
+import { CHAT_MESSAGE_MAX_CHARS, tooLongMessage } from '@chronicler/contracts';
 import { ServiceError } from '@chronicler/kit';
 
 export const bad = (message: string): ServiceError => new ServiceError('bad_request', message);
@@ -8,7 +8,7 @@ export const bad = (message: string): ServiceError => new ServiceError('bad_requ
 export function checkQuestion(content: string): string {
   const trimmed = content.trim();
   if (!trimmed) throw bad('Message cannot be empty');
-  if (trimmed.length > CHAT_MESSAGE_MAX_CHARS) throw bad('Message cannot exceed 20,000 characters');
+  if (trimmed.length > CHAT_MESSAGE_MAX_CHARS) throw bad(tooLongMessage('Message', CHAT_MESSAGE_MAX_CHARS));
   // PostgreSQL text cannot hold NUL: refuse it rather than fail with a 500 on insert.
   if (trimmed.includes('\u0000')) throw bad('Message cannot contain NUL characters');
   return trimmed;

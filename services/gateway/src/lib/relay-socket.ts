@@ -42,7 +42,7 @@ export function registerRelaySocket<Frame, Message, History>(
   const Query = Type.Object({
     /** A one-time code from POST /api/auth/socket-ticket; never a token (URLs are logged). */
     ticket: Type.Optional(Type.String({ maxLength: 512 })),
-    /** The same code under the name the specification gives the parameter (02 §7). */
+    /** The same code under the parameter's public name, which clients already send. */
     token: Type.Optional(Type.String({ maxLength: 4096 })),
     [opts.idParam]: Type.Optional(Type.String()),
   });

@@ -17,20 +17,20 @@ import type { TLSSocket } from 'node:tls';
 import { SessionCache } from '../lib/session-cache.ts';
 
 export type TokenSource = 'cookie' | 'bearer' | 'auth-token';
-export type HandshakeTokenSource = TokenSource | 'ticket' | 'socket-auth';
+type HandshakeTokenSource = TokenSource | 'ticket' | 'socket-auth';
 
 /** The outcome of a WebSocket or socket.io handshake check. */
-export type HandshakeCheck =
+type HandshakeCheck =
   | { ok: true; user: AuthUser; sessionId: string; source: HandshakeTokenSource }
   | { ok: false; status: 401 | 403; detail: string };
 
 /** What a handshake carries besides its headers: the parsed query and socket.io's auth payload. */
-export interface HandshakeExtras {
+interface HandshakeExtras {
   query?: Record<string, unknown>;
   auth?: Record<string, unknown>;
 }
 
-export interface RequestAuth {
+interface RequestAuth {
   sessionId: string;
   source: TokenSource;
   /** The access token that signed this request in. */
@@ -124,7 +124,7 @@ function headerTokens(headers: IncomingHttpHeaders): { source: TokenSource; toke
  * The tokens of a WebSocket/socket.io handshake in the order they are tried: the socket.io
  * auth payload, the headers, then the cookie (when `withCookie`). Never the query string.
  */
-export function handshakeTokens(opts: {
+function handshakeTokens(opts: {
   auth?: Record<string, unknown>;
   headers?: IncomingHttpHeaders;
   cookies?: Record<string, string | undefined>;

@@ -3,7 +3,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 
 /** Seconds a client is asked to wait before retrying a 503 (RFC 9110 §10.2.3). */
-export const RETRY_AFTER_SECONDS = 5;
+const RETRY_AFTER_SECONDS = 5;
 
 const GENERIC: Record<number, string> = {
   413: 'The request is too large.',
@@ -23,7 +23,7 @@ const INTERNAL_WORDS =
   /\b(?:svc|evt|live)\.[\w-]|\bNATS\b|JetStream|\bblob store\b|\bthe bus\b|\bstream\b|\bSQL\b|\bat [\w.<>]+ \(/i;
 
 /** Whether a message would show the user something of the system's insides. */
-export const revealsInternals = (message: string): boolean => INTERNAL_WORDS.test(message);
+const revealsInternals = (message: string): boolean => INTERNAL_WORDS.test(message);
 
 /**
  * What the user is told for a service error: its message when it is meant for them (below

@@ -14,7 +14,7 @@ const IDEMPOTENT_ROUTES = new Set([
 ]);
 
 /** How long a first response is kept for retries (the draft's example; Stripe's too). */
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 /**
  * The lock that stops a concurrent retry is short and kept alive while the first request

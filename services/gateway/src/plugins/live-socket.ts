@@ -41,7 +41,7 @@ declare module 'fastify' {
   }
 }
 
-export const LIVE_SOCKET_PATH = '/socket.io';
+const LIVE_SOCKET_PATH = '/socket.io';
 /** Joins one socket may send per window: each costs a read of the stored lines. */
 const JOIN_BURST = 20;
 const JOIN_WINDOW_MS = 10_000;
@@ -79,7 +79,7 @@ interface SocketData {
 }
 
 /**
- * The live transcript socket (02 §7): socket.io at /socket.io on the gateway's own origin.
+ * The live transcript socket: socket.io at /socket.io on the gateway's own origin.
  * The handshake is refused for a foreign Origin before anything else, then authenticated
  * with the token of the auth payload (or header, cookie: checkHandshake). A socket
  * joins a transcript's room only after the owner check (the first read) succeeded; the join answers with the stored lines the

@@ -5,7 +5,7 @@ import type { FastifySchemaCompiler } from 'fastify';
 import fp from 'fastify-plugin';
 
 /** A request that does not match its route's schema; the errors plugin answers it 400 `{detail}`. */
-export class InvalidRequest extends Error {
+class InvalidRequest extends Error {
   readonly statusCode = 400;
   readonly code = 'FST_ERR_VALIDATION';
 }
@@ -22,7 +22,7 @@ const PART_LABEL: Record<Part, { whole: string; field: string }> = {
 const count = (n: unknown): string => (typeof n === 'number' ? n.toLocaleString('en-US') : String(n));
 
 /** One sentence for the first thing wrong: the field by its `title` (e.g. 'Group name') or its path. */
-export function describeError(part: Part, e: ValueError): string {
+function describeError(part: Part, e: ValueError): string {
   const label = PART_LABEL[part];
   const schema = e.schema as TSchema & { title?: string };
   // The path holds the client's own keys: shortened, so a huge key is not echoed back whole.
@@ -70,7 +70,7 @@ export function describeError(part: Part, e: ValueError): string {
  * so they never reach a service. Query strings, path parameters and headers are text by
  * nature: they are converted to the declared types (a page size of '10' to 10) first.
  */
-export const compileValidator: FastifySchemaCompiler<TSchema> = ({ schema, httpPart, method, url }) => {
+const compileValidator: FastifySchemaCompiler<TSchema> = ({ schema, httpPart, method, url }) => {
   if (!(Kind in schema)) throw new Error(`${method} ${url}: the ${httpPart} schema is not a TypeBox schema`);
   const part = (httpPart ?? 'body') as Part;
   const check = TypeCompiler.Compile(schema);

@@ -19,7 +19,7 @@ import { bad, groupNotFound } from './group-errors.ts';
 const INFER_SESSIONS = 3;
 
 /** The user's links, trimmed and checked: names present and short, one character per speaker. */
-export function checkCharacterLinks(links: CharacterLink[]): CharacterLink[] {
+function checkCharacterLinks(links: CharacterLink[]): CharacterLink[] {
   if (links.length > CHARACTER_LINKS_MAX)
     throw bad(`A character map holds at most ${CHARACTER_LINKS_MAX} links`);
   const out: CharacterLink[] = [];

@@ -3,7 +3,7 @@ import { call, type Bus, type Cache } from '@chronicler/kit';
 import { createHash } from 'node:crypto';
 
 /** How long learned names are reused before the sessions are read again. */
-export const LEARNED_NAMES_TTL_MS = 5 * 60 * 1000;
+const LEARNED_NAMES_TTL_MS = 5 * 60 * 1000;
 
 /**
  * The names learned from a group's sessions. The transcript service owns the texts and

@@ -2,7 +2,7 @@ import { getGroupRpc, LIST_PAGE_MAX, listTranscriptsPageRpc, type Group } from '
 import { call, ServiceError, type Bus } from '@chronicler/kit';
 import type { SessionDigest } from '@chronicler/ai';
 
-export const groupNotFound = (): ServiceError => new ServiceError('not_found', 'Group not found');
+const groupNotFound = (): ServiceError => new ServiceError('not_found', 'Group not found');
 
 /** One of the owner's groups (id and group_id are the same value); another user's group is not found. */
 export async function ownGroup(bus: Bus, ownerId: string, groupId: string): Promise<Group> {

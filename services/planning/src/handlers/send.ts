@@ -6,13 +6,13 @@ import {
   type ChatMessage,
   type EditorContext,
 } from '@chronicler/ai';
-import { PLANNING_MESSAGE_MAX, type PlanningMessage } from '@chronicler/contracts';
+import { PLANNING_MESSAGE_MAX, tooLongMessage, type PlanningMessage } from '@chronicler/contracts';
 import { ServiceError, type Bus, type Logger } from '@chronicler/kit';
 import type { PlanningStore } from '../db/store.ts';
 import { ownGroup, sessionDigests } from './group-of.ts';
 
 /** Earlier turns the AI sees with each message: enough for the thread, bounded for the context. */
-export const PLANNING_CONTEXT_MESSAGES = 20;
+const PLANNING_CONTEXT_MESSAGES = 20;
 
 /**
  * svc.planning.send: the AI's reply to a planning message about one of the owner's groups,
@@ -31,7 +31,7 @@ export const send =
     const content = req.content.trim();
     if (!content) throw new ServiceError('bad_request', 'Message cannot be empty.');
     if (content.length > PLANNING_MESSAGE_MAX) {
-      throw new ServiceError('bad_request', 'Message cannot exceed 10,000 characters');
+      throw new ServiceError('bad_request', tooLongMessage('Message', PLANNING_MESSAGE_MAX));
     }
     const group = await ownGroup(bus, req.owner_id, req.group_id);
     const asked = new Date().toISOString();

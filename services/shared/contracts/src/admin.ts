@@ -2,15 +2,15 @@ import { Type, type Static } from '@sinclair/typebox';
 import { rpc } from './rpc.ts';
 
 /**
- * The admin dashboard (02 §2 Admin dashboard, §3, §7 Admin calls). The gateway serves these
+ * The admin dashboard's calls and answers. The gateway serves these
  * under /api/admin/* to admins only; the admin-stats service answers every call from its own
  * ledger (AI requests, transcription usage, live sessions), plus two counts it asks the
  * owners of users and transcripts for.
  */
 
-/** Days in every chart: today (UTC) and the six before it (02 §9: chart window 7 days). */
+/** Days in every chart: today (UTC) and the six before it. */
 export const ADMIN_CHART_DAYS = 7;
-/** AI requests the dashboard asks for (02 §9: recent AI requests 5); also the default. */
+/** How many recent AI requests the dashboard lists; also the default of the call. */
 export const ADMIN_RECENT_AI_REQUESTS = 5;
 /** Most AI requests one call answers. */
 export const ADMIN_AI_REQUESTS_MAX = 100;
@@ -18,12 +18,15 @@ export const ADMIN_AI_REQUESTS_MAX = 100;
 export const ADMIN_ACTIVE_SESSIONS_MAX = 100;
 /** Most users listed in the user metrics (the busiest first; the totals cover them all). */
 export const ADMIN_USER_METRICS_MAX = 100;
-/** Longest range of the user metrics, days (both dates inclusive). */
+/**
+ * Longest date range of the user stats and metrics, days (both dates inclusive): a year, leap
+ * day included, enough for any yearly view and small enough to stay a cheap query.
+ */
 export const ADMIN_USER_METRICS_MAX_DAYS = 366;
 
 const DaySchema = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'A UTC day, YYYY-MM-DD' });
 
-/** A live session that has started and not ended (02 §3 Admin stats response). */
+/** A live session that has started and not ended, as the admin stats list it. */
 export const AdminActiveSessionSchema = Type.Object({
   /** The live session's id: the transcript id it records into (one session per transcript). */
   session_id: Type.String(),
@@ -39,7 +42,7 @@ export type AdminActiveSession = Static<typeof AdminActiveSessionSchema>;
 export const SessionsPerDaySchema = Type.Object({ date: DaySchema, count: Type.Integer({ minimum: 0 }) });
 export type SessionsPerDay = Static<typeof SessionsPerDaySchema>;
 
-/** GET /api/admin/stats (02 §3 Admin stats response). */
+/** GET /api/admin/stats: the dashboard's totals, active sessions and stream counts. */
 export const AdminStatsSchema = Type.Object({
   status: Type.Literal('success'),
   /** Live sessions running now (all of them; `active_sessions` lists at most ADMIN_ACTIVE_SESSIONS_MAX). */
@@ -56,7 +59,7 @@ export const AdminStatsSchema = Type.Object({
 });
 export type AdminStats = Static<typeof AdminStatsSchema>;
 
-/** One AI request (02 §3 AI request record). */
+/** One AI request as the dashboard lists it. */
 export const AiRequestRecordSchema = Type.Object({
   _id: Type.String(),
   user_id: Type.String(),
@@ -92,7 +95,7 @@ export const AdminAiRequestsSchema = Type.Object({
 });
 export type AdminAiRequests = Static<typeof AdminAiRequestsSchema>;
 
-/** One day of transcription (02 §3 Transcription hours per day), rounded to 4 decimals. */
+/** Hours transcribed on one UTC day, rounded to 4 decimals. */
 export const TranscriptionHoursDaySchema = Type.Object({
   date: DaySchema,
   transcription_hours: Type.Number({ minimum: 0 }),
@@ -113,7 +116,7 @@ export const AdminTranscriptionHoursSchema = Type.Object({
 export type AdminTranscriptionHours = Static<typeof AdminTranscriptionHoursSchema>;
 
 /**
- * One day of AI use (02 §3 Weekly AI cost day), with its cost worked out from the tokens and
+ * One day of AI use in the weekly cost chart, with its cost worked out from the tokens and
  * the configured prices (0.1 / 0.4 USD per million by default), rounded to 4 decimals.
  */
 export const WeeklyAiCostDaySchema = Type.Object({

@@ -9,6 +9,9 @@ export * from './campaign-names.ts';
 /** Longest group (campaign) name, counted like SESSION_NAME_MAX. */
 export const GROUP_NAME_MAX = 100;
 
+/** Longest campaign summary in characters (written by hand or generated), like a session's. */
+export const CAMPAIGN_SUMMARY_MAX = 10_000;
+
 /** A group name as the gateway accepts it in a request body, like SessionNameField. */
 export const GroupNameField = Type.Optional(Type.String({ maxLength: GROUP_NAME_MAX, title: 'Group name' }));
 

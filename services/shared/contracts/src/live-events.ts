@@ -8,7 +8,7 @@ import {
 } from './live.ts';
 
 /**
- * The socket events of 02 §3/§7, made where the data is: stored lines and session ends by
+ * The live socket's events, made where the data is: stored lines and session ends by
  * the transcript service as it stores them, interims by the gateway that takes them off the
  * bus. A line of a known user (speaker_info) goes out as user_*; a diarized speaker number as
  * interim_update / final_update.

@@ -8,7 +8,7 @@ import { formatTranscriptLine } from './transcript-lines.ts';
 /**
  * Live sessions: what the live pipeline (voice bot, replay) publishes, what the transcript
  * service stores and re-publishes with a per-transcript sequence number, and what the
- * socket at /socket.io sends to browsers (02 §3, §4, §7).
+ * socket at /socket.io sends to browsers.
  *
  *   pipeline --live.<tid>.start|final|end (JetStream LIVE, msgId)--> transcript service (stores)
  *   transcript --fanout.<tid> (core, queue 'socket-edge')-------------> one gateway -> socket.io room
@@ -63,7 +63,7 @@ export const liveMsgId = {
 /** Longest line text a pipeline may send (a minute of fast speech is ~1,500 characters). */
 export const LIVE_TEXT_MAX = 10_000;
 export const UTTERANCE_ID_MAX = 200;
-/** Interim lines older than this are dropped by the viewer (02 §9). */
+/** Interim lines older than this are dropped by the viewer (a final that never came). */
 export const INTERIM_LIFETIME_MS = 30_000;
 
 export const SpeakerInfoSchema = Type.Object({
@@ -164,7 +164,7 @@ export const liveContent = (lines: readonly LiveLine[]): string =>
     .map(liveLineText)
     .join('\n');
 
-// --- The socket (02 §7). Event names as the specification gives them. -----------------
+// --- The socket. Event names are the public protocol's: never rename them. ------------
 
 export const LiveSocketEvents = {
   join: 'join-transcription',
@@ -194,7 +194,7 @@ export interface JoinedTranscription {
 }
 
 /**
- * A live transcription event (02 §3). `type` is 'interim' or 'final' for one utterance;
+ * A live transcription event. `type` is 'interim' or 'final' for one utterance;
  * 'initial' carries the lines a joining (or catching-up) client is missing in `lines` and
  * the whole final text in `content`; 'content_update' replaces the whole final text.
  */
@@ -219,7 +219,7 @@ export interface LiveTranscriptionEvent {
   lost?: true;
 }
 
-/** session_end (02 §3's session-end payload: name, summary, llm_summary, with ours added). */
+/** session_end: the session's name, summary and llm_summary, with our own fields added. */
 export interface SessionEndEvent {
   transcript_id: string;
   name: string;

@@ -1,7 +1,11 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 
-/** The refusal of an over-long name, worded like the specification's other limits. */
-export const nameTooLongMessage = (what: 'Session name' | 'Group name', max: number): string =>
+/**
+ * The refusal of an over-long text in the specification's words, the limit written with
+ * thousands separators: tooLongMessage('Session summary', SUMMARY_MAX) is 'Session summary
+ * cannot exceed 10,000 characters'. Services and the web both build it from the limit.
+ */
+export const tooLongMessage = (what: string, max: number): string =>
   `${what} cannot exceed ${max.toLocaleString('en-US')} characters`;
 
 /** Who asks: every transcript and group call is made for one owner, never across owners. */

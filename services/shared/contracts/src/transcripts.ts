@@ -16,6 +16,12 @@ import { rpc } from './rpc.ts';
  */
 export const SESSION_NAME_MAX = 200;
 
+/** Longest session summary in characters (typed, uploaded with a recording, or generated). */
+export const SUMMARY_MAX = 10_000;
+
+/** Longest session transcript in characters (pasted, edited line by line, or transcribed). */
+export const TRANSCRIPT_MAX = 500_000;
+
 /**
  * A session name as the gateway accepts it in a request body: optional (the service answers
  * the specification's message for a missing one) and at most SESSION_NAME_MAX characters.

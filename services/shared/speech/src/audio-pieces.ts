@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { SpeechError } from './types.ts';
 
 /** What recordings are decoded to before they are split: 16 kHz mono 16-bit PCM (32 KB a second). */
-export const PIECE_SAMPLE_RATE = 16_000;
+const PIECE_SAMPLE_RATE = 16_000;
 const BYTES_PER_SECOND = PIECE_SAMPLE_RATE * 2;
 /** Loudness is judged over 100 ms frames: shorter than a word, longer than a plosive's gap. */
 const FRAME_BYTES = BYTES_PER_SECOND / 10;

@@ -127,7 +127,7 @@ export function parseTranscription(body: unknown): Transcribed {
 const mb = (bytes: number): string => `${(bytes / 1_000_000).toFixed(1)} MB`;
 
 /** The SDK's errors as SpeechErrors whose message says what the server said. */
-export function transcriptionError(err: unknown, sentBytes: number): SpeechError {
+function transcriptionError(err: unknown, sentBytes: number): SpeechError {
   if (err instanceof SpeechError) return err;
   if (err instanceof APIConnectionTimeoutError) {
     return new SpeechError('The transcription server did not answer in time', true);

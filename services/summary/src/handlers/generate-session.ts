@@ -18,8 +18,8 @@ export interface SessionSummaryDeps {
   recaps: RecapOnce;
 }
 
-export const EMPTY_TRANSCRIPT = 'Cannot generate a summary: the transcript is empty.';
-export const ACTIVE_SESSION =
+const EMPTY_TRANSCRIPT = 'Cannot generate a summary: the transcript is empty.';
+const ACTIVE_SESSION =
   'Cannot generate a summary while the session is being recorded. Stop the recording first.';
 
 /**

@@ -11,9 +11,9 @@ const lockKey = (groupId: string) => `summary:group:${groupId}`;
 /** Set while a generation runs, so a check can tell "running" from "lost the race to start". */
 const runningKey = (groupId: string) => `summary:group-running:${groupId}`;
 
-export const FORCED_WHILE_LOCKED = 'Summary generation already in progress for this group.';
-export const CHECK_WHILE_RUNNING = 'Summary generation already in progress.';
-export const CHECK_LOST_RACE = 'Summary generation already started by another request.';
+const FORCED_WHILE_LOCKED = 'Summary generation already in progress for this group.';
+const CHECK_WHILE_RUNNING = 'Summary generation already in progress.';
+const CHECK_LOST_RACE = 'Summary generation already started by another request.';
 export const UP_TO_DATE = 'Campaign summary is up to date.';
 export const NO_SESSION_SUMMARIES = 'No session in this group has a summary yet.';
 

@@ -5,7 +5,7 @@ import type { Bus, Logger } from '@chronicler/kit';
  * An upload writes steadily (the client's request ends after 5 minutes at most); one that has
  * written nothing for this long belongs to a gateway that died in the middle of it.
  */
-export const ABANDONED_UPLOAD_IDLE_MS = 10 * 60 * 1000;
+const ABANDONED_UPLOAD_IDLE_MS = 10 * 60 * 1000;
 const SWEEP_EVERY_MS = 10 * 60 * 1000;
 
 /**

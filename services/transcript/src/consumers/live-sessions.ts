@@ -22,7 +22,8 @@ import {
   type Logger,
 } from '@chronicler/kit';
 import { Type, type Static } from '@sinclair/typebox';
-import { GAP_SECONDS_DEFAULT, LiveStore, type LiveSessionRow } from '../db/live-store.ts';
+import type { LiveSessionRow } from '../db/live-rows.ts';
+import { GAP_SECONDS_DEFAULT, LiveStore } from '../db/live-store.ts';
 import { lockedSweep } from './locked-sweep.ts';
 
 /** Part of the transcript service's configuration (see service.ts). */
@@ -143,7 +144,7 @@ export async function startLiveConsumer(opts: {
  * What a stored line or a closed session sends to the viewers' sockets, after the commit
  * (a close's usage record and summary request went into the outbox with it).
  */
-export function livePublisher(bus: Bus, outbox: EventOutbox, logger: Logger) {
+function livePublisher(bus: Bus, outbox: EventOutbox, logger: Logger) {
   const deliver = (d: FanoutDelivery): void => {
     // Not stored, not awaited by the store: a viewer that misses it catches up by seq.
     bus.publish(liveSubject.fanout(d.transcript_id), d).catch((err: unknown) => {

@@ -5,6 +5,7 @@ import {
   AudioJobSchema,
   formatTranscriptLine,
   groupKeytermsRpc,
+  TRANSCRIPT_MAX,
   transcriptionRecordedEvent,
   type AudioJob,
   type TranscriptionRecorded,
@@ -29,18 +30,18 @@ import {
 import type { AudioStore } from '../db/audio-store.ts';
 import { keepRecording } from './keep-recording.ts';
 import type { TranscriptStore } from '../db/store.ts';
-import { previewOf, TRANSCRIPT_MAX } from '../validation.ts';
+import { previewOf } from '../validation.ts';
 import { readyForSummary } from '../handlers/summaries.ts';
 
 /** Deliveries of one job before it is given up as failed (the last one marks it failed). */
-export const AUDIO_JOB_MAX_DELIVER = 5;
+const AUDIO_JOB_MAX_DELIVER = 5;
 /** Jobs transcribed at once by one worker process. */
 const CONCURRENCY = 2;
 /** The ack deadline; a running job renews it well before (provider calls take minutes). */
 const ACK_WAIT_MS = 60_000;
 
 /** Speaker-labelled lines in the stored form, cut at a line boundary to the transcript limit. */
-export function transcriptContent(lines: SpeechLine[]): string {
+function transcriptContent(lines: SpeechLine[]): string {
   let out = '';
   for (const l of lines) {
     const line = formatTranscriptLine({ seconds: l.seconds, speaker: l.speaker, text: l.text });

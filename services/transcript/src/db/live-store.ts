@@ -12,6 +12,8 @@ import {
 } from '@chronicler/contracts';
 import { isUuid, type DatabaseHandle, type EventOutbox, type Queryable } from '@chronicler/kit';
 import { previewOf } from '../validation.ts';
+import { LiveReads } from './live-reads.ts';
+import { iso, parseJson, toLine, toSession, type LiveSessionRow } from './live-rows.ts';
 
 /**
  * How long a gap in a session's finals (a final_index not stored while later ones are) may
@@ -20,26 +22,6 @@ import { previewOf } from '../validation.ts';
  * each first); a final held up by a redelivery after a crash arrives well within this.
  */
 export const GAP_SECONDS_DEFAULT = 30;
-
-const iso = (v: unknown): string => (v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString());
-
-/** The open part of a live session that a stored line or an end needs. */
-export interface LiveSessionRow {
-  transcriptId: string;
-  ownerId: string;
-  startedAt: string;
-  endedAt: string | null;
-  finalCount: number;
-  interimCount: number;
-  name: string;
-  error: string;
-  /** The speech provider that streamed it, else how it was fed ('replay'). */
-  provider: string;
-  /** Rows stored (lines and lost markers): below finalCount while a gap is open. */
-  lineCount: number;
-  /** An end that came while finals were missing, carried out once they are in. */
-  pendingEnd: LiveSessionEnd | null;
-}
 
 export type AppendResult =
   | { kind: 'stored' | 'duplicate'; session: LiveSessionRow; line: LiveLine }
@@ -63,30 +45,19 @@ export interface ClosedGap {
 }
 
 /** What a joining viewer gets. */
-export interface JoinView {
-  session: LiveSessionRow;
-  status: 'active' | 'ended';
-  lines: LiveLine[];
-  more: boolean;
-}
 
 /**
  * Queries of live sessions and their lines. Writes of one session serialise on its
  * live_sessions row (`for update`), which is what makes the sequence gap-free.
  */
-export class LiveStore {
-  private readonly transcripts: string;
-  private readonly sessions: string;
-  private readonly lines: string;
+export class LiveStore extends LiveReads {
   constructor(
-    private readonly db: DatabaseHandle,
+    db: DatabaseHandle,
     schema: string,
     /** Where a close writes its usage record and summary request, committed with it. */
     private readonly outbox: EventOutbox,
   ) {
-    this.transcripts = `"${schema}".transcripts`;
-    this.sessions = `"${schema}".live_sessions`;
-    this.lines = `"${schema}".transcript_lines`;
+    super(db, schema);
   }
 
   /**
@@ -397,134 +368,4 @@ export class LiveStore {
       ]);
     });
   }
-
-  /** The owner's live session with the lines after `afterSeq`, or null (not the owner's, not live). */
-  async join(ownerId: string, id: string, afterSeq: number, limit: number): Promise<JoinView | null> {
-    if (!isUuid(id)) return null;
-    const session = await this.readSession(this.db, id);
-    if (!session || session.ownerId !== ownerId) return null;
-    const [t] = await this.db.query<{ status: string }>(
-      `select status from ${this.transcripts} where id = $1`,
-      [id],
-    );
-    const lines = await this.linesAfter(this.db, id, afterSeq, limit + 1, session.startedAt);
-    const more = lines.length > limit;
-    return {
-      session,
-      status: t?.status === 'active' ? 'active' : 'ended',
-      lines: more ? lines.slice(0, limit) : lines,
-      more,
-    };
-  }
-
-  /** Every stored line of an active session, as its content reads so far. */
-  async contentSoFar(id: string): Promise<string | null> {
-    const session = await this.readSession(this.db, id);
-    if (!session) return null;
-    return contentOf(await this.linesAfter(this.db, id, 0, Number.MAX_SAFE_INTEGER, session.startedAt));
-  }
-
-  /** Live sessions started and not ended, of every owner (for the live sessions gauge). */
-  async openCount(): Promise<number> {
-    const [r] = await this.db.query<{ n: number | string }>(
-      `select count(*) as n from ${this.sessions} where ended_at is null`,
-    );
-    return Number(r?.n ?? 0);
-  }
-
-  /** Counters of the owner's open sessions, by transcript id. */
-  async counters(
-    ownerId: string,
-  ): Promise<Map<string, { finals: number; interims: number; startedAt: string }>> {
-    const rows = await this.db.query<Record<string, unknown>>(
-      `select transcript_id, final_count, interim_count, started_at from ${this.sessions}
-        where owner_id = $1 and ended_at is null`,
-      [ownerId],
-    );
-    return new Map(
-      rows.map((r) => [
-        String(r.transcript_id),
-        { finals: Number(r.final_count), interims: Number(r.interim_count), startedAt: iso(r.started_at) },
-      ]),
-    );
-  }
-
-  private async lockSession(tx: Queryable, id: string): Promise<LiveSessionRow | null> {
-    return this.readSession(tx, id, true);
-  }
-
-  private async readSession(q: Queryable, id: string, forUpdate = false): Promise<LiveSessionRow | null> {
-    const [r] = await q.query<Record<string, unknown>>(
-      `select s.*, t.name from ${this.sessions} s join ${this.transcripts} t on t.id = s.transcript_id
-        where s.transcript_id = $1 ${forUpdate ? 'for update of s' : ''}`,
-      [id],
-    );
-    return r ? toSession(r) : null;
-  }
-
-  private async linesAfter(
-    q: Queryable,
-    id: string,
-    afterSeq: number,
-    limit: number,
-    startedAt: string,
-  ): Promise<LiveLine[]> {
-    const rows = await q.query<Record<string, unknown>>(
-      `select * from ${this.lines} where transcript_id = $1 and seq > $2 order by seq limit $3`,
-      [id, afterSeq, Math.min(limit, 1_000_000)],
-    );
-    return rows.map((r) => toLine(r, startedAt));
-  }
-}
-
-function toLine(r: Record<string, unknown>, startedAt: string): LiveLine {
-  const start = Number(r.start_seconds);
-  const tag = typeof r.speaker_tag === 'string' ? safeJson(r.speaker_tag) : r.speaker_tag;
-  return {
-    seq: Number(r.seq),
-    utterance_id: String(r.utterance_id),
-    text: String(r.text),
-    speaker_tag: typeof tag === 'number' || typeof tag === 'string' ? tag : 1,
-    ...(r.speaker_name
-      ? {
-          speaker_info: {
-            displayName: String(r.speaker_name),
-            ...(r.speaker_user_id ? { user_id: String(r.speaker_user_id) } : {}),
-          },
-        }
-      : {}),
-    start_seconds: start,
-    end_seconds: Number(r.end_seconds),
-    timestamp: new Date(Date.parse(startedAt) + start * 1000).toISOString(),
-    ...(r.lost === true || r.lost === 't' ? { lost: true } : {}),
-  };
-}
-
-function safeJson(s: string): unknown {
-  try {
-    return JSON.parse(s);
-  } catch {
-    return s;
-  }
-}
-
-function toSession(r: Record<string, unknown>): LiveSessionRow {
-  return {
-    transcriptId: String(r.transcript_id),
-    ownerId: String(r.owner_id),
-    startedAt: iso(r.started_at),
-    endedAt: r.ended_at ? iso(r.ended_at) : null,
-    finalCount: Number(r.final_count),
-    interimCount: Number(r.interim_count),
-    name: String(r.name),
-    error: String(r.error ?? ''),
-    provider: String(r.provider || r.origin),
-    lineCount: Number(r.line_count ?? 0),
-    pendingEnd: r.pending_end ? (parseJson(r.pending_end) as unknown as LiveSessionEnd) : null,
-  };
-}
-
-/** PGlite answers row_to_json as an object, node-postgres too; text only from older drivers. */
-function parseJson(v: unknown): Record<string, unknown> {
-  return (typeof v === 'string' ? JSON.parse(v) : v) as Record<string, unknown>;
 }

@@ -19,7 +19,7 @@ const STOP = '\uE001';
 const HEADLINE_OPTIONS = `StartSel=${START}, StopSel=${STOP}, MaxWords=30, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "`;
 
 /** ts_headline's text, split at its markers. */
-export function fragments(headline: string): SearchFragment[] {
+function fragments(headline: string): SearchFragment[] {
   const out: SearchFragment[] = [];
   for (const [i, part] of headline.split(START).entries()) {
     const [matched, rest] = i === 0 ? [undefined, part] : splitOnce(part);
@@ -35,7 +35,7 @@ function splitOnce(part: string): [string, string] {
 }
 
 /** Where a hit leads in the web app: the line's moment, the line, the notes, or the session. */
-export function hitLink(id: string, kind: SearchHitKind, ord: number, seconds: number | null): string {
+function hitLink(id: string, kind: SearchHitKind, ord: number, seconds: number | null): string {
   if (kind === 'notes') return `/sessions/${id}/notes`;
   if (kind !== 'line') return `/sessions/${id}`;
   return seconds !== null ? `/sessions/${id}#t=${formatOffset(seconds)}` : `/sessions/${id}#line=${ord}`;

@@ -1,5 +1,6 @@
 import {
   getGroupRpc,
+  LIST_PAGE_MAX,
   type ExportFile,
   type exportGroupRpc,
   type exportTranscriptRpc,
@@ -96,9 +97,9 @@ async function groupSessions(
   const items: TranscriptListItem[] = [];
   let after = null;
   for (;;) {
-    const page = await store.listPage(ownerId, after, 500, groupId);
+    const page = await store.listPage(ownerId, after, LIST_PAGE_MAX, groupId);
     items.push(...page.map((p) => p.item));
-    if (page.length < 500) break;
+    if (page.length < LIST_PAGE_MAX) break;
     after = page.at(-1)!.cursor;
   }
   return items.reverse();

@@ -1,5 +1,8 @@
 import {
+  CHARACTER_NAME_MAX,
   LINE_TEXT_MAX,
+  tooLongMessage,
+  TRANSCRIPT_MAX,
   type editLineRpc,
   type EditLineResult,
   type lineEditsRpc,
@@ -26,13 +29,15 @@ function changeOf(req: RpcRequest<typeof editLineRpc>): LineChange {
     throw bad('Nothing to change: send text or speaker');
   if (req.text !== undefined) {
     if (!req.text.trim()) throw bad('Line text cannot be empty.');
-    if (req.text.length > LINE_TEXT_MAX) throw bad('Line text cannot exceed 10,000 characters');
+    if (req.text.length > LINE_TEXT_MAX) throw bad(tooLongMessage('Line text', LINE_TEXT_MAX));
     assertNoNul(req.text, 'Line text');
   }
   if (req.speaker !== undefined) {
     if (!req.speaker.trim()) throw bad('Speaker cannot be empty.');
     if (/[:\r\n]/.test(req.speaker)) throw bad('A speaker cannot contain a colon or a line break');
-    if (req.speaker.trim().length > 80) throw bad('Speaker cannot exceed 80 characters');
+    // Counted like the speaker names of the session's map.
+    if (req.speaker.trim().length > CHARACTER_NAME_MAX)
+      throw bad(tooLongMessage('Speaker', CHARACTER_NAME_MAX));
     assertNoNul(req.speaker, 'Speaker');
   }
   return {
@@ -54,7 +59,7 @@ export const editLine =
     const outcome = await edits.edit(req.owner_id, req.id, lineNo, change);
     if (outcome.kind === 'missing') throw transcriptNotFound();
     if (outcome.kind === 'no-line') throw lineNotFound();
-    if (outcome.kind === 'too-long') throw bad('Transcript cannot exceed 500,000 characters');
+    if (outcome.kind === 'too-long') throw bad(tooLongMessage('Transcript', TRANSCRIPT_MAX));
     return {
       line: sessionLine(outcome.line, lineNo, await names.map(req.id), outcome.original),
       summary_outdated: outcome.summaryOutdated,

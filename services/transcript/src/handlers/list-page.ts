@@ -5,7 +5,8 @@ import {
   type RpcResponse,
 } from '@chronicler/contracts';
 import { isUuid } from '@chronicler/kit';
-import type { ListCursor, TranscriptStore } from '../db/store.ts';
+import type { ListCursor } from '../db/store-rows.ts';
+import type { TranscriptStore } from '../db/store.ts';
 import { bad } from '../validation.ts';
 
 const encode = (c: ListCursor): string =>

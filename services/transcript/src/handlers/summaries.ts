@@ -1,4 +1,5 @@
 import {
+  SUMMARY_MAX,
   summaryMsgId,
   transcriptReadyForSummaryEvent,
   type claimSummaryRpc,
@@ -11,7 +12,7 @@ import {
 } from '@chronicler/contracts';
 import { ServiceError, type OutboxMessage } from '@chronicler/kit';
 import type { TranscriptStore } from '../db/store.ts';
-import { SUMMARY_MAX, transcriptNotFound } from '../validation.ts';
+import { transcriptNotFound } from '../validation.ts';
 
 /**
  * The event that offers an ended session without a summary to the summary service for its

@@ -1,7 +1,13 @@
-import type { RpcRequest, TranscriptListItem, updateTranscriptSummaryRpc } from '@chronicler/contracts';
+import {
+  SUMMARY_MAX,
+  tooLongMessage,
+  type RpcRequest,
+  type TranscriptListItem,
+  type updateTranscriptSummaryRpc,
+} from '@chronicler/contracts';
 import { ServiceError } from '@chronicler/kit';
 import type { TranscriptStore } from '../db/store.ts';
-import { assertNoNul, bad, SUMMARY_MAX, transcriptNotFound } from '../validation.ts';
+import { assertNoNul, bad, transcriptNotFound } from '../validation.ts';
 
 /**
  * svc.transcript.update-summary: the summary edited on the transcript viewer, with the
@@ -14,7 +20,7 @@ export const updateSummary =
     if (!(await store.getItem(req.owner_id, req.id))) throw transcriptNotFound();
     const summary = (req.summary ?? '').trim();
     if (!summary) throw bad('Summary content cannot be empty.');
-    if (summary.length > SUMMARY_MAX) throw bad('Summary cannot exceed 10,000 characters');
+    if (summary.length > SUMMARY_MAX) throw bad(tooLongMessage('Summary', SUMMARY_MAX));
     assertNoNul(summary, 'Summary');
     const outcome = await store.updateSummary(req.owner_id, req.id, summary);
     if (outcome === 'missing') throw transcriptNotFound();

@@ -27,7 +27,7 @@ export function sessionDate(iso: string): string {
 export const whoSaid = (line: SessionLine): string | null => line.name ?? line.speaker;
 
 /** '[HH:MM:SS] Name: text' (the parts the line has). */
-export function plainLine(line: SessionLine): string {
+function plainLine(line: SessionLine): string {
   const who = whoSaid(line);
   return `${line.time ? `[${line.time}] ` : ''}${who ? `${who}: ` : ''}${line.text}`;
 }

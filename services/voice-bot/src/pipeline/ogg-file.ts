@@ -36,7 +36,7 @@ export async function readOggFile(file: string): Promise<{ length: number; tags:
 }
 
 /** The `KEY=value` comments of an OpusTags packet (RFC 7845 §5.2); {} when it is not one. */
-export function opusComments(packet: Buffer): Record<string, string> {
+function opusComments(packet: Buffer): Record<string, string> {
   const out: Record<string, string> = {};
   if (packet.length < 16 || packet.toString('latin1', 0, 8) !== 'OpusTags') return out;
   let at = 8;

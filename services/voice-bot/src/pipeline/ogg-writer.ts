@@ -136,7 +136,7 @@ export class OggPacketPager {
 }
 
 /** The OpusHead identification header (RFC 7845 §5.1), channel mapping family 0. */
-export function opusHead(opts: { channels: 1 | 2; preSkip: number; inputSampleRate: number }): Buffer {
+function opusHead(opts: { channels: 1 | 2; preSkip: number; inputSampleRate: number }): Buffer {
   const b = Buffer.alloc(19);
   b.write('OpusHead', 0, 'latin1');
   b.writeUInt8(1, 8);
@@ -149,7 +149,7 @@ export function opusHead(opts: { channels: 1 | 2; preSkip: number; inputSampleRa
 }
 
 /** The OpusTags comment header (RFC 7845 §5.2): vendor and `KEY=value` comments. */
-export function opusTags(vendor: string, comments: Record<string, string>): Buffer {
+function opusTags(vendor: string, comments: Record<string, string>): Buffer {
   const parts: Buffer[] = [Buffer.from('OpusTags', 'latin1')];
   const str = (s: string): void => {
     const body = Buffer.from(s, 'utf8');

@@ -1,9 +1,9 @@
 import { opus } from 'prism-media';
 
 /** Discord's voice format: 48 kHz stereo Opus in 20 ms frames. */
-export const DISCORD_SAMPLE_RATE = 48_000;
-export const DISCORD_CHANNELS = 2;
-export const DISCORD_FRAME_SAMPLES = 960;
+const DISCORD_SAMPLE_RATE = 48_000;
+const DISCORD_CHANNELS = 2;
+const DISCORD_FRAME_SAMPLES = 960;
 
 /**
  * A 20 ms Opus packet that decodes to silence (TOC 0xF8: CELT full band, 20 ms, one frame;

@@ -19,7 +19,7 @@ function besselI0(x: number): number {
  * Low-pass FIR taps: a sinc at `cutoffHz` shaped by a Kaiser window, normalised to unity gain
  * at DC. `taps` should be odd so the filter has a whole-sample delay of (taps - 1) / 2.
  */
-export function lowPassTaps(opts: {
+function lowPassTaps(opts: {
   sampleRate: number;
   cutoffHz: number;
   taps: number;

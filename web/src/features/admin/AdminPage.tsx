@@ -23,18 +23,17 @@ import {
   getTranscriptionHoursPerDay,
   getUserMetrics,
   lastWeekRange,
-  type AdminActiveSession,
-  type AiRequestRecord,
 } from '../../api/admin.ts';
 import { isApiError } from '../../api/http.ts';
 import { Spinner } from '../../components/Spinner.tsx';
 import './admin.css';
 import { AudioUsageCard } from '../audio/AudioStorageCard.tsx';
+import { ActiveSessionsTable, AiRequestsTable, ChartCard, Empty, StatCard, usd } from './AdminCards.tsx';
 
-export const DEEPGRAM_DASHBOARD_URL = 'https://console.deepgram.com/';
-export const ASSEMBLYAI_DASHBOARD_URL = 'https://www.assemblyai.com/app';
+const DEEPGRAM_DASHBOARD_URL = 'https://console.deepgram.com/';
+const ASSEMBLYAI_DASHBOARD_URL = 'https://www.assemblyai.com/app';
 
-/** 401 or 403: the server does not take this user as an admin (02 §4: redirect to /). */
+/** 401 or 403: the server does not take this user as an admin; the page sends them to /. */
 const isUnauthorized = (error: unknown): boolean =>
   isApiError(error) &&
   (error.status === 'unauthorized' || error.httpStatus === 401 || error.httpStatus === 403);
@@ -47,122 +46,15 @@ const queryOptions = { refetchInterval: ADMIN_REFRESH_MS, staleTime: 0, retry } 
 
 /** '2026-03-07' -> '03-07' for the chart axes. */
 const shortDay = (date: string): string => date.slice(5);
-const cut = (id: string, n: number): string => (id.length > n ? `${id.slice(0, n)}...` : id);
-const usd = (value: number, decimals = 4): string => `$${value.toFixed(decimals)}`;
 const allZero = <T,>(rows: readonly T[], value: (row: T) => number): boolean =>
   rows.every((r) => value(r) === 0);
-
-function ChartCard({ title, note, children }: { title: string; note?: string; children: ReactNode }) {
-  return (
-    <section className="card admin-chart" aria-label={title}>
-      <h2 className="card-title">{title}</h2>
-      {note ? <p className="muted">{note}</p> : null}
-      {children}
-    </section>
-  );
-}
-
-function Empty({ text }: { text: string }) {
-  return <p className="muted admin-empty">{text}</p>;
-}
-
-function StatCard({ label, value, children }: { label: string; value: number; children?: ReactNode }) {
-  return (
-    <div className="card stat-card">
-      <h2 className="stat-label">{label}</h2>
-      <p className="stat-value">{value.toLocaleString()}</p>
-      {children}
-    </div>
-  );
-}
-
-function AiRequestsTable({ requests }: { requests: AiRequestRecord[] }) {
-  if (requests.length === 0) return <Empty text="No AI requests found." />;
-  return (
-    <div className="admin-table-wrap" tabIndex={0} aria-label="Recent AI Requests">
-      <table className="admin-table">
-        <thead>
-          <tr>
-            <th scope="col">User</th>
-            <th scope="col">Type</th>
-            <th scope="col">Model</th>
-            <th scope="col">Input Tokens</th>
-            <th scope="col">Output Tokens</th>
-            <th scope="col">Cost</th>
-            <th scope="col">Status</th>
-            <th scope="col">Time (ms)</th>
-            <th scope="col">Created</th>
-          </tr>
-        </thead>
-        <tbody>
-          {requests.map((r) => (
-            <tr key={r._id}>
-              <td title={r.user_id}>
-                <code>{r.user_id.slice(0, 8)}</code>
-                {r.username ? <span className="admin-username">{r.username}</span> : null}
-              </td>
-              <td>{r.request_type}</td>
-              <td>{r.model}</td>
-              <td className="num">{r.input_tokens.toLocaleString()}</td>
-              <td className="num">{r.output_tokens.toLocaleString()}</td>
-              <td className="num">{usd(r.estimated_cost_usd)}</td>
-              <td>
-                <span className={r.success ? 'admin-status ok' : 'admin-status failed'}>
-                  {r.success ? 'Success' : 'Failed'}
-                </span>
-              </td>
-              <td className="num">{r.processing_time_ms.toLocaleString()}</td>
-              <td>{new Date(r.created_at).toLocaleString()}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
-}
-
-function ActiveSessionsTable({ sessions }: { sessions: AdminActiveSession[] }) {
-  if (sessions.length === 0) return <Empty text="No active sessions at the moment." />;
-  return (
-    <div className="admin-table-wrap" tabIndex={0} aria-label="Active Session Details">
-      <table className="admin-table">
-        <thead>
-          <tr>
-            <th scope="col">Session ID</th>
-            <th scope="col">Transcript ID</th>
-            <th scope="col">Owner ID</th>
-            <th scope="col">Start Time</th>
-            <th scope="col">Duration (s)</th>
-          </tr>
-        </thead>
-        <tbody>
-          {sessions.map((s) => (
-            <tr key={s.session_id}>
-              <td title={s.session_id}>
-                <code>{cut(s.session_id, 12)}</code>
-              </td>
-              <td title={s.transcript_id}>
-                <code>{cut(s.transcript_id, 12)}</code>
-              </td>
-              <td title={s.owner_id}>
-                <code>{cut(s.owner_id, 12)}</code>
-              </td>
-              <td>{new Date(s.start_time).toLocaleString()}</td>
-              <td className="num">{s.duration_seconds.toLocaleString()}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
-}
 
 /**
  * Cost axis ticks in whole thousandths of a dollar (the axis shows 3 decimals), at most five,
  * the top one at or above the highest day: small costs get [0, 0.001] rather than five
  * ticks that all read 0.000.
  */
-export function costTicks(maxCost: number): number[] {
+function costTicks(maxCost: number): number[] {
   const thousandths = Math.max(1, Math.ceil(Math.round(maxCost * 1e6) / 1000));
   const step = Math.ceil(thousandths / 4);
   const ticks: number[] = [];
@@ -192,7 +84,8 @@ export function AdminPage() {
     queryFn: getAiCostsWeekly,
     ...queryOptions,
   });
-  // Asked for as the specification says; kept in the cache, not shown (02 §7).
+  // The user metrics are fetched with the rest of the dashboard and kept in the cache;
+  // this page shows none of them.
   const metrics = useQuery({
     queryKey: adminQueryKeys.userMetrics(range.start, range.end),
     queryFn: () => getUserMetrics(range.start, range.end),

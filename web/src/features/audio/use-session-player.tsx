@@ -7,7 +7,7 @@ import { useAudioPlayer } from './use-audio-player.ts';
  * The track a line of `speaker` plays from: the one of that name (as recorded, or as the
  * owner renamed it, in any case); null when the session has no track of theirs.
  */
-export function trackOfSpeaker(
+function trackOfSpeaker(
   tracks: readonly AudioTrack[],
   speaker: string | null,
   names: ReadonlyMap<string, string>,

@@ -3,7 +3,7 @@ import { useLocation } from 'react-router-dom';
 import { writeAdminOverrideDisabled } from './auth-storage.ts';
 
 /** The query parameter honoured on any page: disableAdmin=true switches admin features off, false back on. */
-export const DISABLE_ADMIN_PARAM = 'disableAdmin';
+const DISABLE_ADMIN_PARAM = 'disableAdmin';
 
 /**
  * Applies ?disableAdmin=true|false for a real admin: stored under admin_override_disabled

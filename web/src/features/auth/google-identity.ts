@@ -2,9 +2,9 @@
 // the login page uses: initialise with the client id, render the sign-in button.
 import { loadScript } from '../../lib/load-script.ts';
 
-export const GOOGLE_IDENTITY_SCRIPT = 'https://accounts.google.com/gsi/client';
+const GOOGLE_IDENTITY_SCRIPT = 'https://accounts.google.com/gsi/client';
 
-export interface GoogleCredentialResponse {
+interface GoogleCredentialResponse {
   credential: string;
 }
 

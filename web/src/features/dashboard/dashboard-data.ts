@@ -1,9 +1,9 @@
 import type { TranscriptSummaryItem } from '../../api/types.ts';
 
 /** Stats window (days), recent sessions shown. */
-export const STATS_WINDOW_DAYS = 30;
-export const RECENT_SESSIONS_SHOWN = 5;
-export const MISSING_VALUE = '--';
+const STATS_WINDOW_DAYS = 30;
+const RECENT_SESSIONS_SHOWN = 5;
+const MISSING_VALUE = '--';
 
 function isoDate(date: Date): string {
   const month = String(date.getMonth() + 1).padStart(2, '0');

@@ -1,3 +1,4 @@
+import { CAMPAIGN_SUMMARY_MAX, tooLongMessage } from '@chronicler/contracts';
 import { useId, useState, type FormEvent } from 'react';
 import toast from 'react-hot-toast';
 import type { GroupSummaryItem } from '../../api/types.ts';
@@ -13,9 +14,6 @@ import {
   SUMMARY_PREVIEW_CHARS,
 } from './session-data.ts';
 import { useGroupUpdate } from './use-group-update.ts';
-
-/** The server's limit on a campaign summary, checked here first so the user sees why. */
-const CAMPAIGN_SUMMARY_MAX = 10_000;
 
 /** The campaign summary written by hand: collapsible, cut to a preview when long, editable. */
 export function CampaignSummary({ group }: { group: GroupSummaryItem }) {
@@ -89,7 +87,7 @@ export function CampaignSummary({ group }: { group: GroupSummaryItem }) {
             />
             {tooLong && (
               <p id={`${fieldId}-error`} className="field-error">
-                Summary cannot exceed 10,000 characters
+                {tooLongMessage('Summary', CAMPAIGN_SUMMARY_MAX)}
               </p>
             )}
             <div className="button-row group-form-actions">

@@ -8,7 +8,7 @@ import { CollapseHeading } from './CollapseHeading.tsx';
 import { Modal, ModalActions } from '../dashboard/Modal.tsx';
 import { Markdown } from '../../components/Markdown.tsx';
 
-export const REPLACE_CAMPAIGN_SUMMARY =
+const REPLACE_CAMPAIGN_SUMMARY =
   'This campaign already has a summary. Generating a new summary will permanently replace the existing one and cannot be undone. Continue?';
 
 /** The group in the cached list, replaced by the server's newer copy of its summary fields. */

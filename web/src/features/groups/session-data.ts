@@ -20,12 +20,12 @@ function timestampOf(session: TranscriptSummaryItem): number {
 }
 
 /** Newest first by session_timestamp; sessions without one go last. */
-export function newestFirst(sessions: readonly TranscriptSummaryItem[]): TranscriptSummaryItem[] {
+function newestFirst(sessions: readonly TranscriptSummaryItem[]): TranscriptSummaryItem[] {
   return [...sessions].sort((a, b) => timestampOf(b) - timestampOf(a));
 }
 
 /** Active sessions first, each part newest first. */
-export function activeThenNewest(sessions: readonly TranscriptSummaryItem[]): TranscriptSummaryItem[] {
+function activeThenNewest(sessions: readonly TranscriptSummaryItem[]): TranscriptSummaryItem[] {
   return newestFirst(sessions).sort((a, b) => Number(isActive(b)) - Number(isActive(a)));
 }
 
@@ -60,7 +60,7 @@ export function matchesSearch(query: string, ...fields: (string | null | undefin
 }
 
 /** The first SUMMARY_PREVIEW_CHARS characters, with an ellipsis when something was cut. */
-export function previewText(text: string, limit: number = SUMMARY_PREVIEW_CHARS): string {
+function previewText(text: string, limit: number = SUMMARY_PREVIEW_CHARS): string {
   return text.length > limit ? `${text.slice(0, limit).trimEnd()}...` : text;
 }
 
@@ -116,7 +116,7 @@ export function looksLikeMarkdown(text: string): boolean {
 export const summaryPreview = (markdown: string): string => previewText(markdownToPlainText(markdown));
 
 /** How long after its creation a session without a summary may still be given one automatically. */
-export const NEW_SESSION_WINDOW_MS = 2 * 60_000;
+const NEW_SESSION_WINDOW_MS = 2 * 60_000;
 
 /**
  * Whether the server is still working on this session's transcript or summary, so a list

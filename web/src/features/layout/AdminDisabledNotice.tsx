@@ -1,7 +1,7 @@
 import { WarningIcon } from '../../components/icons.tsx';
 import { useAuth } from '../auth/useAuth.ts';
 
-export const ADMIN_DISABLED_TEXT = 'Admin features disabled for testing';
+const ADMIN_DISABLED_TEXT = 'Admin features disabled for testing';
 
 /** Shown while a real admin has switched admin features off (?disableAdmin=true). */
 export function AdminDisabledNotice({ compact = false }: { compact?: boolean }) {

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import type { AuthUser } from '../../api/types.ts';
 
 /** The avatar is a full URL, or a Discord avatar hash that needs the user's Discord id. */
-export function avatarUrl(user: AuthUser): string | null {
+function avatarUrl(user: AuthUser): string | null {
   const avatar = user.avatar?.trim();
   if (!avatar) return null;
   if (/^(https?:)?\/\//i.test(avatar) || avatar.startsWith('/') || avatar.startsWith('data:image/'))

@@ -61,7 +61,7 @@ export function blocksToPlainText(content: string): string | null {
   }
 }
 
-export function isHtmlNotes(content: string): boolean {
+function isHtmlNotes(content: string): boolean {
   return HTML_START.test(content.trim());
 }
 

@@ -3,7 +3,7 @@
 // instead of being shown. Actions: replaceSelection, insertAtCursor, append (the default).
 import type { Editor } from '@tiptap/react';
 
-export type ActionHint = 'replaceSelection' | 'insertAtCursor' | 'append';
+type ActionHint = 'replaceSelection' | 'insertAtCursor' | 'append';
 
 export interface DocumentAction {
   actionHint: ActionHint;
@@ -56,7 +56,7 @@ function inline(text: string): string {
  * (headings 1-3, bullet and numbered lists, bold, italic, strike, paragraphs), the formats
  * the document's toolbar offers.
  */
-export function contentToHtml(content: string): string {
+function contentToHtml(content: string): string {
   const text = content.replace(/\r\n?/g, '\n').trim();
   if (/^<(h[1-6]|p|ul|ol|li|strong|em|s|br|blockquote|div)[\s>]/i.test(text)) return text;
   const html: string[] = [];

@@ -4,7 +4,7 @@ import { useRef, useState, type RefObject } from 'react';
 import { applyDocumentAction, parseDocumentAction, type SentSelection } from './document-actions.ts';
 import { usePlanningSocket } from './use-planning-socket.ts';
 
-export const DOCUMENT_UPDATED = '✅ Document updated.';
+const DOCUMENT_UPDATED = '✅ Document updated.';
 
 export interface ShownMessage {
   id: string;

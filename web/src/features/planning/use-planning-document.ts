@@ -8,7 +8,7 @@ import { readItem, removeItem, writeItem } from '../../lib/storage.ts';
 const DOCUMENT_SAVE_MS = 5000;
 
 /** The local storage key of a group's planning document: each group keeps its own. */
-export const planningDocumentKey = (groupId: string): string => `planning_document_${groupId}`;
+const planningDocumentKey = (groupId: string): string => `planning_document_${groupId}`;
 
 export interface PlanningDocument {
   editor: Editor | null;

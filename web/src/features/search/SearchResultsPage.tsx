@@ -16,7 +16,7 @@ interface SessionHits {
 }
 
 /** Hits grouped by session, the sessions in the order of their best hit. */
-export function groupBySession(hits: SearchHit[]): SessionHits[] {
+function groupBySession(hits: SearchHit[]): SessionHits[] {
   const sessions = new Map<string, SessionHits>();
   for (const hit of hits) {
     let session = sessions.get(hit.transcript_id);

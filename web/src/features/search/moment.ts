@@ -6,7 +6,7 @@ import { firstLineAtOrAfter, parseTimeInput, type ViewLine } from '../transcript
 export type Moment = { seconds: number } | { line: number };
 
 /** Reads `#t=HH:MM:SS` (or MM:SS) and `#line=N` (N counts the text's non-blank lines from 0). */
-export function parseMoment(hash: string): Moment | null {
+function parseMoment(hash: string): Moment | null {
   const params = new URLSearchParams(hash.replace(/^#/, ''));
   const t = params.get('t');
   if (t !== null) {

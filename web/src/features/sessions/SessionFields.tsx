@@ -1,4 +1,4 @@
-import { SESSION_NAME_MAX } from '@chronicler/contracts';
+import { SESSION_NAME_MAX, TRANSCRIPT_MAX } from '@chronicler/contracts';
 import { useId } from 'react';
 import { countTranscriptLines, type SessionFormValues } from './session-form-rules.ts';
 
@@ -90,7 +90,7 @@ export function TranscriptField(props: {
           className="text-input form-textarea"
           rows={10}
           value={props.value}
-          placeholder="Paste the session transcript here (maximum 500,000 characters)"
+          placeholder={`Paste the session transcript here (maximum ${TRANSCRIPT_MAX.toLocaleString('en-US')} characters)`}
           disabled={submitting}
           onChange={(event) => props.onChange(event.target.value)}
         />

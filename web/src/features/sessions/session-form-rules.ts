@@ -1,9 +1,13 @@
 // The session form's validation rules, kept apart from the component so they read as a list.
 // The audio messages and limit come from the contracts, so the form and the server agree.
-import { AUDIO_MAX_BYTES, audioInvalidTypeMessage, audioTooLargeMessage } from '@chronicler/contracts';
-
-export const SUMMARY_MAX = 10_000;
-export const TRANSCRIPT_MAX = 500_000;
+import {
+  AUDIO_MAX_BYTES,
+  audioInvalidTypeMessage,
+  audioTooLargeMessage,
+  SUMMARY_MAX,
+  tooLongMessage,
+  TRANSCRIPT_MAX,
+} from '@chronicler/contracts';
 
 const AUDIO_TYPES = new Set([
   'audio/mpeg',
@@ -58,8 +62,8 @@ export function sessionFormError(
   if (!summary && !hasTranscript && !values.audio) {
     return 'Please provide either a summary, a transcript, or an audio file';
   }
-  if (summary.length > SUMMARY_MAX) return 'Session summary cannot exceed 10,000 characters';
-  if (values.transcript.length > TRANSCRIPT_MAX) return 'Transcript cannot exceed 500,000 characters';
+  if (summary.length > SUMMARY_MAX) return tooLongMessage('Session summary', SUMMARY_MAX);
+  if (values.transcript.length > TRANSCRIPT_MAX) return tooLongMessage('Transcript', TRANSCRIPT_MAX);
   if (values.audio) return audioFileError(values.audio);
   return null;
 }

@@ -20,7 +20,7 @@ const dateTime = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeSty
 const when = (iso: string) => dateTime.format(new Date(iso));
 
 /** The address a player opens: this site's /shared/{token}. */
-export const shareUrl = (created: CreatedShare): string => new URL(created.path, window.location.origin).href;
+const shareUrl = (created: CreatedShare): string => new URL(created.path, window.location.origin).href;
 
 /**
  * The owner's read-only links to a session or a campaign: make one (with an optional expiry),

@@ -21,7 +21,7 @@ import { GroupAssignmentModal, groupRouteId } from './GroupAssignmentModal.tsx';
 import { isActive, isTranscribing } from './session-status.ts';
 import { ShareButton } from '../shares/ShareButton.tsx';
 
-export function StatusBadges({ session }: { session: TranscriptSummaryItem }) {
+function StatusBadges({ session }: { session: TranscriptSummaryItem }) {
   return (
     <>
       {isActive(session) ? (

@@ -1,3 +1,4 @@
+import { SUMMARY_MAX, tooLongMessage } from '@chronicler/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import toast from 'react-hot-toast';
@@ -12,19 +13,16 @@ import { useAuth } from '../auth/useAuth.ts';
 import { Modal, ModalActions } from '../dashboard/Modal.tsx';
 import './summary.css';
 
-/** The longest summary, in characters; the server enforces it too. */
-export const SUMMARY_MAX = 10_000;
-
 /** The message that keeps a summary draft from being saved, or null when it can be. */
-export function summaryDraftError(draft: string, saved: string): string | null {
+function summaryDraftError(draft: string, saved: string): string | null {
   const text = draft.trim();
   if (!text) return 'Summary content cannot be empty.';
-  if (text !== saved.trim() && text.length > SUMMARY_MAX) return 'Summary cannot exceed 10,000 characters';
+  if (text !== saved.trim() && text.length > SUMMARY_MAX) return tooLongMessage('Summary', SUMMARY_MAX);
   return null;
 }
 
-export const GENERATE_FALLBACK = 'Failed to generate summary. Please try again.';
-export const GENERATE_EMPTY_REPLY =
+const GENERATE_FALLBACK = 'Failed to generate summary. Please try again.';
+const GENERATE_EMPTY_REPLY =
   'Failed to generate summary. The AI service might be unavailable or the transcript is empty.';
 
 /** Under the session's own key, so invalidating the session refetches it too. */

@@ -31,7 +31,7 @@ import { momentIndex, type Moment } from '../search/moment.ts';
  * keep working, and it costs little); above it only the rows near the viewport are, so a
  * four-hour session of thousands of lines stays quick to open and to append to.
  */
-export const FULL_RENDER_MAX = 500;
+const FULL_RENDER_MAX = 500;
 const OVERSCAN = 12;
 /** Within this distance of the end the reader counts as at the bottom and follows new lines. */
 const FOLLOW_SLACK_PX = 48;

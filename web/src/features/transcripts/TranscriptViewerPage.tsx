@@ -1,19 +1,11 @@
-import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import toast from 'react-hot-toast';
-import { Link, useNavigate, useParams } from 'react-router-dom';
-import { errorDetail, isApiError } from '../../api/http.ts';
-import {
-  deleteTranscript,
-  dropSessionFromCaches,
-  getTranscript,
-  retryTranscription,
-  syncSessionInCaches,
-} from '../../api/transcripts.ts';
+import { Link, useParams } from 'react-router-dom';
+import { isApiError } from '../../api/http.ts';
+import { getTranscript, syncSessionInCaches } from '../../api/transcripts.ts';
 import type { TranscriptDetail } from '../../api/types.ts';
 import { cacheTimes, queryKeys } from '../../app/query-client.ts';
 import { Spinner } from '../../components/Spinner.tsx';
-import { Modal, ModalActions } from '../dashboard/Modal.tsx';
 import { ChatDrawer } from '../chat/ChatDrawer.tsx';
 import { NotesDrawer } from '../notes/NotesDrawer.tsx';
 import { SessionHeader } from './SessionHeader.tsx';
@@ -21,6 +13,7 @@ import { SummarySection } from './SummarySection.tsx';
 import { useLiveTranscript, type LiveSnapshot, type LiveStatus } from '../../realtime/live-socket.ts';
 import { useSessionPlayer } from '../audio/use-session-player.tsx';
 import { useMoment } from '../search/moment.ts';
+import { ConnectionState, DeleteSessionModal, RetryTranscriptionButton } from './SessionControls.tsx';
 import { TranscriptLines } from './TranscriptLines.tsx';
 import { SpeakerNames } from './tools/SpeakerNames.tsx';
 import { SummaryOutdatedNote } from './tools/SummaryOutdatedNote.tsx';
@@ -50,92 +43,6 @@ async function refreshEndedSession(queryClient: QueryClient, sessionId: string) 
 }
 
 const isNotFound = (error: unknown) => isApiError(error) && error.httpStatus === 404;
-
-function DeleteSessionModal({ session, onClose }: { session: TranscriptDetail; onClose: () => void }) {
-  const queryClient = useQueryClient();
-  const navigate = useNavigate();
-  const remove = useMutation({
-    mutationFn: () => deleteTranscript(session.id),
-    onSuccess: () => {
-      toast.success('Session deleted successfully');
-      // Leave first: dropping the cache entry under a mounted viewer would make it fetch the deleted session.
-      void navigate('/', { replace: true });
-      dropSessionFromCaches(queryClient, session.id);
-    },
-    onError: (cause) => {
-      console.error('Failed to delete session', cause);
-      toast.error('Failed to delete session');
-    },
-  });
-
-  return (
-    <Modal
-      title="Delete Session"
-      onClose={onClose}
-      footer={
-        <ModalActions
-          onCancel={onClose}
-          danger
-          label="Delete"
-          pendingLabel="Deleting..."
-          pending={remove.isPending}
-          onConfirm={() => remove.mutate()}
-        />
-      }
-    >
-      <p>
-        Are you sure you want to delete <strong>{session.name}</strong>? Its transcript, summary and notes
-        will be permanently removed.
-      </p>
-    </Modal>
-  );
-}
-
-/** What the connection state reads while a session is active (02 §9: 'Reconnecting...'). */
-const CONNECTION_TEXT: Record<LiveStatus, string> = {
-  connecting: 'Connecting...',
-  live: 'Connected',
-  reconnecting: 'Reconnecting...',
-  ended: 'Session ended',
-  offline: 'Offline: updates every few seconds',
-};
-
-function ConnectionState({ status }: { status: LiveStatus }) {
-  return (
-    <span className={`viewer-connection is-${status}`} role="status">
-      <span className="viewer-connection-dot" aria-hidden="true" />
-      {CONNECTION_TEXT[status]}
-    </span>
-  );
-}
-
-/** 'Retry transcription': queues the failed transcription again from the recording the server kept. */
-function RetryTranscriptionButton({ session }: { session: TranscriptDetail }) {
-  const queryClient = useQueryClient();
-  const retry = useMutation({
-    mutationFn: () => retryTranscription(session.id),
-    onSuccess: (item) => {
-      toast.success('Transcription queued again');
-      syncSessionInCaches(queryClient, item);
-      void queryClient.invalidateQueries({ queryKey: queryKeys.transcript(session.id), exact: true });
-    },
-    onError: (cause) => {
-      console.error('Failed to retry the transcription', cause);
-      toast.error(errorDetail(cause, 'Failed to retry the transcription'));
-      void queryClient.invalidateQueries({ queryKey: queryKeys.transcript(session.id), exact: true });
-    },
-  });
-  return (
-    <button
-      type="button"
-      className="button button-primary"
-      disabled={retry.isPending}
-      onClick={() => retry.mutate()}
-    >
-      {retry.isPending ? 'Queueing...' : 'Retry transcription'}
-    </button>
-  );
-}
 
 function TranscriptSection({
   session,

@@ -1,14 +1,14 @@
 import type { TranscriptSummaryItem } from '../../api/types.ts';
 
 /** How often the viewer asks again while an uploaded recording is being transcribed. */
-export const TRANSCRIPTION_POLL_MS = 3000;
+const TRANSCRIPTION_POLL_MS = 3000;
 /** How often the viewer re-reads an active (recording) session's content without a live connection. */
-export const ACTIVE_POLL_MS = 5000;
+const ACTIVE_POLL_MS = 5000;
 /**
  * With the live socket connected the lines arrive over it; the poll only catches what the
  * socket does not carry (a rename, an end the socket missed), so it can be slow.
  */
-export const ACTIVE_LIVE_POLL_MS = 30_000;
+const ACTIVE_LIVE_POLL_MS = 30_000;
 
 export const isActive = (session: Pick<TranscriptSummaryItem, 'status'>): boolean =>
   session.status === 'active';

@@ -29,7 +29,7 @@ export function linesFromContent(content: string): ViewLine[] {
   }));
 }
 
-/** 02 §9: speaker numbers read 'Speaker {n}'; a line with no speaker at all is speaker 1. */
+/** Speaker numbers read 'Speaker {n}'; a line with no speaker at all is speaker 1. */
 export function liveSpeaker(line: Pick<LiveLine, 'speaker_tag' | 'speaker_info'>): string {
   const name = line.speaker_info?.displayName?.trim();
   if (name) return name;
@@ -46,7 +46,7 @@ const clockFormat = new Intl.DateTimeFormat('en-US', {
 });
 
 /**
- * 02 §9: a final line's time is HH:MM:SS since the session start; without a known start,
+ * A final line's time is HH:MM:SS since the session start; without a known start,
  * the 12-hour clock time of its timestamp.
  */
 export function liveTime(

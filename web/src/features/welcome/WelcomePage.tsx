@@ -4,7 +4,7 @@ import { getAppConfig } from '../../api/config.ts';
 import { queryKeys } from '../../app/query-client.ts';
 import { BOT_COMMANDS } from './bot-commands.ts';
 
-export const INVITE_URL_MISSING = 'Invite URL is not configured. Please set the invite URL setting.';
+const INVITE_URL_MISSING = 'Invite URL is not configured. Please set the invite URL setting.';
 
 function InviteButton() {
   const config = useQuery({ queryKey: queryKeys.appConfig, queryFn: getAppConfig });

@@ -19,7 +19,7 @@ import type { FastifyInstance } from 'fastify';
 import { requireAdmin } from '../../plugins/auth.ts';
 
 /**
- * /api/admin: the admin dashboard's figures (02 §7 Admin calls), answered by admin-stats.
+ * /api/admin: the admin dashboard's figures, admins only, answered by admin-stats.
  * Admins only: the guard answers 403 to everyone else on /api/admin/*, and requireAdmin
  * says so here too. (/admin/transcripts/:id/llm-summary lives with the summaries.)
  */

@@ -7,9 +7,10 @@ import {
   audioTooLargeMessage,
   createAudioTranscriptRpc,
   IdParamsSchema,
-  nameTooLongMessage,
+  tooLongMessage,
   retryAudioTranscriptionRpc,
   SESSION_NAME_MAX,
+  SUMMARY_MAX,
   TranscriptListItemSchema,
 } from '@chronicler/contracts';
 import { call } from '@chronicler/kit';
@@ -23,7 +24,6 @@ import { pipeline, Transform } from 'node:stream';
 const FORM_OVERHEAD_BYTES = 256 * 1024;
 /** A refused request whose rest is at most this big is read to its end, so the client sees the answer. */
 const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
-const SUMMARY_MAX = 10_000;
 /** The longest text field of the form; a longer one is refused, never cut. */
 const FIELD_MAX_BYTES = 64 * 1024;
 
@@ -108,13 +108,13 @@ const declaredTypeOf = (mimetype: string | undefined): string =>
 function checkForm(fields: Record<string, string>): void {
   if (!(fields.name ?? '').trim()) throw new Refusal('Session name is required');
   if ((fields.name ?? '').length > SESSION_NAME_MAX) {
-    throw new Refusal(nameTooLongMessage('Session name', SESSION_NAME_MAX));
+    throw new Refusal(tooLongMessage('Session name', SESSION_NAME_MAX));
   }
   const date = (fields.session_date ?? '').trim();
   if (!date) throw new Refusal('Session date is required');
   if (!Number.isFinite(Date.parse(date))) throw new Refusal('Invalid session date');
   if ((fields.summary ?? '').length > SUMMARY_MAX) {
-    throw new Refusal('Session summary cannot exceed 10,000 characters');
+    throw new Refusal(tooLongMessage('Session summary', SUMMARY_MAX));
   }
 }
 

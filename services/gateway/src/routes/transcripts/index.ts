@@ -34,7 +34,7 @@ import audioRoutes from './audio.ts';
  * Bodies that may carry a transcript of 500,000 characters: at most 3 bytes of UTF-8 per
  * UTF-16 unit (1.5 MB), plus JSON escapes and the other fields.
  */
-export const TRANSCRIPT_BODY_LIMIT = Math.ceil(2.5 * 1024 * 1024);
+const TRANSCRIPT_BODY_LIMIT = Math.ceil(2.5 * 1024 * 1024);
 
 /** /api/transcripts: sessions of the signed-in user. */
 export default async function transcriptRoutes(fastify: FastifyInstance): Promise<void> {

@@ -20,7 +20,7 @@ const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
  * is the admin-stats service's job, so that one place words every message; here an empty
  * parameter counts as absent, and a start is derived only from an end that reads as a date.
  */
-export function statsRange(
+function statsRange(
   query: UserStatsQuery,
   now = Date.now(),
 ): {

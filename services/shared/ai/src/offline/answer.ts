@@ -9,7 +9,7 @@ import type { AnswerInput, SpeakerCharacter } from '../engine.ts';
 import { cut, offlineText, readLines, speakersByWords, term, type Line } from './lines.ts';
 
 /** Passages quoted per answer, and the lines each keeps before and after its matching line. */
-export const PASSAGES = 4;
+const PASSAGES = 4;
 const BEFORE = 1;
 const AFTER = 2;
 
@@ -21,7 +21,7 @@ interface Doc {
 }
 
 /** The positions of the best matching lines for `query`, best first. */
-export function rankLines(lines: Line[], query: string, characters: SpeakerCharacter[] = []): number[] {
+function rankLines(lines: Line[], query: string, characters: SpeakerCharacter[] = []): number[] {
   const playedBy = new Map<string, string[]>();
   for (const c of characters)
     playedBy.set(c.speaker.toLowerCase(), [...(playedBy.get(c.speaker.toLowerCase()) ?? []), c.character]);
@@ -42,7 +42,7 @@ export function rankLines(lines: Line[], query: string, characters: SpeakerChara
 }
 
 /** The windows around the best lines, merged where they touch, best first. */
-export function passagesFor(lines: Line[], ranked: number[], count = PASSAGES): Line[][] {
+function passagesFor(lines: Line[], ranked: number[], count = PASSAGES): Line[][] {
   const windows: [number, number][] = [];
   for (const pos of ranked) {
     if (windows.length >= count) break;

@@ -4,9 +4,9 @@
  * people and places the summaries list with the sessions that name them, and the open threads
  * of the latest sessions.
  */
-import { withoutOfflineMarker } from '@chronicler/contracts';
+import { CAMPAIGN_SUMMARY_MAX, withoutOfflineMarker } from '@chronicler/contracts';
 import type { CampaignSummaryInput, SessionDigest } from '../engine.ts';
-import { partyMatcher, SUMMARY_MAX_CHARS } from '../recap/render.ts';
+import { partyMatcher } from '../recap/render.ts';
 import { cut, offlineText } from './lines.ts';
 
 /** The bullets under the `###` headings matching `heading` in a summary. */
@@ -84,5 +84,5 @@ export function campaignDigest(input: CampaignSummaryInput): string {
       `### Open threads\n${list(threads)}`,
     ].join('\n\n'),
   );
-  return text.slice(0, SUMMARY_MAX_CHARS);
+  return text.slice(0, CAMPAIGN_SUMMARY_MAX);
 }

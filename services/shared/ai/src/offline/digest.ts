@@ -4,10 +4,9 @@
  * centroid), with speaker and time link; then people and places by how often and how they are
  * named; then questions left open (late questions on what the session was about).
  */
-import { inferCharacterMap } from '@chronicler/contracts';
+import { inferCharacterMap, SUMMARY_MAX } from '@chronicler/contracts';
 import type { SessionSummaryInput } from '../engine.ts';
 import { partyNames } from '../party.ts';
-import { SUMMARY_MAX_CHARS } from '../recap/render.ts';
 import { offlineText, quoteLine, readLines, terms, wordCount, type Line } from './lines.ts';
 import { namedThings } from './names.ts';
 
@@ -30,7 +29,7 @@ function idfOf(lineTerms: string[][]): Map<string, number> {
 }
 
 /** The lines of a stretch nearest its topic (cosine to the stretch's TF-IDF centroid), best first. */
-export function central(
+function central(
   lines: Line[],
   lineTerms: string[][],
   idf: Map<string, number>,
@@ -115,10 +114,10 @@ export function sessionDigest(input: SessionSummaryInput): string {
   ];
   let text = offlineText(sections.join('\n\n'));
   // Within the summary limit: the longest quotes go first.
-  while (text.length > SUMMARY_MAX_CHARS && moments.length > 4) {
+  while (text.length > SUMMARY_MAX && moments.length > 4) {
     moments.pop();
     sections[0] = `### Key moments\n${list(moments.map((l) => quote(l)))}`;
     text = offlineText(sections.join('\n\n'));
   }
-  return text.slice(0, SUMMARY_MAX_CHARS);
+  return text.slice(0, SUMMARY_MAX);
 }

@@ -50,7 +50,7 @@ export function cut(text: string, max = 320): string {
 }
 
 /** `[HH:MM:SS]` (the chat service makes it a link), or a time link into the session's viewer. */
-export function stamp(line: Line, sessionId?: string): string {
+function stamp(line: Line, sessionId?: string): string {
   if (!line.time) return '';
   return sessionId === undefined
     ? `[${line.time}]`

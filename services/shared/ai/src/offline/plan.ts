@@ -12,7 +12,7 @@ import { cut, offlineText, terms } from './lines.ts';
 export const SUGGESTIONS_REQUEST = 'GENERATE SESSION SUGGESTIONS';
 const WANTS_SUGGESTIONS = /\b(suggest\w*|ideas?|hooks?|threads?|next|plan\w*)\b/i;
 
-export function openThreads(input: PlanInput): string[] {
+function openThreads(input: PlanInput): string[] {
   const fromSessions = [...input.sessions]
     .reverse()
     .flatMap((s) =>

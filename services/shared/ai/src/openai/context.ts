@@ -17,7 +17,7 @@ export interface ModelContext {
 /** Assumed when the server says nothing: small enough for any current model. */
 export const FALLBACK_CONTEXT_TOKENS = 8_192;
 /** The window Ollama runs a model with unless num_ctx or OLLAMA_CONTEXT_LENGTH says otherwise. */
-export const OLLAMA_DEFAULT_CONTEXT = 4_096;
+const OLLAMA_DEFAULT_CONTEXT = 4_096;
 
 /** Fields servers use for a model's context on `GET /v1/models` (vLLM, SGLang, LM Studio, OpenRouter). */
 const MODEL_LIST_FIELDS = ['max_model_len', 'context_length', 'context_window', 'max_context_length'];

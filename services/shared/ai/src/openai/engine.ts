@@ -48,9 +48,9 @@ import {
  * text: at most this many characters of them, so that a 500,000-character transcript sends
  * less than a tenth of its tokens with the instructions and history (issue #5).
  */
-export const CHAT_PASSAGE_MAX_CHARS = 36_000;
+const CHAT_PASSAGE_MAX_CHARS = 36_000;
 /** The most recent chat turns sent with a question, newest kept first, within this size. */
-export const CHAT_HISTORY_MAX_CHARS = 6_000;
+const CHAT_HISTORY_MAX_CHARS = 6_000;
 /** Turns of earlier user questions added to the passage query (follow-ups name no topic). */
 const QUERY_USER_TURNS = 2;
 const DEFAULT_TEMPERATURE = 0.7;
@@ -362,7 +362,7 @@ function refusedSchema(err: unknown): boolean {
  * asked to change the document, else its plain-text reply. A model that ignored JSON mode is
  * passed through as text.
  */
-export function planningReply(raw: string): string {
+function planningReply(raw: string): string {
   const fenced = /^\s*```(?:json)?\s*([\s\S]*?)\s*```\s*$/.exec(raw);
   const candidate = (fenced ? fenced[1]! : raw).trim();
   let parsed: unknown;

@@ -24,7 +24,7 @@ const MAX_MERGE_ROUNDS = 6;
 const OVERLAP_SHARE = 0.1;
 
 /** Prompt tokens one request may hold: the context less the answer's room and a margin. */
-export const promptBudget = (port: ModelPort) => port.contextTokens - port.answerTokens - 32;
+const promptBudget = (port: ModelPort) => port.contextTokens - port.answerTokens - 32;
 
 /**
  * A session recap on any context: one request when the transcript fits; else a map over
@@ -124,7 +124,7 @@ export async function campaignRecap(
 }
 
 /** Notes as the reduce step reads them: compact, every event and quote with its time. */
-export function notesText(n: ChunkNotes, i: number, count: number): string {
+function notesText(n: ChunkNotes, i: number, count: number): string {
   const times = [...n.events, ...n.quotes]
     .map((e) => e.time)
     .filter(Boolean)
@@ -144,7 +144,7 @@ export function notesText(n: ChunkNotes, i: number, count: number): string {
  * Time-ordered chunks of whole lines of at most `room` tokens, each starting with the last
  * tenth of the previous one marked as overlap. A line longer than a chunk is cut.
  */
-export function chunkLines(port: ModelPort, transcript: string, room: number): string[] {
+function chunkLines(port: ModelPort, transcript: string, room: number): string[] {
   const overlapRoom = Math.floor(room * OVERLAP_SHARE);
   const bodyRoom = room - overlapRoom - 16;
   const lines = transcript
@@ -188,7 +188,7 @@ function groupToFit(port: ModelPort, texts: string[], room: number, gap = 2): st
   return groups;
 }
 
-export async function mapLimit<T, R>(
+async function mapLimit<T, R>(
   items: T[],
   limit: number,
   fn: (item: T, i: number) => Promise<R>,

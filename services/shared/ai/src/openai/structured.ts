@@ -19,7 +19,7 @@ export interface ModelPort {
 }
 
 /** The schema as the instructions show it: servers without json_schema support still see it. */
-export function schemaText(shape: StructuredShape<TSchema>): string {
+function schemaText(shape: StructuredShape<TSchema>): string {
   return `Answer with one JSON object and nothing else, matching this JSON schema ("${shape.name}"):\n${JSON.stringify(shape.schema)}`;
 }
 

@@ -12,7 +12,7 @@ export interface TokenCounter {
 }
 
 /** Characters per token assumed for models whose tokenizer is unknown. */
-export const SAFE_CHARS_PER_TOKEN = 3;
+const SAFE_CHARS_PER_TOKEN = 3;
 
 export const estimateCounter: TokenCounter = {
   method: 'estimate',

@@ -1,4 +1,4 @@
-import { formatOffset } from '@chronicler/contracts';
+import { CAMPAIGN_SUMMARY_MAX, formatOffset, SUMMARY_MAX } from '@chronicler/contracts';
 import type { CampaignRecap, Recap } from './schema.ts';
 
 /**
@@ -15,10 +15,9 @@ export const RECAP_SECTIONS = [
   '### Open threads and hooks',
   '### Memorable quotes',
 ] as const;
-export const SUMMARY_MAX_CHARS = 10_000;
 
 /** "1:02:03", "01:02:03" or "62:03" as HH:MM:SS; null for anything else. */
-export function normalizeTime(raw: string): string | null {
+function normalizeTime(raw: string): string | null {
   const m = /(\d{1,3}):([0-5]\d)(?::([0-5]\d))?/.exec(raw);
   if (!m) return null;
   const seconds =
@@ -29,7 +28,7 @@ export function normalizeTime(raw: string): string | null {
 }
 
 /** A link to a moment of a session: the viewer scrolls to it. */
-export function timeLink(time: string, sessionId?: string): string {
+function timeLink(time: string, sessionId?: string): string {
   return `[[${time}]](${sessionId ? `/sessions/${sessionId}` : ''}#t=${time})`;
 }
 
@@ -87,9 +86,9 @@ export function renderRecap(recap: Recap, opts: RenderOptions): string {
       ...lists.map((items, i) => `${RECAP_SECTIONS[i + 1]}\n${bullets(items)}`),
     ].join('\n\n');
   let text = build();
-  while (text.length > SUMMARY_MAX_CHARS) {
+  while (text.length > SUMMARY_MAX) {
     const longest = lists.reduce((a, b) => (b.length > a.length ? b : a));
-    if (longest.length <= 1) return text.slice(0, SUMMARY_MAX_CHARS);
+    if (longest.length <= 1) return text.slice(0, SUMMARY_MAX);
     longest.pop();
     text = build();
   }
@@ -131,5 +130,5 @@ export function renderCampaignRecap(
     `### Open threads\n${bullets(recap.threads.filter((t) => t.trim()))}`,
     `### Sessions\n${bullets(sessions)}`,
   ].join('\n\n');
-  return text.length > SUMMARY_MAX_CHARS ? text.slice(0, SUMMARY_MAX_CHARS) : text;
+  return text.length > CAMPAIGN_SUMMARY_MAX ? text.slice(0, CAMPAIGN_SUMMARY_MAX) : text;
 }

@@ -18,7 +18,7 @@ const NamedSchema = Type.Object({ name: Type.String(), note: Type.String() }, st
 const QuoteSchema = Type.Object({ time: Type.String(), speaker: Type.String(), text: Type.String() }, strict);
 
 /** What the map step keeps of one part of a session: its times go on to the recap. */
-export const ChunkNotesSchema = Type.Object(
+const ChunkNotesSchema = Type.Object(
   {
     events: Type.Array(MomentSchema),
     people: Type.Array(NamedSchema),
@@ -32,7 +32,7 @@ export const ChunkNotesSchema = Type.Object(
 export type ChunkNotes = Static<typeof ChunkNotesSchema>;
 
 /** A session recap: the sections a game master uses. */
-export const RecapSchema = Type.Object(
+const RecapSchema = Type.Object(
   {
     story: Type.Array(Type.String(), { description: 'The story in a few paragraphs, in order' }),
     key_moments: Type.Array(MomentSchema),
@@ -47,7 +47,7 @@ export const RecapSchema = Type.Object(
 export type Recap = Static<typeof RecapSchema>;
 
 /** A campaign recap, written from the session recaps only. */
-export const CampaignRecapSchema = Type.Object(
+const CampaignRecapSchema = Type.Object(
   {
     story: Type.Array(Type.String()),
     people: Type.Array(NamedSchema, { description: 'Non-player characters who matter; never the party' }),

@@ -3,8 +3,6 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { and, eq, sql } from 'drizzle-orm';
-import { bigint, jsonb, pgSchema, serial, text, timestamp } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -282,77 +280,6 @@ function describeDatabaseContract(label: string, target: Target): void {
       } finally {
         if (other !== handle) await other.close();
       }
-    });
-
-    it('runs drizzle queries on a pgTable in the service schema', async () => {
-      const schema = uniqueSchema();
-      const dir = await migrationsDir({
-        '0001_notes.sql': `create table notes (
-          id serial primary key,
-          owner text not null,
-          title text not null,
-          words bigint not null default 0,
-          meta jsonb not null default '{}',
-          created_at timestamptz not null default now()
-        );`,
-      });
-      await migrate(handle, { schema, migrationsDir: dir });
-
-      const notes = pgSchema(schema).table('notes', {
-        id: serial('id').primaryKey(),
-        owner: text('owner').notNull(),
-        title: text('title').notNull(),
-        words: bigint('words', { mode: 'number' }).notNull(),
-        meta: jsonb('meta').$type<{ tags: string[] }>().notNull(),
-        createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
-      });
-      const { db } = handle;
-
-      const [inserted] = await db
-        .insert(notes)
-        .values({
-          owner: 'u1',
-          title: 'Session 1',
-          words: 1200,
-          meta: { tags: ['dragon'] },
-          createdAt: new Date('2026-01-02T03:04:05Z'),
-        })
-        .returning();
-      expect(inserted).toMatchObject({
-        owner: 'u1',
-        title: 'Session 1',
-        words: 1200,
-        meta: { tags: ['dragon'] },
-      });
-      expect(inserted?.createdAt).toEqual(new Date('2026-01-02T03:04:05Z'));
-      await db
-        .insert(notes)
-        .values({ owner: 'u2', title: 'Other', words: 5, meta: { tags: [] }, createdAt: new Date() });
-
-      const mine = await db
-        .select({ id: notes.id, title: notes.title })
-        .from(notes)
-        .where(eq(notes.owner, 'u1'));
-      expect(mine).toEqual([{ id: inserted?.id, title: 'Session 1' }]);
-
-      await db
-        .update(notes)
-        .set({ words: sql`${notes.words} + 1` })
-        .where(and(eq(notes.owner, 'u1'), eq(notes.id, inserted!.id)));
-      const [updated] = await db.select({ words: notes.words }).from(notes).where(eq(notes.id, inserted!.id));
-      expect(updated).toEqual({ words: 1201 });
-
-      // A transaction that throws leaves nothing behind.
-      await expect(
-        db.transaction(async (tx) => {
-          await tx
-            .insert(notes)
-            .values({ owner: 'u3', title: 'lost', words: 0, meta: { tags: [] }, createdAt: new Date() });
-          throw new Error('abort');
-        }),
-      ).rejects.toThrow('abort');
-      const owners = await db.select({ owner: notes.owner }).from(notes).orderBy(notes.owner);
-      expect(owners).toEqual([{ owner: 'u1' }, { owner: 'u2' }]);
     });
 
     if (target.reopens) {

@@ -2,18 +2,15 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import { createLogger } from '../logger.ts';
 import { createKeyedSerializer, pgliteConnection, registerInternals, withPoolClient } from './connection.ts';
 import type { Connection, TxRunner } from './connection.ts';
 import { traceQueries } from './tracing.ts';
-import type { DatabaseHandle, Db, OpenDatabaseOptions, Queryable } from './types.ts';
+import type { DatabaseHandle, OpenDatabaseOptions, Queryable } from './types.ts';
 
 export type {
   DatabaseHandle,
-  Db,
   MigrateOptions,
   MigrateResult,
   OpenDatabaseOptions,
@@ -64,8 +61,6 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<DatabaseH
 async function openPglite(dataDir: string): Promise<DatabaseHandle> {
   const pglite = new PGlite(pgliteLocation(dataDir));
   await pglite.waitReady;
-  // PgliteDatabase differs from Db only in its query-result HKT, which Db leaves generic.
-  const db = drizzlePglite({ client: pglite }) as unknown as Db;
   let closing: Promise<void> | undefined;
   const query = traceQueries(
     'postgresql',
@@ -75,7 +70,6 @@ async function openPglite(dataDir: string): Promise<DatabaseHandle> {
 
   const handle: DatabaseHandle = {
     kind: 'pglite',
-    db,
     async query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]> {
       return (await query(sql, params)) as T[];
     },
@@ -121,13 +115,11 @@ async function openPostgres(url: string, opts: OpenDatabaseOptions): Promise<Dat
     logger.error({ err }, 'idle PostgreSQL connection failed; the pool replaces it');
   });
 
-  const db = drizzlePg({ client: pool }) as unknown as Db;
   let closing: Promise<void> | undefined;
   const query = traceQueries('postgresql', 'pg', async (sql, params) => (await pool.query(sql, params)).rows);
 
   const handle: DatabaseHandle = {
     kind: 'postgres',
-    db,
     async query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]> {
       return (await query(sql, params)) as T[];
     },
@@ -174,7 +166,6 @@ const parseTextArray = pg.types.getTypeParser(INT8_ARRAY, 'text') as (
  * and their tests run in both modes. node-postgres returns int8 (every `count(*)`) as a
  * string and intervals as objects; PGlite returns int8 as a number when it fits exactly
  * (a bigint otherwise) and intervals as text. This makes node-postgres do what PGlite does.
- * drizzle passes its own per-query parsers, so its column mappings are unaffected.
  */
 const pgliteCompatibleParser = ((oid: TypeId, format?: 'text' | 'binary') => {
   if (format === undefined || format === 'text') {

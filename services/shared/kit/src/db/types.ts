@@ -1,8 +1,4 @@
-import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import type { Logger } from '../logger.ts';
-
-/** A drizzle database that is either PGlite (embedded) or node-postgres (cluster). */
-export type Db = PgDatabase<PgQueryResultHKT, Record<string, never>>;
 
 /** What runs parameterised SQL: the handle itself, or one transaction of it. */
 export interface Queryable {
@@ -12,7 +8,6 @@ export interface Queryable {
 
 export interface DatabaseHandle extends Queryable {
   readonly kind: 'pglite' | 'postgres';
-  readonly db: Db;
   /**
    * Runs `fn` in one transaction on one connection: commits when it resolves, rolls back and
    * rethrows when it rejects. Work that must happen before the commit (publishing an event

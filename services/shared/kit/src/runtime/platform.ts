@@ -42,7 +42,10 @@ export interface Platform {
   /** BUS_PREFIX: the namespace of this deployment on NATS and Redis. */
   readonly prefix: string;
   readonly readiness: ReadinessCheck[];
-  /** Closes in the order of CONVENTIONS: drain the bus, then the database, then Redis. */
+  /**
+   * Closes dependencies before what they write to: drain the bus (handlers in flight finish
+   * and may still write), then the database, then Redis.
+   */
   close(): Promise<void>;
 }
 

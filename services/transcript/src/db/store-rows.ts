@@ -1,0 +1,108 @@
+// The transcripts table's rows as the store reads and writes them: columns, mapping, shapes.
+import type { TranscriptListItem } from '@chronicler/contracts';
+import type { Queryable } from '@chronicler/kit';
+
+/** Work done in the transaction of a write, before it commits (the events announcing it). */
+export type WithinWrite<T> = (tx: Queryable, written: T) => Promise<void>;
+
+export const iso = (v: unknown): string =>
+  v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString();
+
+export const ITEM_COLUMNS =
+  'id, name, session_timestamp, created_at, last_activity, status, group_id, summary, preview, ' +
+  'source, transcription_status, transcription_error, audio_seconds, summary_status';
+
+const SOURCES = new Set(['live', 'manual', 'audio']);
+export const TRANSCRIPTION_STATES = new Set(['none', 'queued', 'processing', 'completed', 'failed']);
+const SUMMARY_STATES = new Set(['none', 'generating', 'done', 'failed']);
+
+export function toItem(r: Record<string, unknown>): TranscriptListItem {
+  return {
+    id: String(r.id),
+    name: String(r.name),
+    session_timestamp: iso(r.session_timestamp),
+    created_at: iso(r.created_at),
+    last_activity: iso(r.last_activity),
+    status: r.status === 'active' ? 'active' : 'ended',
+    group_id: r.group_id ? String(r.group_id) : '',
+    summary: String(r.summary),
+    preview: String(r.preview),
+    source: (SOURCES.has(String(r.source)) ? r.source : 'manual') as TranscriptListItem['source'],
+    transcription_status: (TRANSCRIPTION_STATES.has(String(r.transcription_status))
+      ? r.transcription_status
+      : 'none') as TranscriptListItem['transcription_status'],
+    transcription_error: String(r.transcription_error ?? ''),
+    audio_seconds: Number(r.audio_seconds ?? 0),
+    summary_status: (SUMMARY_STATES.has(String(r.summary_status))
+      ? r.summary_status
+      : 'none') as TranscriptListItem['summary_status'],
+  };
+}
+
+export interface NewTranscript {
+  name: string;
+  sessionTimestamp: string;
+  summary: string;
+  content: string;
+  preview: string;
+  groupId: string | null;
+}
+
+/** A position in the session list: the last session of a page. */
+export interface ListCursor {
+  ts: string;
+  created: string;
+  id: string;
+}
+
+/** What GET /transcripts/active needs of a session row. */
+export interface ActiveRow {
+  id: string;
+  session_timestamp: string;
+  created_at: string;
+  last_activity: string;
+}
+
+export interface TranscriptChanges {
+  name: string;
+  summary: string;
+  sessionTimestamp?: string;
+  content?: string;
+  preview?: string;
+}
+
+export interface NewAudioTranscript {
+  name: string;
+  sessionTimestamp: string;
+  summary: string;
+  groupId: string | null;
+  provider: string;
+  /** The stored recording: its blob name, size in bytes and format. */
+  audio: { blob: string; size: number; format: string };
+}
+
+/** The stored recording of an audio session. */
+export interface StoredAudio {
+  blob: string;
+  size: number;
+  format: string;
+}
+
+/** The columns of a stored recording (bigint comes back as text from node-postgres). */
+export interface StoredAudioRow {
+  audio_blob: string;
+  audio_size: string | number;
+  audio_format: string;
+}
+
+export const toStoredAudio = (r: StoredAudioRow): StoredAudio => ({
+  blob: r.audio_blob,
+  size: Number(r.audio_size),
+  format: r.audio_format,
+});
+
+/** Where an audio session's transcription stands, for the worker. */
+export interface AudioJobState {
+  status: TranscriptListItem['transcription_status'];
+  jobId: string;
+}
