@@ -107,7 +107,10 @@ export interface DiscordPeer {
   setVoice(guildId: string, userId: string, channelId: string | null, opts?: { mute?: boolean }): void;
   /** The voice channel the bot is in, or null. */
   botChannel(guildId: string): string | null;
-  /** Runs a slash command as `userId` from `channelId`; resolves with the reply they see. */
+  /**
+   * Runs a slash command as `userId` from `channelId` (`name` "settings show": a subcommand);
+   * resolves with the reply they see.
+   */
   command(
     guildId: string,
     channelId: string,
@@ -523,17 +526,7 @@ export async function startDiscordPeer(
       entitlements: [],
       authorizing_integration_owners: { '0': guildId },
       context: 0,
-      data: {
-        id: `cmd-${name}`,
-        name,
-        type: 1,
-        options: Object.entries(options).map(([k, v]) => ({
-          name: k,
-          type: 3,
-          value: v,
-          ...(focused === k ? { focused: true } : {}),
-        })),
-      },
+      data: commandData(name, options, focused),
     });
     return record;
   }
@@ -575,6 +568,23 @@ export async function startDiscordPeer(
       authorizing_integration_owners: { '0': g.id },
       message: { ...messageObject(channelId, { content: '' }), components: [] },
       data: { custom_id: customId, component_type: 2 },
+    };
+  }
+
+  /** A command's data: `name` "settings consent" runs the subcommand `consent` of /settings. */
+  function commandData(name: string, options: Record<string, string>, focused: string | null) {
+    const [command, sub] = name.split(' ');
+    const values = Object.entries(options).map(([k, v]) => ({
+      name: k,
+      type: 3,
+      value: v,
+      ...(focused === k ? { focused: true } : {}),
+    }));
+    return {
+      id: `cmd-${command}`,
+      name: command,
+      type: 1,
+      options: sub ? [{ name: sub, type: 1, options: values }] : values,
     };
   }
 

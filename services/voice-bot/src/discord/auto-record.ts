@@ -39,6 +39,7 @@ export class AutoRecorder {
   /** Auto-started recordings: guild id → the rule and the emptiness timer. */
   private readonly running = new Map<string, { rule: AutoRecordRule; timer: NodeJS.Timeout | null }>();
   private readonly busy = new Set<string>();
+  private readonly again = new Set<string>();
 
   constructor(private readonly core: BotCore) {}
 
@@ -49,13 +50,20 @@ export class AutoRecorder {
     ).size;
   }
 
+  /** One look at a time per guild; a change that comes meanwhile gets one more look after it. */
   async check(guild: Guild): Promise<void> {
-    if (this.busy.has(guild.id)) return;
+    if (this.busy.has(guild.id)) {
+      this.again.add(guild.id);
+      return;
+    }
     this.busy.add(guild.id);
     try {
-      await this.checkNow(guild);
-    } catch (err) {
-      this.core.log.error({ err, guildId: guild.id }, 'auto-record failed');
+      do {
+        this.again.delete(guild.id);
+        await this.checkNow(guild).catch((err: unknown) =>
+          this.core.log.error({ err, guildId: guild.id }, 'auto-record failed'),
+        );
+      } while (this.again.has(guild.id));
     } finally {
       this.busy.delete(guild.id);
     }

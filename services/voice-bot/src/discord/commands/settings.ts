@@ -80,7 +80,7 @@ export const SETTINGS_COMMAND = new SlashCommandBuilder()
   )
   .toJSON();
 
-const ids = (text: string): string[] => [...text.matchAll(/\d{5,25}/g)].map((m) => m[0]);
+const ids = (text: string): string[] => [...text.matchAll(/\d{1,25}/g)].map((m) => m[0]);
 
 function describe(s: ServerSettings): string {
   const rule = (r: AutoRecordRule) =>
