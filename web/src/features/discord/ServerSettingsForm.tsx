@@ -65,7 +65,12 @@ export function ServerSettingsForm({ guild }: { guild: ManagedGuild }) {
     });
   };
   return (
-    <form className="card" onSubmit={submit} noValidate aria-label={`Settings of ${guild.name}`}>
+    <form
+      className="card server-settings-form"
+      onSubmit={submit}
+      noValidate
+      aria-label={`Settings of ${guild.name}`}
+    >
       <h2 className="card-title">{guild.name}</h2>
       <div className="form-field">
         <label className="field-label" htmlFor={f.mode}>
