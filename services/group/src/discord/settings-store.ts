@@ -2,7 +2,7 @@ import type { AutoRecordRule, ConsentMode, MemberConsent, ServerSettings } from 
 import type { DatabaseHandle } from '@chronicler/kit';
 
 /** The settings of a server nobody has saved any for. */
-export const defaultServerSettings = (guildId: string): ServerSettings => ({
+const defaultServerSettings = (guildId: string): ServerSettings => ({
   guild_id: guildId,
   default_group_id: null,
   consent_mode: 'announce',

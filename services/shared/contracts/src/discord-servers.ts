@@ -12,12 +12,12 @@ const Snowflake = Type.String({ pattern: '^[0-9]{1,25}$', description: 'A Discor
 const Clock = Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: 'HH:MM, 24-hour' });
 
 /** `announce`: everyone is recorded unless they opt out; `opt_in`: only who pressed Record me. */
-export const CONSENT_MODES = ['announce', 'opt_in'] as const;
+const CONSENT_MODES = ['announce', 'opt_in'] as const;
 export type ConsentMode = (typeof CONSENT_MODES)[number];
 
 /** The most auto-record rules and starter roles one server keeps. */
-export const AUTO_RECORD_RULES_MAX = 5;
-export const STARTER_ROLES_MAX = 25;
+const AUTO_RECORD_RULES_MAX = 5;
+const STARTER_ROLES_MAX = 25;
 
 /**
  * Record when at least `min_members` people (bots not counted) are in `channel_id`, optionally
@@ -25,7 +25,7 @@ export const STARTER_ROLES_MAX = 25;
  * owned by `owner_discord_id`'s Chronicler account (null: the server owner's). Stops once the
  * channel has had nobody in it for `empty_minutes`.
  */
-export const AutoRecordRuleSchema = Type.Object({
+const AutoRecordRuleSchema = Type.Object({
   channel_id: Snowflake,
   min_members: Type.Integer({ minimum: 1, maximum: 99 }),
   group_id: Type.Union([Type.String({ maxLength: 100 }), Type.Null()]),
@@ -96,7 +96,7 @@ export const serverSettingsChangedEvent = busEvent(
 );
 
 /** A member's lasting choice in a server: `in` (Record me, /onrecord), `out` (/offrecord). */
-export const MemberConsentSchema = Type.Union([Type.Literal('in'), Type.Literal('out')]);
+const MemberConsentSchema = Type.Union([Type.Literal('in'), Type.Literal('out')]);
 export type MemberConsent = Static<typeof MemberConsentSchema>;
 
 /** svc.group.member-consents: every member's stored choice in a server. */

@@ -20,10 +20,7 @@ function clockIn(timezone: string, now: Date): string {
 }
 
 /** Whether the rule's hours (if any) include now; a window may run past midnight. */
-export function withinHours(
-  rule: Pick<AutoRecordRule, 'from' | 'to' | 'timezone'>,
-  now = new Date(),
-): boolean {
+function withinHours(rule: Pick<AutoRecordRule, 'from' | 'to' | 'timezone'>, now = new Date()): boolean {
   if (!rule.from || !rule.to) return true;
   const t = clockIn(rule.timezone, now);
   return rule.from <= rule.to ? t >= rule.from && t < rule.to : t >= rule.from || t < rule.to;

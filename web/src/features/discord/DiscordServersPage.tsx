@@ -6,7 +6,7 @@ import { Spinner } from '../../components/Spinner.tsx';
 import { ServerSettingsForm } from './ServerSettingsForm.tsx';
 import './discord-servers.css';
 
-export const discordServersKey = ['discord', 'servers'] as const;
+const discordServersKey = ['discord', 'servers'] as const;
 
 /**
  * The Discord servers the user manages (owner, Administrator or Manage Server, as Discord said
