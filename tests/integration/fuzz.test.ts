@@ -80,6 +80,13 @@ const ROUTES: Route[] = [
   { method: 'POST', path: '/groups/:id/summary' },
   { method: 'POST', path: '/groups/:id/check-summary' },
   { method: 'GET', path: '/users/stats', query: ['start', 'end'] },
+  { method: 'GET', path: '/discord/servers' },
+  { method: 'GET', path: '/discord/servers/:id/settings' },
+  {
+    method: 'PUT',
+    path: '/discord/servers/:id/settings',
+    fields: ['consent_mode', 'language', 'starter_roles', 'auto_record', 'default_group_id'],
+  },
   { method: 'POST', path: '/chat', fields: ['messages', 'transcript_id', 'model', 'temperature'] },
 ];
 

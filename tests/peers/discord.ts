@@ -74,6 +74,8 @@ interface CommandReply {
 interface ChannelMessage {
   channelId: string;
   content: string;
+  /** The buttons' custom ids, when the message has any. */
+  buttons?: string[];
 }
 
 /** One gateway connection that identified as a shard. */
@@ -105,7 +107,10 @@ export interface DiscordPeer {
   setVoice(guildId: string, userId: string, channelId: string | null, opts?: { mute?: boolean }): void;
   /** The voice channel the bot is in, or null. */
   botChannel(guildId: string): string | null;
-  /** Runs a slash command as `userId` from `channelId`; resolves with the reply they see. */
+  /**
+   * Runs a slash command as `userId` from `channelId` (`name` "settings show": a subcommand);
+   * resolves with the reply they see.
+   */
   command(
     guildId: string,
     channelId: string,
@@ -114,6 +119,17 @@ export interface DiscordPeer {
     options?: Record<string, string>,
     permissions?: bigint,
   ): Promise<CommandReply>;
+  /**
+   * Presses a message button (custom id) as `userId`: a component interaction (type 3) from the
+   * guild channel, or from the user's DM with the bot when `channelId` is that DM channel.
+   */
+  press(guildId: string, channelId: string, userId: string, customId: string): Promise<CommandReply>;
+  /** The DM channel the bot opened with a user (POST /users/@me/channels), if any. */
+  dmChannel(userId: string): string | null;
+  /** Users whose DMs are closed to the bot: opening one answers 50007. */
+  readonly closedDms: Set<string>;
+  /** The bot's nickname in each guild, in the order it set them (PATCH /guilds/{id}/members/@me). */
+  readonly nicks: { guildId: string; nick: string | null }[];
   /** Types `value` into /start's group option; resolves with the choices offered. */
   autocomplete(guildId: string, channelId: string, userId: string, value: string): Promise<string[]>;
   /**
@@ -151,7 +167,7 @@ export function guildIdForShard(shard: number, count: number, salt = 0): string 
 }
 
 export const ADMINISTRATOR = 1n << 3n;
-const MEMBER_PERMISSIONS = (1n << 10n) | (1n << 11n) | (1n << 31n) | (1n << 20n) | (1n << 21n);
+export const MEMBER_PERMISSIONS = (1n << 10n) | (1n << 11n) | (1n << 31n) | (1n << 20n) | (1n << 21n);
 
 export async function startDiscordPeer(
   opts: { token?: string; applicationId?: string; voiceHeartbeatMs?: number } = {},
@@ -168,6 +184,10 @@ export async function startDiscordPeer(
   const waiters = new Set<() => void>();
   const readyGuilds = new Set<string>();
   const pendingInteractions = new Map<string, (r: InteractionRecord) => void>();
+  /** DM channels the bot opened: channel id → user id. */
+  const dms = new Map<string, string>();
+  /** Users whose DMs are closed to the bot (50007). */
+  const closedDms = new Set<string>();
   const notify = (): void => {
     for (const w of waiters) w();
   };
@@ -299,6 +319,8 @@ export async function startDiscordPeer(
     messages: [],
     identifies: [],
     interactions: [],
+    nicks: [],
+    closedDms,
     get voice() {
       return voiceServers.at(-1)!;
     },
@@ -335,8 +357,15 @@ export async function startDiscordPeer(
     botChannel(guildId) {
       return voice.get(guildId)?.get(botUser.id)?.channel_id ?? null;
     },
+    async press(guildId, channelId, userId, customId) {
+      return peer.command(guildId, channelId, userId, `button:${customId}`);
+    },
+    dmChannel(userId) {
+      return [...dms.entries()].find(([, u]) => u === userId)?.[0] ?? null;
+    },
     async command(guildId, channelId, userId, name, options = {}, permissions = MEMBER_PERMISSIONS) {
-      const record = interact(guildId, channelId, userId, 2, name, options, null, permissions);
+      const button = name.startsWith('button:') ? name.slice('button:'.length) : null;
+      const record = interact(guildId, channelId, userId, button ? 3 : 2, name, options, null, permissions);
       const done = await new Promise<InteractionRecord>((resolve, reject) => {
         const t = setTimeout(
           () => reject(new Error(`discord peer: no reply to /${name} within 30 s`)),
@@ -452,7 +481,7 @@ export async function startDiscordPeer(
     guildId: string,
     channelId: string,
     userId: string,
-    type: 2 | 4,
+    type: 2 | 3 | 4,
     name: string,
     options: Record<string, string>,
     focused: string | null,
@@ -469,6 +498,10 @@ export async function startDiscordPeer(
       followups: [],
     };
     peer.interactions.push(record);
+    if (type === 3) {
+      dispatch(s, 'INTERACTION_CREATE', componentInteraction(g, channelId, userId, record, name.slice(7)));
+      return record;
+    }
     const channel = g.channels.find((c) => c.id === channelId)!;
     dispatch(s, 'INTERACTION_CREATE', {
       id: record.id,
@@ -493,19 +526,66 @@ export async function startDiscordPeer(
       entitlements: [],
       authorizing_integration_owners: { '0': guildId },
       context: 0,
-      data: {
-        id: `cmd-${name}`,
-        name,
-        type: 1,
-        options: Object.entries(options).map(([k, v]) => ({
-          name: k,
-          type: 3,
-          value: v,
-          ...(focused === k ? { focused: true } : {}),
-        })),
-      },
+      data: commandData(name, options, focused),
     });
     return record;
+  }
+
+  /**
+   * A button press (type 3) on a message the bot sent, from the guild channel or from the
+   * user's DM channel (then with `user` and no guild, as Discord sends it).
+   */
+  function componentInteraction(
+    g: PeerGuild,
+    channelId: string,
+    userId: string,
+    record: InteractionRecord,
+    customId: string,
+  ) {
+    const inDm = dms.has(channelId);
+    const user = findUser(g, userId);
+    return {
+      id: record.id,
+      application_id: applicationId,
+      type: 3,
+      token: record.token,
+      version: 1,
+      channel_id: channelId,
+      channel: inDm
+        ? { id: channelId, type: 1, recipients: [userObject(user)] }
+        : { id: channelId, type: 0, name: 'channel', guild_id: g.id },
+      ...(inDm
+        ? { user: userObject(user), context: 1 }
+        : {
+            guild_id: g.id,
+            guild: { id: g.id, features: [], locale: 'en-US' },
+            member: memberObject(g, user, MEMBER_PERMISSIONS),
+            context: 0,
+          }),
+      app_permissions: String(MEMBER_PERMISSIONS),
+      locale: 'en-US',
+      entitlements: [],
+      authorizing_integration_owners: { '0': g.id },
+      message: { ...messageObject(channelId, { content: '' }), components: [] },
+      data: { custom_id: customId, component_type: 2 },
+    };
+  }
+
+  /** A command's data: `name` "settings consent" runs the subcommand `consent` of /settings. */
+  function commandData(name: string, options: Record<string, string>, focused: string | null) {
+    const [command, sub] = name.split(' ');
+    const values = Object.entries(options).map(([k, v]) => ({
+      name: k,
+      type: 3,
+      value: v,
+      ...(focused === k ? { focused: true } : {}),
+    }));
+    return {
+      id: `cmd-${command}`,
+      name: command,
+      type: 1,
+      options: sub ? [{ name: sub, type: 1, options: values }] : values,
+    };
   }
 
   /** Settles a command once its reply is visible: a reply, or a deferral and its first edit. */
@@ -537,6 +617,11 @@ export async function startDiscordPeer(
     flags: Number(body.flags ?? 0),
     components: [],
   });
+
+  const buttonIds = (body: Record<string, unknown>): string[] =>
+    ((body.components ?? []) as { components?: { custom_id?: string }[] }[]).flatMap((row) =>
+      (row.components ?? []).flatMap((c) => (c.custom_id ? [c.custom_id] : [])),
+    );
 
   const readBody = async (req: IncomingMessage): Promise<Record<string, unknown>> => {
     const chunks: Buffer[] = [];
@@ -610,7 +695,12 @@ export async function startDiscordPeer(
       return json(res, 200, messageObject('0', body));
     }
     if (req.method === 'POST' && (m = /^\/channels\/(\d+)\/messages$/.exec(api))) {
-      peer.messages.push({ channelId: m[1]!, content: String(body.content ?? '') });
+      const buttons = buttonIds(body);
+      peer.messages.push({
+        channelId: m[1]!,
+        content: String(body.content ?? ''),
+        ...(buttons.length ? { buttons } : {}),
+      });
       notify();
       return json(res, 200, messageObject(m[1]!, body));
     }
@@ -621,6 +711,23 @@ export async function startDiscordPeer(
       return json(res, 200, memberObject(g, u));
     }
     if (req.method === 'GET' && api === '/users/@me') return json(res, 200, userObject(botUser));
+    if (req.method === 'POST' && api === '/users/@me/channels') {
+      const userId = String(body.recipient_id ?? '');
+      const known = [...guilds.values()].flatMap((g) => g.members).find((u) => u.id === userId);
+      if (!known) return json(res, 400, { message: 'Invalid Recipient(s)', code: 50033 });
+      if (closedDms.has(userId))
+        return json(res, 403, { message: 'Cannot send messages to this user', code: 50007 });
+      const id = peer.dmChannel(userId) ?? snowflake();
+      dms.set(id, userId);
+      return json(res, 200, { id, type: 1, last_message_id: null, recipients: [userObject(known)] });
+    }
+    if (req.method === 'PATCH' && (m = /^\/guilds\/(\d+)\/members\/(?:@|%40)me$/.exec(api))) {
+      if (!guilds.has(m[1]!)) return json(res, 404, { message: 'Unknown Guild', code: 10004 });
+      const nick = typeof body.nick === 'string' && body.nick ? body.nick : null;
+      peer.nicks.push({ guildId: m[1]!, nick });
+      notify();
+      return json(res, 200, { ...memberObject(guilds.get(m[1]!)!, botUser), nick });
+    }
     return json(res, 404, { message: `peer does not serve ${req.method} ${api}`, code: 0 });
   }
 

@@ -44,6 +44,11 @@ export interface OAuthPeer {
   readonly google: { clientId: string; clientSecret: string };
   /** Who consents at the authorize endpoints. */
   discordUser: DiscordUser;
+  /**
+   * The servers of each Discord user (by id) as GET /users/@me/guilds answers them (scope
+   * `guilds`): `permissions` the decimal bit set. Unlisted users are in none.
+   */
+  discordGuilds: Map<string, DiscordGuild[]>;
   googleProfile: IdTokenOptions;
   /** `deny`: the authorize endpoints send the user back with error=access_denied. */
   consent: 'allow' | 'deny';
@@ -55,6 +60,13 @@ export interface OAuthPeer {
   env(provider: 'discord' | 'google' | 'both'): Record<string, string>;
   mintIdToken(opts?: IdTokenOptions): Promise<string>;
   close(): Promise<void>;
+}
+
+export interface DiscordGuild {
+  id: string;
+  name: string;
+  owner?: boolean;
+  permissions: string;
 }
 
 interface IssuedCode {
@@ -102,6 +114,7 @@ export async function startOAuthPeer(): Promise<OAuthPeer> {
       email: 'nelly@example.com',
       verified: true,
     } as DiscordUser,
+    discordGuilds: new Map<string, DiscordGuild[]>(),
     googleProfile: {} as IdTokenOptions,
     consent: 'allow' as 'allow' | 'deny',
     failure: null as { status?: number; delayMs?: number } | null,
@@ -236,7 +249,7 @@ export async function startOAuthPeer(): Promise<OAuthPeer> {
           token_type: 'Bearer',
           expires_in: 604800,
           refresh_token: randomBytes(8).toString('hex'),
-          scope: 'identify email',
+          scope: 'identify email guilds',
         };
       }
       return {
@@ -256,6 +269,20 @@ export async function startOAuthPeer(): Promise<OAuthPeer> {
     const user = accessTokens.get(/^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '');
     if (!user) return reply.code(401).send({ message: '401: Unauthorized', code: 0 });
     return user;
+  });
+  app.get('/api/v10/users/@me/guilds', async (req, reply) => {
+    if (await misbehave(reply)) return reply;
+    const user = accessTokens.get(/^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '');
+    if (!user) return reply.code(401).send({ message: '401: Unauthorized', code: 0 });
+    return (peer.discordGuilds.get(user.id) ?? []).map((g) => ({
+      id: g.id,
+      name: g.name,
+      icon: null,
+      banner: null,
+      owner: g.owner ?? false,
+      permissions: g.permissions,
+      features: [],
+    }));
   });
   app.get('/google/o/oauth2/v2/auth', authorize('google'));
   app.post('/google/token', token('google'));

@@ -36,11 +36,12 @@ export function newPkce(): Pkce {
  */
 export async function providerJson(
   url: string,
-  init: RequestInit & { timeoutMs: number; what: string },
+  init: RequestInit & { timeoutMs: number; what: string; array?: boolean },
 ): Promise<Record<string, unknown>> {
   let res: Response;
   try {
-    res = await fetch(url, { ...init, redirect: 'error', signal: AbortSignal.timeout(init.timeoutMs) });
+    const { array: _array, ...request } = init;
+    res = await fetch(url, { ...request, redirect: 'error', signal: AbortSignal.timeout(init.timeoutMs) });
   } catch (err) {
     const reason =
       (err as Error).name === 'TimeoutError'
@@ -54,6 +55,8 @@ export async function providerJson(
   } catch {
     body = undefined;
   }
+  // `array`: an endpoint answering a JSON array (Discord's guild list) comes back as { items }.
+  if (init.array && res.ok && Array.isArray(body)) body = { items: body };
   const obj =
     body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
   if (!res.ok) {

@@ -4,6 +4,7 @@ import {
   getProvidersRpc,
   getUserRpc,
   googleLoginUrlRpc,
+  managedGuildsRpc,
   redeemSocketTicketRpc,
   refreshSessionRpc,
   socketTicketRpc,
@@ -26,6 +27,7 @@ import { AuthStore } from './db/store.ts';
 import { googleVerifier } from './google.ts';
 import { HashGate } from './hash-gate.ts';
 import { countUsers } from './handlers/count-users.ts';
+import { managedGuilds } from './handlers/discord-guilds.ts';
 import { discordLoginUrl } from './handlers/discord-login-url.ts';
 import { getProviders } from './handlers/get-providers.ts';
 import { getUser } from './handlers/get-user.ts';
@@ -68,7 +70,8 @@ export default defineService({
     const subs = [
       serve(bus, getProvidersRpc, getProviders(deps)),
       serve(bus, discordLoginUrlRpc, discordLoginUrl(deps)),
-      serve(bus, signInDiscordRpc, signInDiscord(deps, ctx.logger)),
+      serve(bus, signInDiscordRpc, signInDiscord(deps, ctx.logger, ctx.db, ctx.schema)),
+      serve(bus, managedGuildsRpc, managedGuilds(ctx.db, ctx.schema)),
       serve(bus, googleLoginUrlRpc, googleLoginUrl(deps)),
       serve(bus, signInGoogleCodeRpc, signInGoogleCode(deps, verifyGoogle, ctx.logger)),
       serve(bus, signInGoogleRpc, signInGoogle(deps, verifyGoogle)),

@@ -19,6 +19,7 @@ import adminRoutes from './routes/admin/index.ts';
 import authRoutes from './routes/auth/index.ts';
 import chatRoutes from './routes/chat/index.ts';
 import configRoutes from './routes/config/index.ts';
+import discordRoutes from './routes/discord/index.ts';
 import groupRoutes from './routes/groups/index.ts';
 import healthRoutes from './routes/health/index.ts';
 import liveIngestRoutes from './routes/live-ingest/index.ts';
@@ -111,6 +112,7 @@ export async function buildApp(ctx: GatewayContext): Promise<FastifyInstance> {
       await api.register(shareRoutes);
       await api.register(sharedRoutes);
       await api.register(sessionAudioRoutes);
+      await api.register(discordRoutes);
     },
     { prefix: '/api' },
   );

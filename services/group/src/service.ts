@@ -13,6 +13,10 @@ import {
   listGroupsRpc,
   setGroupGeneratedSummaryRpc,
   updateGroupRpc,
+  getServerSettingsRpc,
+  putServerSettingsRpc,
+  memberConsentsRpc,
+  setMemberConsentRpc,
 } from '@chronicler/contracts';
 import { defineService, EventOutbox, packageVersion, serve } from '@chronicler/kit';
 import { Type } from '@sinclair/typebox';
@@ -20,6 +24,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CharacterStore } from './db/characters-store.ts';
 import { GroupStore } from './db/store.ts';
+import {
+  getServerSettings,
+  memberConsents,
+  putServerSettings,
+  setMemberConsent,
+} from './discord/settings-handlers.ts';
+import { ServerSettingsStore } from './discord/settings-store.ts';
 import { getCharacters, putCharacters } from './handlers/characters.ts';
 import { createGroup } from './handlers/create-group.ts';
 import { deleteGroup } from './handlers/delete-group.ts';
@@ -42,6 +53,7 @@ export default defineService({
     // Events committed with their change, relayed to the bus after the commit.
     const outbox = new EventOutbox({ db: ctx.db, schema: ctx.schema, bus: ctx.bus, logger: ctx.logger });
     const characters = new CharacterStore(ctx.db, ctx.schema);
+    const servers = new ServerSettingsStore(ctx.db, ctx.schema);
     // The durable stream of group events (evt.group.>), de-duplicated by msgId.
     await ctx.bus.ensureStream(groupEventsStream);
     outbox.start();
@@ -59,6 +71,10 @@ export default defineService({
       serve(ctx.bus, groupKeytermsRpc, groupKeyterms(store, ctx.bus, ctx.coord.cache)),
       serve(ctx.bus, getGroupCharactersRpc, getCharacters(characters, ctx.bus)),
       serve(ctx.bus, putGroupCharactersRpc, putCharacters(characters, ctx.bus)),
+      serve(ctx.bus, getServerSettingsRpc, getServerSettings(servers)),
+      serve(ctx.bus, putServerSettingsRpc, putServerSettings(servers, store, ctx.bus, ctx.logger)),
+      serve(ctx.bus, memberConsentsRpc, memberConsents(servers)),
+      serve(ctx.bus, setMemberConsentRpc, setMemberConsent(servers)),
     ];
     return {
       async stop() {

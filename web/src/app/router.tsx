@@ -43,6 +43,9 @@ const TranscriptViewerPage = lazy(() =>
     default: m.TranscriptViewerPage,
   })),
 );
+const DiscordServersPage = lazy(() =>
+  import('../features/discord/DiscordServersPage.tsx').then((m) => ({ default: m.DiscordServersPage })),
+);
 const WelcomePage = lazy(() =>
   import('../features/welcome/WelcomePage.tsx').then((m) => ({ default: m.WelcomePage })),
 );
@@ -97,6 +100,8 @@ export const router = createBrowserRouter([
               { path: 'sessions/:sessionId/edit', element: <SessionEditPage /> },
               { path: 'sessions/:sessionId/notes', element: <SessionNotesPage /> },
               { path: 'search', element: <SearchResultsPage /> },
+              { path: 'discord-servers', element: <DiscordServersPage /> },
+              { path: 'discord-servers/:guildId', element: <DiscordServersPage /> },
               {
                 path: 'admin',
                 element: (

@@ -41,6 +41,15 @@ export const ShieldIcon = () => (
   </Icon>
 );
 
+/** A server rack: the Discord servers page. */
+export const ServerIcon = () => (
+  <Icon>
+    <rect x="4" y="4" width="16" height="7" rx="1.5" />
+    <rect x="4" y="13" width="16" height="7" rx="1.5" />
+    <path d="M8 7.5h.01M8 16.5h.01" />
+  </Icon>
+);
+
 export const LogoutIcon = () => (
   <Icon>
     <path d="M15 4h3a2 2 0 0 1 2 2v12a2 2 0 0 1-2 2h-3" />

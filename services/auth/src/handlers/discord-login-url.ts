@@ -20,7 +20,8 @@ export const discordLoginUrl =
     url.search = new URLSearchParams({
       response_type: 'code',
       client_id: settings.discord.clientId,
-      scope: 'identify email',
+      // `guilds`: which servers they manage, for the voice bot's server settings.
+      scope: 'identify email guilds',
       redirect_uri: redirectUri,
       state: pkce.state,
       code_challenge: pkce.challenge,

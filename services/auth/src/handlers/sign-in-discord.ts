@@ -1,19 +1,29 @@
 import type { OAuthCallbackRequest, OAuthSignInResult } from '@chronicler/contracts';
-import type { Logger } from '@chronicler/kit';
+import type { DatabaseHandle, Logger } from '@chronicler/kit';
 import type { ProviderProfile } from '../db/tables.ts';
 import { exchangeCode, OAuthFailure, providerJson } from '../oauth.ts';
 import { signIn, type AuthDeps } from '../sessions.ts';
+import { storeDiscordGuilds } from './discord-guilds.ts';
 
 /**
  * svc.auth.sign-in-discord: what Discord sent to our callback. The state is consumed
  * first in every case, so a state works once, even for a refused consent.
  */
 export const signInDiscord =
-  (deps: AuthDeps, logger: Logger) =>
+  (deps: AuthDeps, logger: Logger, db: DatabaseHandle, schema: string) =>
   async (req: OAuthCallbackRequest): Promise<OAuthSignInResult> => {
     try {
-      const profile = await discordProfile(deps, req);
-      return { ok: true, signIn: await signIn(deps, profile) };
+      const { profile, accessToken } = await discordProfile(deps, req);
+      const done = await signIn(deps, profile);
+      // The servers they manage, for the server-settings pages (scope `guilds`).
+      await storeDiscordGuilds(db, schema, {
+        api: deps.settings.raw.DISCORD_API_BASE.replace(/\/+$/, ''),
+        accessToken,
+        userId: done.user.id,
+        timeoutMs: deps.settings.raw.OAUTH_HTTP_TIMEOUT_MS,
+        logger,
+      });
+      return { ok: true, signIn: done };
     } catch (err) {
       if (err instanceof OAuthFailure) {
         logger.warn({ reason: err.code, detail: err.message }, 'Discord sign-in failed');
@@ -26,7 +36,7 @@ export const signInDiscord =
 async function discordProfile(
   { settings, store }: AuthDeps,
   req: OAuthCallbackRequest,
-): Promise<ProviderProfile> {
+): Promise<{ profile: ProviderProfile; accessToken: string }> {
   const discord = settings.discord;
   if (!discord) throw new OAuthFailure('not_configured', 'Discord sign-in is not configured');
   const stored = req.state ? await store.consumeOAuthState(req.state, 'discord') : undefined;
@@ -60,11 +70,12 @@ async function discordProfile(
     throw new OAuthFailure('provider_error', 'Discord user without id or username');
   }
   const display = typeof me.global_name === 'string' && me.global_name ? me.global_name : me.username;
-  return {
+  const profile: ProviderProfile = {
     provider: 'discord',
     subject: me.id,
     username: display,
     avatar: typeof me.avatar === 'string' ? me.avatar : null,
     email: typeof me.email === 'string' && me.verified === true ? me.email : null,
   };
+  return { profile, accessToken: grant.access_token };
 }

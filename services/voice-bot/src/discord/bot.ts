@@ -2,7 +2,10 @@ import { Client, Events, GatewayIntentBits, Routes } from 'discord.js';
 import { onInteraction } from './commands/index.ts';
 import { COMMANDS } from './commands/definitions.ts';
 import { BotCore, type VoiceBotOptions } from './core.ts';
+import { AutoRecorder } from './auto-record.ts';
+import { onVoiceState } from './presence.ts';
 import { recover } from './recovery.ts';
+import { SettingsCache } from './settings-cache.ts';
 import { TrackUploader } from './track-upload.ts';
 
 export type { VoiceBotOptions } from './core.ts';
@@ -18,6 +21,7 @@ export type { VoiceBotOptions } from './core.ts';
 export class VoiceBot {
   readonly client: Client;
   private readonly core: BotCore;
+  private readonly auto: AutoRecorder;
 
   constructor(private readonly o: VoiceBotOptions) {
     this.client = new Client({
@@ -27,9 +31,21 @@ export class VoiceBot {
       ...(o.apiUrl ? { rest: { api: o.apiUrl } } : {}),
     });
     const tracks = new TrackUploader({ bus: o.bus, recordingsDir: o.recordingsDir, logger: o.logger });
-    this.core = new BotCore(o, this.client, tracks);
+    const settings = new SettingsCache(o.bus, o.logger, (guildId) => {
+      const guild = this.client.guilds.cache.get(guildId);
+      if (guild) void this.auto.check(guild);
+    });
+    this.core = new BotCore(o, this.client, tracks, settings);
+    this.auto = new AutoRecorder(this.core);
     const log = o.logger;
     this.client.on(Events.InteractionCreate, (i) => void onInteraction(this.core, i));
+    this.client.on(
+      Events.VoiceStateUpdate,
+      (before, after) =>
+        void onVoiceState(this.core, this.auto, before, after).catch((err: unknown) =>
+          log.error({ err }, 'voice state update not handled'),
+        ),
+    );
     this.client.on(Events.Error, (err) => log.error({ err }, 'discord client error'));
     this.client.on(Events.ShardReady, (id, unavailable) =>
       log.info({ shard: id, unavailableGuilds: unavailable?.size ?? 0 }, 'shard ready'),
@@ -51,6 +67,7 @@ export class VoiceBot {
       throw err;
     }
     await ready;
+    this.core.settings.start();
     const appId = this.o.applicationId ?? this.client.application?.id ?? this.client.user!.id;
     // Every replica registers the same list (a PUT replaces it: idempotent); shard 0's does it.
     if (this.o.shardIds.includes(0)) {
@@ -73,11 +90,15 @@ export class VoiceBot {
       'voice bot ready',
     );
     await recover(this.core);
+    // Rules whose channel is already full when the bot comes up.
+    for (const guild of this.client.guilds.cache.values()) void this.auto.check(guild);
   }
 
   /** Ends every recording (each stream flushed, each final on the bus), leaves, logs out. */
   async stop(): Promise<void> {
     this.core.stopping = true;
+    this.auto.stop();
+    await this.core.settings.stop();
     await Promise.all(
       this.core.allGuildVoices().map(async ([guildId, g]) => {
         try {

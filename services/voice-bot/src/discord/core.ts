@@ -6,6 +6,7 @@ import { shardOfGuild, type RecordingLimits } from '../config.ts';
 import type { StreamPolicy } from '../pipeline/speaker-stream.ts';
 import { NO_LIMITS } from './limits.ts';
 import type { Recording } from './recording.ts';
+import type { SettingsCache } from './settings-cache.ts';
 import type { TrackUploader } from './track-upload.ts';
 import type { VoiceLink, VoiceReceiver } from './voice.ts';
 
@@ -39,8 +40,12 @@ export interface GuildVoice {
   link: VoiceLink | null;
   connecting: Promise<VoiceLink> | null;
   recording: Recording | null;
-  /** Members who ran /offrecord in this guild (kept across recordings while this process runs). */
+  /** Members off the record in this guild (/offrecord, Not me): stored, loaded by consent.ts. */
   paused: Set<string>;
+  /** Members who pressed Record me (or ran /onrecord): the only ones recorded in opt-in mode. */
+  optedIn: Set<string>;
+  /** The stored choices being read (once per process). */
+  consentLoaded: Promise<void> | null;
 }
 
 /**
@@ -59,6 +64,8 @@ export class BotCore {
     readonly client: Client,
     /** Hands each ended session's speaker recordings to the transcript service. */
     readonly tracks: TrackUploader,
+    /** Each server's settings (group service), dropped when they change. */
+    readonly settings: SettingsCache,
   ) {
     this.log = o.logger;
   }
@@ -70,7 +77,14 @@ export class BotCore {
   guildVoice(guildId: string): GuildVoice {
     let g = this.guilds.get(guildId);
     if (!g) {
-      g = { link: null, connecting: null, recording: null, paused: new Set() };
+      g = {
+        link: null,
+        connecting: null,
+        recording: null,
+        paused: new Set(),
+        optedIn: new Set(),
+        consentLoaded: null,
+      };
       this.guilds.set(guildId, g);
     }
     return g;

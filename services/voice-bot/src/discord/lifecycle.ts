@@ -1,3 +1,4 @@
+import type { ConsentMode } from '@chronicler/contracts';
 import type { Guild } from 'discord.js';
 import { randomUUID } from 'node:crypto';
 import { LiveSession } from '../pipeline/index.ts';
@@ -5,6 +6,7 @@ import type { BotCore } from './core.ts';
 import { guardRecording, noticeText } from './limits.ts';
 import { watchdogRejoin } from './links.ts';
 import { Recording } from './recording.ts';
+import { showRecording } from './rec-sign.ts';
 import type { SessionState } from './state.ts';
 
 export interface RecordingRequest {
@@ -16,6 +18,9 @@ export interface RecordingRequest {
   groupId: string | null;
   keyterms: string[];
   paused: Set<string>;
+  /** From the server's settings at the start: kept for the whole recording. */
+  consentMode: ConsentMode;
+  language: string | null;
 }
 
 /**
@@ -37,6 +42,7 @@ export async function beginRecording(core: BotCore, guild: Guild, r: RecordingRe
     provider: core.o.provider,
     gate: core.o.gate,
     keyterms: r.keyterms,
+    ...(r.language ? { language: r.language } : {}),
     recordingsDir: core.o.recordingsDir,
     logger: core.log,
     guildId: guild.id,
@@ -76,7 +82,13 @@ export async function beginRecording(core: BotCore, guild: Guild, r: RecordingRe
     watchdogSeconds: core.o.watchdogSeconds,
     heartbeatSeconds: core.o.heartbeatSeconds,
     onStuck: (hit) => void watchdogRejoin(core, guild, hit),
-    onEnded: (ended) => void core.tracks.hand(ended),
+    onEnded: (ended) => {
+      void core.tracks.hand(ended);
+      // A shutdown that will record on leaves the sign up for the next process.
+      if (!ended.resume && g.recording === null) void showRecording(core, guild, false);
+    },
+    consent: { mode: r.consentMode, optedIn: g.optedIn },
+    present: guild.voiceStates.cache.filter((v) => v.channelId === r.channelId).map((v) => v.id),
   });
   g.recording = rec;
   try {
@@ -96,6 +108,7 @@ export async function beginRecording(core: BotCore, guild: Guild, r: RecordingRe
     },
   );
   void live.done.then(() => guard.stop());
+  await showRecording(core, guild, true);
   // The provider failed for good: the pipeline ended the session itself.
   void live.done.then((end) => {
     if (g.recording !== rec || !end.error) return;

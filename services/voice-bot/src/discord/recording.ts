@@ -1,5 +1,6 @@
 import { liveSessionHeartbeatKey } from '@chronicler/contracts';
 import type { Coordination, Logger } from '@chronicler/kit';
+import type { ConsentMode } from '@chronicler/contracts';
 import type { Guild } from 'discord.js';
 import type { LiveSession } from '../pipeline/index.ts';
 import type { Speaker } from '../pipeline/index.ts';
@@ -27,6 +28,11 @@ export interface WatchdogHit {
  */
 export class Recording {
   readonly paused: Set<string>;
+  /**
+   * Members told that this channel is recorded: those in it when the announcement went out,
+   * and each later joiner once their notice is sent. In announce mode nobody else is captured.
+   */
+  readonly noticed: Set<string>;
   private readonly speakers = new Map<string, Speaker | 'skip' | 'pending'>();
   private readonly speaking = new Map<string, SpeakingState>();
   private heartbeat: NodeJS.Timeout | null = null;
@@ -50,9 +56,21 @@ export class Recording {
       onStuck(hit: WatchdogHit): void;
       /** The session ended and its recordings are closed (their upload starts). */
       onEnded?(state: SessionState): void;
+      /**
+       * The server's consent mode for this recording, and who pressed Record me (a live set:
+       * a press counts at once). Opt-in: only those are captured.
+       */
+      consent: { mode: ConsentMode; optedIn: ReadonlySet<string> };
+      /** Members in the channel when the recording was announced. */
+      present: Iterable<string>;
     },
   ) {
     this.paused = new Set(state.paused);
+    this.noticed = new Set(deps.present);
+  }
+
+  get consentMode(): ConsentMode {
+    return this.deps.consent.mode;
   }
 
   async begin(): Promise<void> {
@@ -180,12 +198,17 @@ export class Recording {
   }
 
   /**
-   * Who a user id is in the transcript, or 'skip' (a bot, muted, paused). Members come from
+   * Who a user id is in the transcript, or 'skip' (a bot, muted, paused, not admitted). Members come from
    * the guild's cache (guild create and voice state updates carry them); one not cached yet
    * is fetched, and their audio is dropped for the few milliseconds that takes.
    */
   private speakerFor(userId: string): Speaker | 'skip' | 'pending' {
     if (this.paused.has(userId)) return 'skip';
+    // Decided before anything is decoded: opt-in captures only who pressed Record me; announce
+    // mode holds a late joiner back until their notice is sent.
+    const admitted =
+      this.deps.consent.mode === 'opt_in' ? this.deps.consent.optedIn.has(userId) : this.noticed.has(userId);
+    if (!admitted) return 'skip';
     const known = this.speakers.get(userId);
     if (known === 'pending') return 'pending';
     const member = this.deps.guild.members.cache.get(userId);

@@ -1,5 +1,6 @@
 import type { Guild } from 'discord.js';
 import type { BotCore } from './core.ts';
+import { loadConsent } from './consent.ts';
 import { beginRecording } from './lifecycle.ts';
 import { ensureLink } from './links.ts';
 import { endRecovered, openStates, writeState, type SessionState } from './state.ts';
@@ -50,7 +51,9 @@ export async function recover(core: BotCore): Promise<void> {
 /** Records on into a new session after a restart, for the same owner and group, and says so. */
 async function resumeRecording(core: BotCore, guild: Guild, state: SessionState, why: string): Promise<void> {
   const g = core.guildVoice(guild.id);
-  for (const p of state.paused) g.paused.add(p);
+  await loadConsent(core, guild.id);
+  for (const p of state.paused) if (!g.optedIn.has(p)) g.paused.add(p);
+  const settings = await core.settings.get(guild.id);
   await ensureLink(core, guild, state.channel_id);
   const rec = await beginRecording(core, guild, {
     ownerId: state.owner_id,
@@ -61,6 +64,8 @@ async function resumeRecording(core: BotCore, guild: Guild, state: SessionState,
     groupId: state.group_id,
     keyterms: [],
     paused: g.paused,
+    consentMode: settings.consent_mode,
+    language: settings.language,
   });
   core.log.info(
     { previous: state.transcript_id, transcriptId: rec.state.transcript_id },

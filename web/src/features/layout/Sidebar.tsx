@@ -8,6 +8,7 @@ import {
   ExpandIcon,
   HomeIcon,
   LogoutIcon,
+  ServerIcon,
   ShieldIcon,
 } from '../../components/icons.tsx';
 import { useAuth } from '../auth/useAuth.ts';
@@ -122,6 +123,16 @@ export function Sidebar({
                     <ChatIcon />
                     <span className={rail ? 'visually-hidden' : undefined}>AI Chat</span>
                   </button>
+                </li>
+                <li>
+                  <NavLink
+                    to="/discord-servers"
+                    className={navClass}
+                    title={rail ? 'Discord servers' : undefined}
+                  >
+                    <ServerIcon />
+                    <span className={rail ? 'visually-hidden' : undefined}>Discord servers</span>
+                  </NavLink>
                 </li>
                 {isAdmin && (
                   <li>

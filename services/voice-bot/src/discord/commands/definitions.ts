@@ -3,6 +3,7 @@ import {
   SlashCommandBuilder,
   type RESTPostAPIChatInputApplicationCommandsJSONBody,
 } from 'discord.js';
+import { SETTINGS_COMMAND } from './settings.ts';
 
 /** The slash commands, as registered (01 §1: join, start [group], stop, leave, status, help; plus consent). */
 export const COMMANDS: RESTPostAPIChatInputApplicationCommandsJSONBody[] = [
@@ -47,6 +48,7 @@ export const COMMANDS: RESTPostAPIChatInputApplicationCommandsJSONBody[] = [
     .setDescription('Resume recording your own voice')
     .setContexts(InteractionContextType.Guild),
 ].map((b) => b.toJSON());
+COMMANDS.push(SETTINGS_COMMAND);
 
 export function helpText(publicUrl: string | null): string {
   return [
@@ -58,6 +60,7 @@ export function helpText(publicUrl: string | null): string {
     '`/leave` — leave the voice channel (also stops and saves)',
     '`/status` — what is being recorded, and where to read it live',
     '`/offrecord` / `/onrecord` — pause or resume recording your own voice',
+    '`/settings` — the server’s recording settings (Manage Server)',
     '`/help` — this message',
     '',
     publicUrl

@@ -4,6 +4,8 @@ import type { BotCore } from '../core.ts';
 import { joinCommand, leaveCommand, stopCommand } from './channel.ts';
 import { helpText } from './definitions.ts';
 import { consentCommand, statusCommand } from './member.ts';
+import { isConsentButton, onConsentButton } from '../consent.ts';
+import { settingsCommand } from './settings.ts';
 import { startAutocomplete, startCommand } from './start.ts';
 
 /** Routes every interaction to its command; a command that throws answers the error to its caller. */
@@ -21,6 +23,15 @@ export async function onInteraction(core: BotCore, interaction: Interaction): Pr
           })
         : [];
     await interaction.respond(choices).catch((err: unknown) => core.log.warn({ err }, 'autocomplete failed'));
+    return;
+  }
+  if (interaction.isButton() && isConsentButton(interaction.customId)) {
+    await onConsentButton(core, interaction).catch(async (err: unknown) => {
+      core.log.error({ err }, 'consent button failed');
+      await interaction
+        .reply({ content: 'Your choice was not saved; try again.', flags: MessageFlags.Ephemeral })
+        .catch(() => {});
+    });
     return;
   }
   if (!interaction.isChatInputCommand()) return;
@@ -54,6 +65,8 @@ export async function onInteraction(core: BotCore, interaction: Interaction): Pr
       case 'help':
         await interaction.reply({ content: helpText(core.o.publicUrl), flags: MessageFlags.Ephemeral });
         return;
+      case 'settings':
+        return await settingsCommand(core, interaction);
       case 'offrecord':
       case 'onrecord':
         return await consentCommand(core, interaction, interaction.commandName === 'offrecord');

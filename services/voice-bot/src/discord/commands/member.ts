@@ -1,4 +1,5 @@
 import { MessageFlags, type ChatInputCommandInteraction } from 'discord.js';
+import { loadConsent, setConsent } from '../consent.ts';
 import type { BotCore } from '../core.ts';
 
 type Cmd = ChatInputCommandInteraction<'cached'>;
@@ -6,9 +7,13 @@ type Cmd = ChatInputCommandInteraction<'cached'>;
 /** `/status`: what is recorded here, where to read it, and whether the caller is on the record. */
 export async function statusCommand(core: BotCore, interaction: Cmd): Promise<void> {
   const g = core.guildVoice(interaction.guildId);
+  await loadConsent(core, interaction.guildId);
+  const mode = g.recording?.consentMode ?? (await core.settings.get(interaction.guildId)).consent_mode;
   const you = g.paused.has(interaction.user.id)
     ? 'You are off the record (`/onrecord` to resume).'
-    : 'You are on the record (`/offrecord` to pause).';
+    : mode === 'opt_in' && !g.optedIn.has(interaction.user.id)
+      ? 'You are not recorded: this server records only members who opted in (`/onrecord` or Record me).'
+      : 'You are on the record (`/offrecord` to pause).';
   let content: string;
   if (g.recording) {
     const s = g.recording.live.stats();
@@ -33,17 +38,15 @@ export async function statusCommand(core: BotCore, interaction: Cmd): Promise<vo
 export async function consentCommand(core: BotCore, interaction: Cmd, off: boolean): Promise<void> {
   const g = core.guildVoice(interaction.guildId);
   const userId = interaction.user.id;
+  // Stored: the choice holds in every later recording here, across restarts of the bot.
+  await setConsent(core, interaction.guildId, userId, off ? 'out' : 'in');
   if (off) {
-    g.paused.add(userId);
-    await g.recording?.pause(userId);
     await interaction.reply({
       content:
         'You are **off the record**: nothing you say is captured or transcribed until you run `/onrecord`.',
       flags: MessageFlags.Ephemeral,
     });
   } else {
-    g.paused.delete(userId);
-    await g.recording?.resume(userId);
     await interaction.reply({
       content: g.recording
         ? 'You are **back on the record**: what you say is transcribed again.'

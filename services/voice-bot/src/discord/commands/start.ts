@@ -1,6 +1,8 @@
-import { findGroupsRpc, groupKeytermsRpc } from '@chronicler/contracts';
+import { findGroupsRpc, getGroupRpc, groupKeytermsRpc } from '@chronicler/contracts';
 import { call, type Logger } from '@chronicler/kit';
-import { MessageFlags, type ChatInputCommandInteraction } from 'discord.js';
+import { MessageFlags, PermissionFlagsBits, type ChatInputCommandInteraction } from 'discord.js';
+import { announceRecording } from '../announce.ts';
+import { loadConsent } from '../consent.ts';
 import type { BotCore } from '../core.ts';
 import { beginRecording } from '../lifecycle.ts';
 import { admissionProblem } from '../limits.ts';
@@ -35,6 +37,13 @@ export async function startCommand(
     return;
   }
   await interaction.deferReply({ flags: MessageFlags.Ephemeral });
+  const settings = await core.settings.get(interaction.guildId);
+  if (!mayStart(interaction, settings.starter_roles)) {
+    await interaction.editReply(
+      `Only members with ${settings.starter_roles.map((r) => `<@&${r}>`).join(', ')} (or who can manage this server) may start a recording here. Nothing was recorded.`,
+    );
+    return;
+  }
   const user = await core.owner(interaction.user.id);
   if (!user) {
     await interaction.editReply(
@@ -55,6 +64,9 @@ export async function startCommand(
       );
       return;
     }
+  } else if (settings.default_group_id) {
+    // The server's default group, when it is one of the starter's own.
+    group = await ownGroup(core, user.id, settings.default_group_id);
   }
   let keyterms: string[] = [];
   if (group) {
@@ -76,28 +88,45 @@ export async function startCommand(
     await interaction.editReply('Someone started a recording here a moment ago; see `/status`.');
     return;
   }
+  await loadConsent(core, interaction.guildId);
   await ensureLink(core, interaction.guild, channelId);
   const name = interaction.options.getString('name')?.trim() || core.o.defaultName;
   const rec = await beginRecording(core, interaction.guild, {
     ownerId: user.id,
     ownerDiscordId: interaction.user.id,
     channelId,
-    textChannelId: interaction.channelId,
+    textChannelId: settings.announcement_channel_id ?? interaction.channelId,
     name,
     groupId: group?.id ?? null,
     keyterms,
     paused: g.paused,
+    consentMode: settings.consent_mode,
+    language: settings.language,
   });
   log.info({ transcriptId: rec.state.transcript_id, group: group?.id ?? null }, 'recording started');
   // Everyone in the channel hears of it before the owner gets the link.
-  await core.post(
-    interaction.channelId,
-    `🔴 **Recording started** in <#${channelId}> by <@${interaction.user.id}>: everything said there is transcribed into their Chronicler session “${name}”. Don't want to be recorded? \`/offrecord\` pauses your voice, \`/onrecord\` resumes it.`,
-  );
+  await announceRecording(core, rec, `<@${interaction.user.id}>`);
   const url = core.sessionUrl(rec.state.transcript_id);
   await interaction.editReply(
     `Recording <#${channelId}> as “${name}”${group ? ` in your group “${group.name}”` : ''}. Read it live: ${url}\n\`/stop\` ends and saves it.`,
   );
+}
+
+/** Starter roles set: only members with one of them, or Manage Server, may start. */
+function mayStart(interaction: ChatInputCommandInteraction<'cached'>, roles: string[]): boolean {
+  if (roles.length === 0) return true;
+  if (interaction.memberPermissions?.has(PermissionFlagsBits.ManageGuild)) return true;
+  return roles.some((r) => interaction.member.roles.cache.has(r));
+}
+
+/** The group, if it is one of the user's (a server's default may be someone else's). */
+export async function ownGroup(
+  core: BotCore,
+  ownerId: string,
+  groupId: string,
+): Promise<{ id: string; name: string } | null> {
+  const found = await call(core.o.bus, getGroupRpc, { owner_id: ownerId, id: groupId }).catch(() => null);
+  return found ? { id: found.id, name: found.name } : null;
 }
 
 /** Group names for `/start group:` as the owner types. */
