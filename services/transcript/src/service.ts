@@ -18,6 +18,8 @@ import {
   searchTranscriptsRpc,
   sessionAudioRpc,
   keepTrackRpc,
+  memberForgetRpc,
+  memberRecordedRpc,
   audioSettingsRpc,
   audioUsageRpc,
   createShareRpc,
@@ -90,6 +92,8 @@ import { getNotes, putNotes } from './handlers/notes.ts';
 import { renameTranscript } from './handlers/rename-transcript.ts';
 import { search } from './handlers/search.ts';
 import { keepTrack, sessionAudio } from './handlers/session-audio.ts';
+import { MemberDataStore } from './db/member-data.ts';
+import { memberForget, memberRecorded } from './handlers/member-data.ts';
 import { audioSettings } from './handlers/audio-settings.ts';
 import { createShare, listShares, resolveShare, revokeShare } from './handlers/shares.ts';
 import { claimSummary, getLlmSummary, setGeneratedSummary, setSummaryStatus } from './handlers/summaries.ts';
@@ -114,6 +118,7 @@ export default defineService({
     const outbox = new EventOutbox({ db: ctx.db, schema: ctx.schema, bus: ctx.bus, logger: ctx.logger });
     const live = new LiveStore(ctx.db, ctx.schema, outbox);
     const names = new SpeakerNameStore(ctx.db, ctx.schema);
+    const members = new MemberDataStore(ctx.db, ctx.schema, outbox);
     const edits = new LineEditStore(ctx.db, ctx.schema, TRANSCRIPT_MAX);
     const exportDeps = { store, live, edits, names, bus: ctx.bus };
     const speech = createSpeechProvider(ctx.config);
@@ -169,7 +174,9 @@ export default defineService({
       serve(ctx.bus, revokeShareRpc, revokeShare(shares)),
       serve(ctx.bus, resolveShareRpc, resolveShare(shares)),
       serve(ctx.bus, sessionAudioRpc, sessionAudio(audio)),
-      serve(ctx.bus, keepTrackRpc, keepTrack(audio, ctx.bus, ctx.logger)),
+      serve(ctx.bus, keepTrackRpc, keepTrack(audio, members, ctx.bus, ctx.logger)),
+      serve(ctx.bus, memberRecordedRpc, memberRecorded(members)),
+      serve(ctx.bus, memberForgetRpc, memberForget(members, ctx.bus, ctx.logger)),
       serve(ctx.bus, audioSettingsRpc, audioSettings(audio, retention.sweep)),
       serve(ctx.bus, audioUsageRpc, () => audio.usage()),
     ];

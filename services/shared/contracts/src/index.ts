@@ -22,3 +22,4 @@ export * from './live-events.ts';
 export * from './search.ts';
 export * from './shares.ts';
 export * from './session-audio.ts';
+export * from './member-data.ts';

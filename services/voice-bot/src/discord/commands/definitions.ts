@@ -46,6 +46,10 @@ export const COMMANDS: RESTPostAPIChatInputApplicationCommandsJSONBody[] = [
     .setName('onrecord')
     .setDescription('Resume recording your own voice')
     .setContexts(InteractionContextType.Guild),
+  new SlashCommandBuilder()
+    .setName('mydata')
+    .setDescription('What was recorded of you in this server, and delete it')
+    .setContexts(InteractionContextType.Guild),
 ].map((b) => b.toJSON());
 
 export function helpText(publicUrl: string | null): string {
@@ -58,6 +62,7 @@ export function helpText(publicUrl: string | null): string {
     '`/leave` — leave the voice channel (also stops and saves)',
     '`/status` — what is being recorded, and where to read it live',
     '`/offrecord` / `/onrecord` — pause or resume recording your own voice',
+    '`/mydata` — what was recorded of you in this server; delete your part of a session',
     '`/help` — this message',
     '',
     publicUrl

@@ -4,6 +4,7 @@ import type { BotCore } from '../core.ts';
 import { joinCommand, leaveCommand, stopCommand } from './channel.ts';
 import { helpText } from './definitions.ts';
 import { consentCommand, statusCommand } from './member.ts';
+import { isMyDataComponent, myDataCommand, myDataComponent } from './mydata.ts';
 import { startAutocomplete, startCommand } from './start.ts';
 
 /** Routes every interaction to its command; a command that throws answers the error to its caller. */
@@ -21,6 +22,21 @@ export async function onInteraction(core: BotCore, interaction: Interaction): Pr
           })
         : [];
     await interaction.respond(choices).catch((err: unknown) => core.log.warn({ err }, 'autocomplete failed'));
+    return;
+  }
+  if (
+    (interaction.isButton() || interaction.isStringSelectMenu()) &&
+    isMyDataComponent(interaction.customId)
+  ) {
+    await myDataComponent(core, interaction).catch(async (err: unknown) => {
+      core.log.error({ err, customId: interaction.customId }, 'component failed');
+      const content = `Something went wrong: ${err instanceof Error ? err.message : String(err)}`;
+      await (
+        interaction.deferred || interaction.replied
+          ? interaction.editReply({ content, components: [] })
+          : interaction.reply({ content, flags: MessageFlags.Ephemeral })
+      ).catch(() => {});
+    });
     return;
   }
   if (!interaction.isChatInputCommand()) return;
@@ -57,6 +73,8 @@ export async function onInteraction(core: BotCore, interaction: Interaction): Pr
       case 'offrecord':
       case 'onrecord':
         return await consentCommand(core, interaction, interaction.commandName === 'offrecord');
+      case 'mydata':
+        return await myDataCommand(core, interaction);
       default:
         await interaction.reply({ content: 'Unknown command.', flags: MessageFlags.Ephemeral });
     }
