@@ -43,6 +43,9 @@ const TranscriptViewerPage = lazy(() =>
     default: m.TranscriptViewerPage,
   })),
 );
+const MyDataPage = lazy(() =>
+  import('../features/mydata/MyDataPage.tsx').then((m) => ({ default: m.MyDataPage })),
+);
 const WelcomePage = lazy(() =>
   import('../features/welcome/WelcomePage.tsx').then((m) => ({ default: m.WelcomePage })),
 );
@@ -97,6 +100,7 @@ export const router = createBrowserRouter([
               { path: 'sessions/:sessionId/edit', element: <SessionEditPage /> },
               { path: 'sessions/:sessionId/notes', element: <SessionNotesPage /> },
               { path: 'search', element: <SearchResultsPage /> },
+              { path: 'my-data', element: <MyDataPage /> },
               {
                 path: 'admin',
                 element: (
