@@ -137,7 +137,9 @@ describe.runIf(hasEspeak)(`the Discord voice bot against the Discord peer (${tes
         .get('global')
         ?.map((c) => c.name)
         .sort(),
-    ).toEqual(['help', 'join', 'leave', 'mydata', 'offrecord', 'onrecord', 'start', 'status', 'stop'].sort());
+    ).toEqual(
+      ['help', 'join', 'leave', 'mydata', 'offrecord', 'onrecord', 'recap', 'start', 'status', 'stop'].sort(),
+    );
     const start = discord.commands.get('global')!.find((c) => c.name === 'start')!;
     expect(start.options).toEqual(
       expect.arrayContaining([

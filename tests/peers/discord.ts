@@ -74,6 +74,8 @@ export interface CommandReply {
 export interface ChannelMessage {
   channelId: string;
   content: string;
+  /** Embeds the message carries, as posted. */
+  embeds?: Record<string, unknown>[];
 }
 
 /** One gateway connection that identified as a shard. */
@@ -119,8 +121,14 @@ export interface DiscordPeer {
    * shows (its latest edit), as `userId`; resolves with what the message then reads.
    */
   component(on: CommandReply, userId: string, customId: string, values?: string[]): Promise<CommandReply>;
-  /** Types `value` into /start's group option; resolves with the choices offered. */
-  autocomplete(guildId: string, channelId: string, userId: string, value: string): Promise<string[]>;
+  /** Types `value` into /start's group option (or `of`'s); resolves with the choices offered. */
+  autocomplete(
+    guildId: string,
+    channelId: string,
+    userId: string,
+    value: string,
+    of?: { command: string; option: string },
+  ): Promise<string[]>;
   /**
    * The gateway adapter of a member's own client (what discord.js gives @discordjs/voice): its
    * voice state updates (op 4) are answered with VOICE_STATE_UPDATE and VOICE_SERVER_UPDATE.
@@ -372,15 +380,15 @@ export async function startDiscordPeer(
       });
       return replyOf(done);
     },
-    async autocomplete(guildId, channelId, userId, value) {
+    async autocomplete(guildId, channelId, userId, value, of = { command: 'start', option: 'group' }) {
       const record = interact(
         guildId,
         channelId,
         userId,
         4,
-        'start',
-        { group: value },
-        'group',
+        of.command,
+        { [of.option]: value },
+        of.option,
         MEMBER_PERMISSIONS,
       );
       const done = await new Promise<InteractionRecord>((resolve, reject) => {
@@ -694,7 +702,11 @@ export async function startDiscordPeer(
       return json(res, 200, messageObject('0', body));
     }
     if (req.method === 'POST' && (m = /^\/channels\/(\d+)\/messages$/.exec(api))) {
-      peer.messages.push({ channelId: m[1]!, content: String(body.content ?? '') });
+      peer.messages.push({
+        channelId: m[1]!,
+        content: String(body.content ?? ''),
+        ...(Array.isArray(body.embeds) ? { embeds: body.embeds as Record<string, unknown>[] } : {}),
+      });
       notify();
       return json(res, 200, messageObject(m[1]!, body));
     }

@@ -23,3 +23,4 @@ export * from './search.ts';
 export * from './shares.ts';
 export * from './session-audio.ts';
 export * from './member-data.ts';
+export * from './recap-posts.ts';

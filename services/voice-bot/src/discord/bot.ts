@@ -1,7 +1,9 @@
+import type { Consumer } from '@chronicler/kit';
 import { Client, Events, GatewayIntentBits, Routes } from 'discord.js';
 import { onInteraction } from './commands/index.ts';
 import { COMMANDS } from './commands/definitions.ts';
 import { BotCore, type VoiceBotOptions } from './core.ts';
+import { startRecapPosts } from './recap-post.ts';
 import { recover } from './recovery.ts';
 import { TrackUploader } from './track-upload.ts';
 
@@ -18,6 +20,8 @@ export type { VoiceBotOptions } from './core.ts';
 export class VoiceBot {
   readonly client: Client;
   private readonly core: BotCore;
+  /** Posts each session's recap back to Discord once its summary is stored. */
+  private recaps: Consumer | null = null;
 
   constructor(private readonly o: VoiceBotOptions) {
     this.client = new Client({
@@ -73,11 +77,14 @@ export class VoiceBot {
       'voice bot ready',
     );
     await recover(this.core);
+    this.recaps ??= await startRecapPosts(this.core);
   }
 
   /** Ends every recording (each stream flushed, each final on the bus), leaves, logs out. */
   async stop(): Promise<void> {
     this.core.stopping = true;
+    await this.recaps?.stop();
+    this.recaps = null;
     await Promise.all(
       this.core.allGuildVoices().map(async ([guildId, g]) => {
         try {

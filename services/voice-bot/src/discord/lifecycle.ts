@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { LiveSession } from '../pipeline/index.ts';
 import type { BotCore } from './core.ts';
 import { watchdogRejoin } from './links.ts';
+import { keepRecapTarget } from './recap-post.ts';
 import { Recording } from './recording.ts';
 import type { SessionState } from './state.ts';
 
@@ -74,6 +75,7 @@ export async function beginRecording(core: BotCore, guild: Guild, r: RecordingRe
     g.recording = null;
     throw err;
   }
+  void keepRecapTarget(core, state);
   // The provider failed for good: the pipeline ended the session itself.
   void live.done.then((end) => {
     if (g.recording !== rec || !end.error) return;

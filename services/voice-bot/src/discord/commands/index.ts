@@ -5,22 +5,28 @@ import { joinCommand, leaveCommand, stopCommand } from './channel.ts';
 import { helpText } from './definitions.ts';
 import { consentCommand, statusCommand } from './member.ts';
 import { isMyDataComponent, myDataCommand, myDataComponent } from './mydata.ts';
+import { recapAutocomplete, recapCommand } from './recap.ts';
 import { startAutocomplete, startCommand } from './start.ts';
 
 /** Routes every interaction to its command; a command that throws answers the error to its caller. */
 export async function onInteraction(core: BotCore, interaction: Interaction): Promise<void> {
   if (interaction.isAutocomplete()) {
     const choices =
-      interaction.commandName === 'start'
-        ? await startAutocomplete(
-            core,
-            interaction.user.id,
-            String(interaction.options.getFocused() ?? ''),
-          ).catch((err: unknown) => {
+      interaction.commandName === 'recap'
+        ? await recapAutocomplete(core, interaction).catch((err: unknown) => {
             core.log.warn({ err }, 'autocomplete failed');
             return [];
           })
-        : [];
+        : interaction.commandName === 'start'
+          ? await startAutocomplete(
+              core,
+              interaction.user.id,
+              String(interaction.options.getFocused() ?? ''),
+            ).catch((err: unknown) => {
+              core.log.warn({ err }, 'autocomplete failed');
+              return [];
+            })
+          : [];
     await interaction.respond(choices).catch((err: unknown) => core.log.warn({ err }, 'autocomplete failed'));
     return;
   }
@@ -75,6 +81,8 @@ export async function onInteraction(core: BotCore, interaction: Interaction): Pr
         return await consentCommand(core, interaction, interaction.commandName === 'offrecord');
       case 'mydata':
         return await myDataCommand(core, interaction);
+      case 'recap':
+        return await recapCommand(core, interaction);
       default:
         await interaction.reply({ content: 'Unknown command.', flags: MessageFlags.Ephemeral });
     }
