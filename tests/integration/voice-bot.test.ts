@@ -138,7 +138,19 @@ describe.runIf(hasEspeak)(`the Discord voice bot against the Discord peer (${tes
         ?.map((c) => c.name)
         .sort(),
     ).toEqual(
-      ['help', 'join', 'leave', 'offrecord', 'onrecord', 'settings', 'start', 'status', 'stop'].sort(),
+      [
+        'help',
+        'join',
+        'leave',
+        'mydata',
+        'offrecord',
+        'onrecord',
+        'recap',
+        'settings',
+        'start',
+        'status',
+        'stop',
+      ].sort(),
     );
     const start = discord.commands.get('global')!.find((c) => c.name === 'start')!;
     expect(start.options).toEqual(

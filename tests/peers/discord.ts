@@ -71,11 +71,13 @@ interface CommandReply {
   record: InteractionRecord;
 }
 
-interface ChannelMessage {
+export interface ChannelMessage {
   channelId: string;
   content: string;
   /** The buttons' custom ids, when the message has any. */
   buttons?: string[];
+  /** Embeds the message carries, as posted. */
+  embeds?: Record<string, unknown>[];
 }
 
 /** One gateway connection that identified as a shard. */
@@ -130,8 +132,19 @@ export interface DiscordPeer {
   readonly closedDms: Set<string>;
   /** The bot's nickname in each guild, in the order it set them (PATCH /guilds/{id}/members/@me). */
   readonly nicks: { guildId: string; nick: string | null }[];
-  /** Types `value` into /start's group option; resolves with the choices offered. */
-  autocomplete(guildId: string, channelId: string, userId: string, value: string): Promise<string[]>;
+  /**
+   * Presses a button (or picks `values` in a select menu) of the message an earlier reply
+   * shows (its latest edit), as `userId`; resolves with what the message then reads.
+   */
+  component(on: CommandReply, userId: string, customId: string, values?: string[]): Promise<CommandReply>;
+  /** Types `value` into /start's group option (or `of`'s); resolves with the choices offered. */
+  autocomplete(
+    guildId: string,
+    channelId: string,
+    userId: string,
+    value: string,
+    of?: { command: string; option: string },
+  ): Promise<string[]>;
   /**
    * The gateway adapter of a member's own client (what discord.js gives @discordjs/voice): its
    * voice state updates (op 4) are answered with VOICE_STATE_UPDATE and VOICE_SERVER_UPDATE.
@@ -188,6 +201,8 @@ export async function startDiscordPeer(
   const dms = new Map<string, string>();
   /** Users whose DMs are closed to the bot (50007). */
   const closedDms = new Set<string>();
+  /** Where each interaction came from, for a component pressed on its reply later. */
+  const componentOrigins = new Map<string, { guildId: string; channelId: string }>();
   const notify = (): void => {
     for (const w of waiters) w();
   };
@@ -377,21 +392,32 @@ export async function startDiscordPeer(
         });
         check(record);
       });
-      const first = done.callbacks[0]!;
-      const flags = Number(first.data?.flags ?? 0);
-      const content =
-        first.type === 4 ? String(first.data?.content ?? '') : String(done.edits.at(-1)?.content ?? '');
-      return { content, ephemeral: (flags & 64) !== 0, record: done };
+      return replyOf(done);
     },
-    async autocomplete(guildId, channelId, userId, value) {
+    async component(on, userId, customId, values) {
+      const record = interactComponent(on, userId, customId, values);
+      const done = await new Promise<InteractionRecord>((resolve, reject) => {
+        const t = setTimeout(
+          () => reject(new Error(`discord peer: no answer to ${customId} within 30 s`)),
+          30_000,
+        );
+        pendingInteractions.set(record.id, (r) => {
+          clearTimeout(t);
+          resolve(r);
+        });
+        check(record);
+      });
+      return replyOf(done);
+    },
+    async autocomplete(guildId, channelId, userId, value, of = { command: 'start', option: 'group' }) {
       const record = interact(
         guildId,
         channelId,
         userId,
         4,
-        'start',
-        { group: value },
-        'group',
+        of.command,
+        { [of.option]: value },
+        of.option,
         MEMBER_PERMISSIONS,
       );
       const done = await new Promise<InteractionRecord>((resolve, reject) => {
@@ -498,6 +524,7 @@ export async function startDiscordPeer(
       followups: [],
     };
     peer.interactions.push(record);
+    componentOrigins.set(record.id, { guildId, channelId });
     if (type === 3) {
       dispatch(s, 'INTERACTION_CREATE', componentInteraction(g, channelId, userId, record, name.slice(7)));
       return record;
@@ -588,13 +615,78 @@ export async function startDiscordPeer(
     };
   }
 
+  /** What an interaction's reply reads: its reply or update (4, 7), else its latest edit. */
+  function replyOf(done: InteractionRecord): CommandReply {
+    const first = done.callbacks[0]!;
+    const flags = Number(first.data?.flags ?? 0);
+    const content =
+      first.type === 4 || first.type === 7
+        ? String(first.data?.content ?? '')
+        : String(done.edits.at(-1)?.content ?? '');
+    return { content, ephemeral: (flags & 64) !== 0, record: done };
+  }
+
+  /** A component interaction (type 3) on the message a reply shows, from the guild and channel of its command. */
+  function interactComponent(
+    on: CommandReply,
+    userId: string,
+    customId: string,
+    values: string[] | undefined,
+  ): InteractionRecord {
+    const origin = componentOrigins.get(on.record.id);
+    if (!origin) throw new Error('discord peer: that reply is not from a command the peer sent');
+    const g = guilds.get(origin.guildId)!;
+    const s = socketFor(origin.guildId);
+    if (!s) throw new Error(`discord peer: no shard connected for guild ${origin.guildId}`);
+    const shown = [...on.record.callbacks.map((c) => c.data ?? {}), ...on.record.edits].filter(
+      (d) => d.content !== undefined || d.components !== undefined,
+    );
+    const latest = Object.assign({}, ...shown) as Record<string, unknown>;
+    const record: InteractionRecord = {
+      id: snowflake(),
+      token: randomBytes(16).toString('base64url'),
+      callbacks: [],
+      edits: [],
+      followups: [],
+    };
+    peer.interactions.push(record);
+    componentOrigins.set(record.id, origin);
+    const channel = g.channels.find((c) => c.id === origin.channelId)!;
+    dispatch(s, 'INTERACTION_CREATE', {
+      id: record.id,
+      application_id: applicationId,
+      type: 3,
+      token: record.token,
+      version: 1,
+      guild_id: origin.guildId,
+      guild: { id: origin.guildId, features: [], locale: 'en-US' },
+      channel_id: origin.channelId,
+      channel: { id: origin.channelId, type: channel.type, name: channel.name, guild_id: origin.guildId },
+      member: memberObject(g, findUser(g, userId), MEMBER_PERMISSIONS),
+      app_permissions: String(MEMBER_PERMISSIONS),
+      locale: 'en-US',
+      guild_locale: 'en-US',
+      entitlements: [],
+      authorizing_integration_owners: { '0': origin.guildId },
+      context: 0,
+      message: {
+        ...messageObject(origin.channelId, { content: latest.content, flags: 64 }),
+        components: latest.components ?? [],
+      },
+      data: values
+        ? { custom_id: customId, component_type: 3, values }
+        : { custom_id: customId, component_type: 2 },
+    });
+    return record;
+  }
+
   /** Settles a command once its reply is visible: a reply, or a deferral and its first edit. */
   function check(record: InteractionRecord): void {
     const resolve = pendingInteractions.get(record.id);
     if (!resolve) return;
     const first = record.callbacks[0];
     if (!first) return;
-    if (first.type === 5 && record.edits.length === 0) return;
+    if ((first.type === 5 || first.type === 6) && record.edits.length === 0) return;
     pendingInteractions.delete(record.id);
     resolve(record);
   }
@@ -700,6 +792,7 @@ export async function startDiscordPeer(
         channelId: m[1]!,
         content: String(body.content ?? ''),
         ...(buttons.length ? { buttons } : {}),
+        ...(Array.isArray(body.embeds) ? { embeds: body.embeds as Record<string, unknown>[] } : {}),
       });
       notify();
       return json(res, 200, messageObject(m[1]!, body));

@@ -26,6 +26,7 @@ import liveIngestRoutes from './routes/live-ingest/index.ts';
 import planningRoutes from './routes/planning/index.ts';
 import searchRoutes from './routes/search/index.ts';
 import sessionAudioRoutes from './routes/session-audio/index.ts';
+import meRoutes from './routes/me/index.ts';
 import shareRoutes from './routes/shares/index.ts';
 import sharedRoutes from './routes/shared/index.ts';
 import summaryRoutes from './routes/summaries/index.ts';
@@ -113,6 +114,7 @@ export async function buildApp(ctx: GatewayContext): Promise<FastifyInstance> {
       await api.register(sharedRoutes);
       await api.register(sessionAudioRoutes);
       await api.register(discordRoutes);
+      await api.register(meRoutes);
     },
     { prefix: '/api' },
   );

@@ -3,6 +3,7 @@ import {
   checkGroupSummaryRpc,
   generateGroupSummaryRpc,
   generateSessionSummaryRpc,
+  speakerRemovedEvent,
   TRANSCRIPT_EVENTS_STREAM,
   transcriptEventsStream,
   transcriptReadyForSummaryEvent,
@@ -61,8 +62,19 @@ export default defineService({
           onReadyForSummary(sessionDeps, ctx.logger),
         )
       : null;
+    // A member's part of a session was removed: the recap made from it goes (the transcript
+    // service asks for a new summary of what is left).
+    const removals = await consume(
+      ctx.bus,
+      { stream: TRANSCRIPT_EVENTS_STREAM, durable: 'summary-speaker-removed' },
+      speakerRemovedEvent,
+      async ({ transcript_id }) => {
+        await store.dropRecap(transcript_id);
+      },
+    );
     return {
       async stop() {
+        await removals.stop();
         await consumer?.stop();
         await Promise.all(subs.map((s) => s.unsubscribe()));
       },

@@ -18,6 +18,11 @@ import {
   searchTranscriptsRpc,
   sessionAudioRpc,
   keepTrackRpc,
+  memberForgetRpc,
+  memberRecordedRpc,
+  claimRecapRpc,
+  guildRecapsRpc,
+  recapTargetRpc,
   audioSettingsRpc,
   audioUsageRpc,
   createShareRpc,
@@ -91,6 +96,10 @@ import { getNotes, putNotes } from './handlers/notes.ts';
 import { renameTranscript } from './handlers/rename-transcript.ts';
 import { search } from './handlers/search.ts';
 import { keepTrack, sessionAudio } from './handlers/session-audio.ts';
+import { MemberDataStore } from './db/member-data.ts';
+import { memberForget, memberRecorded } from './handlers/member-data.ts';
+import { RecapStore } from './db/recap-store.ts';
+import { announcingSummary, claimRecap, guildRecaps, recapTarget } from './handlers/recaps.ts';
 import { audioSettings } from './handlers/audio-settings.ts';
 import { createShare, listShares, resolveShare, revokeShare } from './handlers/shares.ts';
 import { claimSummary, getLlmSummary, setGeneratedSummary, setSummaryStatus } from './handlers/summaries.ts';
@@ -114,6 +123,8 @@ export default defineService({
     const outbox = new EventOutbox({ db: ctx.db, schema: ctx.schema, bus: ctx.bus, logger: ctx.logger });
     const live = new LiveStore(ctx.db, ctx.schema, outbox);
     const names = new SpeakerNameStore(ctx.db, ctx.schema);
+    const members = new MemberDataStore(ctx.db, ctx.schema, outbox);
+    const recaps = new RecapStore(ctx.db, ctx.schema);
     const edits = new LineEditStore(ctx.db, ctx.schema, TRANSCRIPT_MAX);
     const exportDeps = { store, live, edits, names, bus: ctx.bus };
     const speech = createSpeechProvider(ctx.config);
@@ -159,7 +170,11 @@ export default defineService({
       serve(ctx.bus, updateTranscriptSummaryRpc, updateSummary(store)),
       serve(ctx.bus, claimSummaryRpc, claimSummary(store)),
       serve(ctx.bus, setSummaryStatusRpc, setSummaryStatus(store)),
-      serve(ctx.bus, setGeneratedSummaryRpc, setGeneratedSummary(store)),
+      serve(
+        ctx.bus,
+        setGeneratedSummaryRpc,
+        announcingSummary(setGeneratedSummary(store), ctx.bus, ctx.logger),
+      ),
       serve(ctx.bus, getLlmSummaryRpc, getLlmSummary(store)),
       serve(ctx.bus, groupNamesRpc, groupNames(new VocabularyStore(ctx.db, ctx.schema))),
       serve(ctx.bus, transcriptAdminCountsRpc, adminCounts(ctx.db, ctx.schema)),
@@ -169,7 +184,12 @@ export default defineService({
       serve(ctx.bus, revokeShareRpc, revokeShare(shares)),
       serve(ctx.bus, resolveShareRpc, resolveShare(shares)),
       serve(ctx.bus, sessionAudioRpc, sessionAudio(audio)),
-      serve(ctx.bus, keepTrackRpc, keepTrack(audio, ctx.bus, ctx.logger)),
+      serve(ctx.bus, keepTrackRpc, keepTrack(audio, members, ctx.bus, ctx.logger)),
+      serve(ctx.bus, memberRecordedRpc, memberRecorded(members)),
+      serve(ctx.bus, memberForgetRpc, memberForget(members, ctx.bus, ctx.logger)),
+      serve(ctx.bus, recapTargetRpc, recapTarget(recaps)),
+      serve(ctx.bus, claimRecapRpc, claimRecap(recaps)),
+      serve(ctx.bus, guildRecapsRpc, guildRecaps(recaps)),
       serve(ctx.bus, audioSettingsRpc, audioSettings(audio, retention.sweep)),
       serve(ctx.bus, audioUsageRpc, () => audio.usage()),
     ];

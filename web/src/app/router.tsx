@@ -46,6 +46,9 @@ const TranscriptViewerPage = lazy(() =>
 const DiscordServersPage = lazy(() =>
   import('../features/discord/DiscordServersPage.tsx').then((m) => ({ default: m.DiscordServersPage })),
 );
+const MyDataPage = lazy(() =>
+  import('../features/mydata/MyDataPage.tsx').then((m) => ({ default: m.MyDataPage })),
+);
 const WelcomePage = lazy(() =>
   import('../features/welcome/WelcomePage.tsx').then((m) => ({ default: m.WelcomePage })),
 );
@@ -102,6 +105,7 @@ export const router = createBrowserRouter([
               { path: 'search', element: <SearchResultsPage /> },
               { path: 'discord-servers', element: <DiscordServersPage /> },
               { path: 'discord-servers/:guildId', element: <DiscordServersPage /> },
+              { path: 'my-data', element: <MyDataPage /> },
               {
                 path: 'admin',
                 element: (

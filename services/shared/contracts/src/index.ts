@@ -23,3 +23,5 @@ export * from './search.ts';
 export * from './shares.ts';
 export * from './session-audio.ts';
 export * from './discord-servers.ts';
+export * from './member-data.ts';
+export * from './recap-posts.ts';

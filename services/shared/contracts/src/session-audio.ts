@@ -59,6 +59,8 @@ export const keepTrackRpc = rpc(
     blob: Type.String({ minLength: 1, maxLength: 400 }),
     size: Type.Integer({ minimum: 0 }),
     format: Type.String({ minLength: 1, maxLength: 20 }),
+    /** The Discord user whose voice it is (so that they can have it deleted). */
+    user_id: Type.Optional(Type.String({ minLength: 1, maxLength: 32 })),
   }),
   Type.Object({ kept: Type.Boolean() }),
 );

@@ -30,6 +30,11 @@ export class SummaryStore {
     );
   }
 
+  /** Forgets a session's recap (a member's part of it was removed: it was made from their lines). */
+  async dropRecap(transcriptId: string): Promise<void> {
+    await this.db.query(`delete from ${this.recaps} where transcript_id = $1`, [transcriptId]);
+  }
+
   async fingerprint(ownerId: string, groupId: string): Promise<string | null> {
     const [r] = await this.db.query<{ fingerprint: string }>(
       `select fingerprint from ${this.table} where group_id = $1 and owner_id = $2`,

@@ -10,6 +10,8 @@ export interface KeptAudio {
 /** One speaker's track of a session the voice bot recorded (migration 0014_audio_tracks). */
 export interface KeptTrack extends KeptAudio {
   speaker: string;
+  /** The Discord user whose voice it is, when known (migration 0015_member_data). */
+  userId?: string | null;
 }
 
 /** The kept-recording columns of the transcripts table; every query filters by owner. */
@@ -143,13 +145,13 @@ export class AudioStore {
   async keepTrack(ownerId: string, id: string, t: KeptTrack): Promise<'kept' | 'taken' | 'missing'> {
     if (!isUuid(id)) return 'missing';
     const rows = await this.db.query(
-      `insert into ${this.tracks} (transcript_id, owner_id, speaker, blob, size, format)
-       select id, owner_id, $3, $4, $5, $6 from ${this.table} where id = $1 and owner_id = $2
+      `insert into ${this.tracks} (transcript_id, owner_id, speaker, blob, size, format, user_id)
+       select id, owner_id, $3, $4, $5, $6, $7 from ${this.table} where id = $1 and owner_id = $2
        on conflict (transcript_id, speaker) do update
           set size = excluded.size, format = excluded.format, kept_at = now()
         where ${this.tracks}.blob = excluded.blob
        returning 1`,
-      [id, ownerId, t.speaker, t.blob, t.size, t.format],
+      [id, ownerId, t.speaker, t.blob, t.size, t.format, t.userId ?? null],
     );
     if (rows.length > 0) return 'kept';
     return (await this.owns(ownerId, id)) ? 'taken' : 'missing';

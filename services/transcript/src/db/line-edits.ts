@@ -34,7 +34,7 @@ interface LiveRow {
 }
 
 /** The non-blank lines of a text with their index in `text.split('\n')`. */
-function numbered(content: string): Array<{ index: number; raw: string }> {
+export function numbered(content: string): Array<{ index: number; raw: string }> {
   const out: Array<{ index: number; raw: string }> = [];
   content.split('\n').forEach((raw, index) => {
     if (raw.trim()) out.push({ index, raw });
@@ -43,7 +43,7 @@ function numbered(content: string): Array<{ index: number; raw: string }> {
 }
 
 /** The line with its text and speaker replaced; its time stays. */
-function rewritten(raw: string, change: { text?: string; speaker?: string }): string {
+export function rewritten(raw: string, change: { text?: string; speaker?: string }): string {
   const parsed = parseTranscriptLine(raw)!;
   const text = (change.text ?? parsed.text).replace(/\s*[\r\n]+\s*/g, ' ').trim();
   const speaker = change.speaker === undefined ? parsed.speaker : change.speaker.trim() || null;

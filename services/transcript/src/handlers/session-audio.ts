@@ -8,6 +8,7 @@ import {
 import type { Bus, Logger } from '@chronicler/kit';
 import { MIME_BY_FORMAT, type AudioFormat } from '@chronicler/speech';
 import type { AudioStore } from '../db/audio-store.ts';
+import type { MemberDataStore } from '../db/member-data.ts';
 import { transcriptNotFound } from '../validation.ts';
 
 const contentTypeOf = (format: string): string =>
@@ -35,9 +36,14 @@ export const sessionAudio =
  * meantime takes its track with it: the blob is deleted and the bot told it may let go.
  */
 export const keepTrack =
-  (audio: AudioStore, bus: Bus, logger: Logger) =>
+  (audio: AudioStore, members: MemberDataStore, bus: Bus, logger: Logger) =>
   async (req: RpcRequest<typeof keepTrackRpc>): Promise<RpcResponse<typeof keepTrackRpc>> => {
-    const track = { blob: req.blob, size: req.size, format: req.format };
+    const track = { blob: req.blob, size: req.size, format: req.format, userId: req.user_id ?? null };
+    // The member had their part of this session removed before the bot handed the track over.
+    if (req.user_id && (await members.removed(req.transcript_id, req.user_id))) {
+      await bus.blobs.delete(SESSION_AUDIO_BUCKET, req.blob);
+      return { kept: false };
+    }
     for (let n = 1; n <= 20; n++) {
       const speaker = n === 1 ? req.speaker : `${req.speaker} (${n})`;
       const outcome = await audio.keepTrack(req.owner_id, req.transcript_id, { ...track, speaker });

@@ -1,9 +1,11 @@
+import type { Consumer } from '@chronicler/kit';
 import { Client, Events, GatewayIntentBits, Routes } from 'discord.js';
 import { onInteraction } from './commands/index.ts';
 import { COMMANDS } from './commands/definitions.ts';
 import { BotCore, type VoiceBotOptions } from './core.ts';
 import { AutoRecorder } from './auto-record.ts';
 import { onVoiceState } from './presence.ts';
+import { startRecapPosts } from './recap-post.ts';
 import { recover } from './recovery.ts';
 import { SettingsCache } from './settings-cache.ts';
 import { TrackUploader } from './track-upload.ts';
@@ -22,6 +24,8 @@ export class VoiceBot {
   readonly client: Client;
   private readonly core: BotCore;
   private readonly auto: AutoRecorder;
+  /** Posts each session's recap back to Discord once its summary is stored. */
+  private recaps: Consumer | null = null;
 
   constructor(private readonly o: VoiceBotOptions) {
     this.client = new Client({
@@ -92,6 +96,7 @@ export class VoiceBot {
     await recover(this.core);
     // Rules whose channel is already full when the bot comes up.
     for (const guild of this.client.guilds.cache.values()) void this.auto.check(guild);
+    this.recaps ??= await startRecapPosts(this.core);
   }
 
   /** Ends every recording (each stream flushed, each final on the bus), leaves, logs out. */
@@ -99,6 +104,8 @@ export class VoiceBot {
     this.core.stopping = true;
     this.auto.stop();
     await this.core.settings.stop();
+    await this.recaps?.stop();
+    this.recaps = null;
     await Promise.all(
       this.core.allGuildVoices().map(async ([guildId, g]) => {
         try {

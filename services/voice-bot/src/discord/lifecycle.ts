@@ -5,6 +5,7 @@ import { LiveSession } from '../pipeline/index.ts';
 import type { BotCore } from './core.ts';
 import { guardRecording, noticeText } from './limits.ts';
 import { watchdogRejoin } from './links.ts';
+import { keepRecapTarget } from './recap-post.ts';
 import { Recording } from './recording.ts';
 import { showRecording } from './rec-sign.ts';
 import type { SessionState } from './state.ts';
@@ -109,6 +110,7 @@ export async function beginRecording(core: BotCore, guild: Guild, r: RecordingRe
   );
   void live.done.then(() => guard.stop());
   await showRecording(core, guild, true);
+  void keepRecapTarget(core, state);
   // The provider failed for good: the pipeline ended the session itself.
   void live.done.then((end) => {
     if (g.recording !== rec || !end.error) return;

@@ -125,6 +125,7 @@ export class TrackUploader {
         blob,
         size: stored.size,
         format: 'ogg',
+        ...(tags.DISCORD_USER_ID ? { user_id: tags.DISCORD_USER_ID } : {}),
       });
       this.o.logger.info(
         { transcriptId: state.transcript_id, speaker, bytes: stored.size, kept },

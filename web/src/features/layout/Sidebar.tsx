@@ -134,6 +134,14 @@ export function Sidebar({
                     <span className={rail ? 'visually-hidden' : undefined}>Discord servers</span>
                   </NavLink>
                 </li>
+                {user?.discord_id && (
+                  <li>
+                    <NavLink to="/my-data" className={navClass} title={rail ? 'My recorded data' : undefined}>
+                      <ShieldIcon />
+                      <span className={rail ? 'visually-hidden' : undefined}>My recorded data</span>
+                    </NavLink>
+                  </li>
+                )}
                 {isAdmin && (
                   <li>
                     <NavLink to="/admin" className={navClass} title={rail ? 'Admin' : undefined}>

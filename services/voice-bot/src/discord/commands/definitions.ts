@@ -47,6 +47,22 @@ export const COMMANDS: RESTPostAPIChatInputApplicationCommandsJSONBody[] = [
     .setName('onrecord')
     .setDescription('Resume recording your own voice')
     .setContexts(InteractionContextType.Guild),
+  new SlashCommandBuilder()
+    .setName('recap')
+    .setDescription('Post the recap of one of your recorded sessions of this server (the latest by default)')
+    .setContexts(InteractionContextType.Guild)
+    .addStringOption((o) =>
+      o
+        .setName('session')
+        .setDescription('One of your sessions recorded here')
+        .setRequired(false)
+        .setAutocomplete(true)
+        .setMaxLength(100),
+    ),
+  new SlashCommandBuilder()
+    .setName('mydata')
+    .setDescription('What was recorded of you in this server, and delete it')
+    .setContexts(InteractionContextType.Guild),
 ].map((b) => b.toJSON());
 COMMANDS.push(SETTINGS_COMMAND);
 
@@ -61,6 +77,8 @@ export function helpText(publicUrl: string | null): string {
     '`/status` — what is being recorded, and where to read it live',
     '`/offrecord` / `/onrecord` — pause or resume recording your own voice',
     '`/settings` — the server’s recording settings (Manage Server)',
+    '`/recap [session]` — post the recap of one of your recorded sessions here (the latest by default)',
+    '`/mydata` — what was recorded of you in this server; delete your part of a session',
     '`/help` — this message',
     '',
     publicUrl

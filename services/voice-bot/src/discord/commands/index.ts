@@ -6,22 +6,29 @@ import { helpText } from './definitions.ts';
 import { consentCommand, statusCommand } from './member.ts';
 import { isConsentButton, onConsentButton } from '../consent.ts';
 import { settingsCommand } from './settings.ts';
+import { isMyDataComponent, myDataCommand, myDataComponent } from './mydata.ts';
+import { recapAutocomplete, recapCommand } from './recap.ts';
 import { startAutocomplete, startCommand } from './start.ts';
 
 /** Routes every interaction to its command; a command that throws answers the error to its caller. */
 export async function onInteraction(core: BotCore, interaction: Interaction): Promise<void> {
   if (interaction.isAutocomplete()) {
     const choices =
-      interaction.commandName === 'start'
-        ? await startAutocomplete(
-            core,
-            interaction.user.id,
-            String(interaction.options.getFocused() ?? ''),
-          ).catch((err: unknown) => {
+      interaction.commandName === 'recap'
+        ? await recapAutocomplete(core, interaction).catch((err: unknown) => {
             core.log.warn({ err }, 'autocomplete failed');
             return [];
           })
-        : [];
+        : interaction.commandName === 'start'
+          ? await startAutocomplete(
+              core,
+              interaction.user.id,
+              String(interaction.options.getFocused() ?? ''),
+            ).catch((err: unknown) => {
+              core.log.warn({ err }, 'autocomplete failed');
+              return [];
+            })
+          : [];
     await interaction.respond(choices).catch((err: unknown) => core.log.warn({ err }, 'autocomplete failed'));
     return;
   }
@@ -31,6 +38,21 @@ export async function onInteraction(core: BotCore, interaction: Interaction): Pr
       await interaction
         .reply({ content: 'Your choice was not saved; try again.', flags: MessageFlags.Ephemeral })
         .catch(() => {});
+    });
+    return;
+  }
+  if (
+    (interaction.isButton() || interaction.isStringSelectMenu()) &&
+    isMyDataComponent(interaction.customId)
+  ) {
+    await myDataComponent(core, interaction).catch(async (err: unknown) => {
+      core.log.error({ err, customId: interaction.customId }, 'component failed');
+      const content = `Something went wrong: ${err instanceof Error ? err.message : String(err)}`;
+      await (
+        interaction.deferred || interaction.replied
+          ? interaction.editReply({ content, components: [] })
+          : interaction.reply({ content, flags: MessageFlags.Ephemeral })
+      ).catch(() => {});
     });
     return;
   }
@@ -70,6 +92,10 @@ export async function onInteraction(core: BotCore, interaction: Interaction): Pr
       case 'offrecord':
       case 'onrecord':
         return await consentCommand(core, interaction, interaction.commandName === 'offrecord');
+      case 'mydata':
+        return await myDataCommand(core, interaction);
+      case 'recap':
+        return await recapCommand(core, interaction);
       default:
         await interaction.reply({ content: 'Unknown command.', flags: MessageFlags.Ephemeral });
     }

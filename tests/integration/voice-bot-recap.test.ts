@@ -1,0 +1,143 @@
+import { existsSync } from 'node:fs';
+import type { Turn } from '@chronicler/voice-bot/pipeline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DeepgramLivePeer } from '../peers/deepgram-live.ts';
+import { voiceTable, type VoiceTable } from '../peers/discord-voice/table.ts';
+import { guildIdForShard, type ChannelMessage, type DiscordPeer, type PeerGuild } from '../peers/discord.ts';
+import { apiCall } from '../support/api.ts';
+import { LiveViewer } from '../support/live-viewer.ts';
+import { testMode, waitFor, type TestSystem } from '../support/system.ts';
+import { startVoiceRig, type VoiceRig } from '../support/voice-rig.ts';
+
+// Speech to play (espeak-ng): skipped on a machine without it.
+const hasEspeak = existsSync('/usr/bin/espeak-ng');
+
+interface Embed {
+  title: string;
+  url?: string;
+  description: string;
+  fields: { name: string; value: string }[];
+  footer: { text: string };
+}
+
+function withinDiscordLimits(e: Embed): void {
+  expect(e.title.length).toBeLessThanOrEqual(256);
+  expect(e.description.length).toBeLessThanOrEqual(4096);
+  expect(e.fields.length).toBeLessThanOrEqual(25);
+  for (const f of e.fields) {
+    expect(f.name.length).toBeLessThanOrEqual(256);
+    expect(f.value.length).toBeLessThanOrEqual(1024);
+  }
+  expect(e.footer.text.length).toBeLessThanOrEqual(2048);
+  const total =
+    e.title.length +
+    e.description.length +
+    e.footer.text.length +
+    e.fields.reduce((n, f) => n + f.name.length + f.value.length, 0);
+  expect(total).toBeLessThanOrEqual(6000);
+}
+
+// Members speak through real @discordjs/voice clients; once the /stop'ped session's summary is
+// stored, its recap comes back to the channel where /start ran, once; /recap posts it on demand.
+describe.runIf(hasEspeak)(`the recap back in Discord (${testMode} mode)`, () => {
+  let rig: VoiceRig;
+  let system: TestSystem;
+  let discord: DiscordPeer;
+  let deepgram: DeepgramLivePeer;
+  let table: VoiceTable;
+  let owner: string;
+  const guild: PeerGuild = {
+    id: guildIdForShard(0, 1, 37),
+    name: 'Recap Table',
+    ownerId: '3701',
+    channels: [
+      { id: '8701', name: 'table-talk', type: 0 },
+      { id: '8702', name: 'Tavern', type: 2 },
+      { id: '8703', name: 'elsewhere', type: 0 },
+    ],
+    members: [
+      { id: '3701', username: 'matt', nick: 'Matt' },
+      { id: '3702', username: 'laura', nick: 'Laura' },
+    ],
+  };
+  const matt = { key: '3701', displayName: 'Matt', userId: '3701' };
+  const laura = { key: '3702', displayName: 'Laura', userId: '3702' };
+
+  beforeAll(async () => {
+    rig = await startVoiceRig(guild, {}, { processes: 'one' });
+    ({ system, discord, deepgram, owner } = rig);
+    await waitFor(() => discord.commands.has('global'), 30_000);
+    table = voiceTable(discord, guild.id, '8702');
+    await table.join('3701');
+    await table.join('3702');
+  }, 120_000);
+
+  afterAll(async () => {
+    await table?.close();
+    await rig?.stop();
+  });
+
+  const recapsIn = (channelId: string): ChannelMessage[] =>
+    discord.messages.filter((m) => m.channelId === channelId && (m.embeds?.length ?? 0) > 0);
+
+  it('posts the recap embed once in the announcement channel after /stop, and /recap posts it again on demand', async () => {
+    const turns: Turn[] = [
+      { speaker: matt, text: 'The dragon circles above the tower' },
+      { speaker: laura, text: 'Vex nocks an arrow and waits' },
+    ];
+    deepgram.script(turns.map((t) => t.text));
+    const spoken = await table.prepare(turns);
+    const started = await discord.command(guild.id, '8701', '3701', 'start', { name: 'The Tower' });
+    const tid = /sessions\/([0-9a-f-]{36})/.exec(started.content)?.[1];
+    if (!tid) throw new Error(`no session in: ${started.content}`);
+    await waitFor(
+      async () => (await apiCall(system.url, 'GET', `/transcripts/${tid}`, owner)).status === 200,
+    );
+    const viewer = new LiveViewer(system.url, tid, owner);
+    try {
+      await table.play(spoken, { pauseSeconds: 1.5 });
+      await viewer.untilLines(2, 30_000);
+      expect((await discord.command(guild.id, '8701', '3701', 'stop')).content).toContain(
+        'Recording stopped',
+      );
+      await viewer.untilEnded(30_000);
+    } finally {
+      viewer.close();
+    }
+
+    await waitFor(() => recapsIn('8701').length > 0, 90_000);
+    const [posted] = recapsIn('8701');
+    const embed = posted!.embeds![0] as unknown as Embed;
+    expect(embed.title).toBe('The Tower');
+    expect(embed.url).toBe(`http://chronicler.test/sessions/${tid}`);
+    expect(embed.description.length).toBeGreaterThan(0);
+    expect(embed.fields.find((f) => f.name === 'Full session')?.value).toBe(
+      `http://chronicler.test/sessions/${tid}`,
+    );
+    withinDiscordLimits(embed);
+    const session = await apiCall<{ summary: string }>(system.url, 'GET', `/transcripts/${tid}`, owner);
+    expect(session.body.summary.length).toBeGreaterThan(0);
+
+    // A summary made again (Generate) does not post it a second time.
+    const again = await apiCall(system.url, 'POST', `/transcripts/${tid}/generate-summary`, owner);
+    expect(again.status).toBeLessThan(300);
+
+    // On demand, in the channel it is asked from: autocomplete offers the caller's sessions here.
+    const choices = await discord.autocomplete(guild.id, '8703', '3701', 'tow', {
+      command: 'recap',
+      option: 'session',
+    });
+    expect(choices).toEqual([expect.stringMatching(/^The Tower \(\d{4}-\d{2}-\d{2}\)$/)]);
+    const onDemand = await discord.command(guild.id, '8703', '3701', 'recap');
+    expect(onDemand.ephemeral).toBe(false);
+    const shown = (onDemand.record.callbacks[0]!.data!.embeds as Embed[])[0]!;
+    expect(shown.title).toBe('The Tower');
+    withinDiscordLimits(shown);
+    const named = await discord.command(guild.id, '8703', '3701', 'recap', { session: tid });
+    expect((named.record.callbacks[0]!.data!.embeds as Embed[])[0]!.title).toBe('The Tower');
+    // Someone without sessions here: told so, only them.
+    const none = await discord.command(guild.id, '8703', '3702', 'recap');
+    expect(none.ephemeral).toBe(true);
+    expect(recapsIn('8701')).toHaveLength(1);
+  }, 240_000);
+});
