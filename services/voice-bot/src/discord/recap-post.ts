@@ -99,21 +99,14 @@ export function recapEmbed(
   };
 }
 
-/**
- * Where a session's recap and announcements go in its server: the channel where `/start` ran
- * (a server setting for the announcement channel will choose it here).
- */
-function announcementChannel(state: Pick<SessionState, 'text_channel_id'>): string {
-  return state.text_channel_id;
-}
-
 /** Kept with the session when its recording starts, so that any replica can post its recap later. */
 export async function keepRecapTarget(core: BotCore, state: SessionState): Promise<void> {
   await call(core.o.bus, recapTargetRpc, {
     owner_id: state.owner_id,
     id: state.transcript_id,
     guild_id: state.guild_id,
-    channel_id: announcementChannel(state),
+    // The server's announcement channel when set, else where the recording started (chosen at /start).
+    channel_id: state.text_channel_id,
   }).catch((err: unknown) =>
     core.log.warn(
       { err, transcriptId: state.transcript_id },
