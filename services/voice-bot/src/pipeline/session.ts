@@ -18,7 +18,10 @@ import {
   type Logger,
 } from '@chronicler/kit';
 import type { StreamGate, StreamingProvider, StreamingUtterance } from '@chronicler/speech';
+import type { OggAppendPoint } from './ogg-file.ts';
 import { DurableOutbox, type OutboxRetry } from './outbox.ts';
+import { OPUS_SILENCE_FRAME } from './opus.ts';
+import { noteUtterance, type ResumePoint } from './resume.ts';
 import {
   SpeakerChannel,
   type PcmFormat,
@@ -57,6 +60,8 @@ export interface LiveSessionOptions {
   recordingFlushMs?: number;
   /** Backoff of durable publishes while the bus does not take them. */
   retry?: OutboxRetry;
+  /** Continues a session a previous process left (same transcript, clock and numbering): see resume.ts. */
+  resume?: ResumePoint;
 }
 
 type State = 'created' | 'live' | 'ending' | 'ended';
@@ -127,8 +132,9 @@ export class LiveSession {
   async start(): Promise<void> {
     if (this.state !== 'created') throw new Error('The live session was already started');
     this.state = 'live';
-    this.startedAtMs = this.now();
     const o = this.opts;
+    this.startedAtMs = o.resume?.startedAtMs ?? this.now();
+    this.finalCount = o.resume?.finalCount ?? 0;
     if (!o.provider) {
       this.log.warn('no speech provider configured: the session records audio but transcribes nothing');
     }
@@ -154,7 +160,46 @@ export class LiveSession {
       msgId: liveMsgId.start(o.transcriptId),
     });
     this.startAcked = true;
-    this.log.info({ origin: o.origin, provider: o.provider?.name ?? null }, 'live session started');
+    this.log.info(
+      { origin: o.origin, provider: o.provider?.name ?? null, resumed: Boolean(o.resume) },
+      o.resume ? 'live session resumed' : 'live session started',
+    );
+    if (o.resume) await this.adopt(o.resume);
+  }
+
+  /** A resumed session's speakers: recordings appended to, the audio a crash cut transcribed. */
+  private async adopt(resume: ResumePoint): Promise<void> {
+    for (const s of resume.speakers) {
+      const channel = this.channelFor(s.speaker, s.append);
+      if (!channel || s.tail.length === 0) continue;
+      const before = this.finalCount;
+      const end = Number(s.tail.at(-1)!.granule) / 48_000;
+      for (const p of s.tail) channel.pushOpus(p.data, Number(p.granule) / 48_000, false);
+      // A second of silence after it: the provider ends the utterance as it would live.
+      for (let i = 1; i <= 50; i++) channel.pushOpus(OPUS_SILENCE_FRAME, end + i * 0.02, false);
+      channel.stopped();
+      for (let waited = 0; this.finalCount === before && waited < 8000; waited += 100) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      this.log.info(
+        { speaker: s.speaker.key, seconds: s.tail.length / 50, finals: this.finalCount - before },
+        'spooled audio after the last final transcribed',
+      );
+    }
+  }
+
+  /** A line of the session itself (a marked pause), in order with the finals. */
+  note(text: string, startSeconds: number, endSeconds: number): void {
+    if (this.state !== 'live') return;
+    this.finalCount++;
+    const message = noteUtterance(this.transcriptId, this.finalCount, text, startSeconds, endSeconds);
+    message.session_start_time = new Date(this.startedAtMs).toISOString();
+    void this.outbox.enqueue({
+      subject: liveSubject.final(this.transcriptId),
+      payload: message,
+      msgId: liveMsgId.final(this.transcriptId, message.utterance_id),
+      journal: true,
+    });
   }
 
   /** One Opus packet (48 kHz stereo, as Discord sends) of `speaker`, as it arrives. */
@@ -197,11 +242,17 @@ export class LiveSession {
    * the end message with the counts. Calling it again returns the same promise.
    */
   end(opts: { error?: string } = {}): Promise<LiveSessionEnd> {
-    this.endPromise ??= this.finish(opts.error);
+    this.endPromise ??= this.finish(opts.error, true);
     return this.endPromise;
   }
 
-  private async finish(error: string | undefined): Promise<LiveSessionEnd> {
+  /** end() without the end message: every final on the bus, the session left for the next process. */
+  suspend(): Promise<LiveSessionEnd> {
+    this.endPromise ??= this.finish(undefined, false);
+    return this.endPromise;
+  }
+
+  private async finish(error: string | undefined, publishEnd: boolean): Promise<LiveSessionEnd> {
     const wasStarted = this.state !== 'created';
     this.state = 'ending';
     if (error) this.log.warn({ error }, 'live session ending with an error');
@@ -215,7 +266,8 @@ export class LiveSession {
       interim_count: this.interimCount,
       ...(error ? { error: error.slice(0, 1000) } : {}),
     };
-    if (wasStarted) {
+    if (wasStarted && !publishEnd) await this.outbox.idle();
+    if (wasStarted && publishEnd) {
       // The outbox is ordered: the end goes out after every final it counts.
       await this.outbox.enqueue({
         subject: liveSubject.end(this.transcriptId),
@@ -237,7 +289,7 @@ export class LiveSession {
     return this.opts.recordingsDir ? path.join(this.opts.recordingsDir, this.transcriptId) : null;
   }
 
-  private channelFor(speaker: Speaker): SpeakerChannel | null {
+  private channelFor(speaker: Speaker, append?: OggAppendPoint): SpeakerChannel | null {
     if (this.state !== 'live') return null;
     let channel = this.channels.get(speaker.key);
     if (channel) return channel;
@@ -251,6 +303,7 @@ export class LiveSession {
       keyterms: this.opts.keyterms,
       language: this.opts.language,
       recordingPath: dir ? path.join(dir, `${fileSafe(speaker.key)}.ogg`) : null,
+      ...(append ? { recordingAppend: append } : {}),
       recordingTags: {
         TITLE: this.opts.name ?? 'Live Transcription',
         ARTIST: known ? speaker.displayName : `Speaker ${tag}`,
@@ -270,11 +323,13 @@ export class LiveSession {
   }
 
   private utteranceId(speakerKey: string, run: StreamRun, providerId: string): string {
-    const id = `${speakerKey}:${run.index}:${providerId}`;
+    // A resumed session numbers its streams on from the previous process's.
+    const index = run.index + (this.opts.resume?.streamBase ?? 0);
+    const id = `${speakerKey}:${index}:${providerId}`;
     if (id.length <= UTTERANCE_ID_MAX) return id;
     // Too long for the contract: still stable and unique, through a digest.
     const digest = createHash('sha256').update(id).digest('hex').slice(0, 40);
-    return `${speakerKey.slice(0, 100)}:${run.index}:${digest}`;
+    return `${speakerKey.slice(0, 100)}:${index}:${digest}`;
   }
 
   private onUtterance(channel: SpeakerChannel, run: StreamRun, u: StreamingUtterance): void {

@@ -6,6 +6,7 @@ import type {
   StreamingProvider,
   StreamingUtterance,
 } from '@chronicler/speech';
+import type { OggAppendPoint } from './ogg-file.ts';
 import { OggOpusRecorder } from './ogg-writer.ts';
 import { OpusFrameEncoder, OpusPacketDecoder, opusPacketSamples } from './opus.ts';
 import { Downsampler48kStereoTo16kMono } from './resample.ts';
@@ -51,6 +52,8 @@ export interface SpeakerChannelDeps {
   /** Ogg file of this speaker, or null when nothing is recorded. */
   recordingPath: string | null;
   recordingTags: Record<string, string>;
+  /** The file a previous process of this session left: appended to, not started again. */
+  recordingAppend?: OggAppendPoint;
   gapSeconds: number;
   logger: Logger;
   onUtterance(channel: SpeakerChannel, run: StreamRun, utterance: StreamingUtterance): void;
@@ -105,12 +108,12 @@ export class SpeakerChannel {
     private readonly deps: SpeakerChannelDeps,
   ) {
     this.recorder = deps.recordingPath
-      ? new OggOpusRecorder(deps.recordingPath, { tags: deps.recordingTags })
+      ? new OggOpusRecorder(deps.recordingPath, { tags: deps.recordingTags, append: deps.recordingAppend })
       : null;
   }
 
-  /** One Opus packet that ended at `nowSeconds` (session time). */
-  pushOpus(packet: Buffer, nowSeconds: number): void {
+  /** One Opus packet that ended at `nowSeconds` (session time); `record` false: on disk already. */
+  pushOpus(packet: Buffer, nowSeconds: number, record = true): void {
     this.packets++;
     const samples = opusPacketSamples(packet);
     this.decoder ??= new OpusPacketDecoder();
@@ -127,7 +130,7 @@ export class SpeakerChannel {
       return;
     }
     const startSeconds = Math.max(0, nowSeconds - samples / 48_000);
-    this.record(startSeconds, [packet]);
+    if (record) this.record(startSeconds, [packet]);
     this.audioSamples48k += samples;
     this.transcribe(startSeconds, this.downsampler.process(pcm));
   }
