@@ -1,6 +1,6 @@
 import type { Guild } from 'discord.js';
 import { randomUUID } from 'node:crypto';
-import { LiveSession } from '../pipeline/index.ts';
+import { LiveSession, type ResumePoint } from '../pipeline/index.ts';
 import type { BotCore } from './core.ts';
 import { watchdogRejoin } from './links.ts';
 import { Recording } from './recording.ts';
@@ -15,6 +15,8 @@ export interface RecordingRequest {
   groupId: string | null;
   keyterms: string[];
   paused: Set<string>;
+  /** Continues a session a previous process left (same transcript), from its journal. */
+  resume?: { state: SessionState; point: ResumePoint };
 }
 
 /**
@@ -24,7 +26,7 @@ export interface RecordingRequest {
  */
 export async function beginRecording(core: BotCore, guild: Guild, r: RecordingRequest): Promise<Recording> {
   const g = core.guildVoice(guild.id);
-  const transcriptId = randomUUID();
+  const transcriptId = r.resume?.state.transcript_id ?? randomUUID();
   const live = new LiveSession({
     bus: core.o.bus,
     transcriptId,
@@ -39,26 +41,31 @@ export async function beginRecording(core: BotCore, guild: Guild, r: RecordingRe
     logger: core.log,
     guildId: guild.id,
     channelId: r.channelId,
+    ...(r.resume ? { resume: r.resume.point } : {}),
   });
-  const state: SessionState = {
-    version: 1,
-    transcript_id: transcriptId,
-    owner_id: r.ownerId,
-    owner_discord_id: r.ownerDiscordId,
-    guild_id: guild.id,
-    channel_id: r.channelId,
-    text_channel_id: r.textChannelId,
-    shard_id: guild.shardId,
-    name: r.name,
-    group_id: r.groupId,
-    started_at: new Date().toISOString(),
-    provider: core.o.provider?.name ?? null,
-    paused: [...r.paused],
-    ended_at: null,
-  };
+  const state: SessionState = r.resume
+    ? { ...r.resume.state, shard_id: guild.shardId, suspended_at: null }
+    : {
+        version: 1,
+        transcript_id: transcriptId,
+        owner_id: r.ownerId,
+        owner_discord_id: r.ownerDiscordId,
+        guild_id: guild.id,
+        channel_id: r.channelId,
+        text_channel_id: r.textChannelId,
+        shard_id: guild.shardId,
+        name: r.name,
+        group_id: r.groupId,
+        started_at: new Date().toISOString(),
+        provider: core.o.provider?.name ?? null,
+        paused: [...r.paused],
+        keyterms: r.keyterms,
+        ended_at: null,
+      };
   const rec = new Recording(live, state, {
     guild,
     coord: core.o.coord,
+    bus: core.o.bus,
     recordingsDir: core.o.recordingsDir,
     instance: core.o.instance,
     logger: core.log.child({ guildId: guild.id, transcriptId }),

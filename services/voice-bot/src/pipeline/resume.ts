@@ -1,4 +1,5 @@
-import type { LiveUtterance } from '@chronicler/contracts';
+import { liveSubject, type LiveUtterance } from '@chronicler/contracts';
+import type { Bus } from '@chronicler/kit';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { readOggFile, reopenOggFile, type OggAppendPoint } from './ogg-file.ts';
@@ -107,4 +108,29 @@ export function noteUtterance(
     interim_count: 0,
     final_index: index,
   };
+}
+
+/**
+ * Tells the session's viewers the bot is away (a hand-over, a restart): an interim line of the
+ * session itself, under the id the gap's marked pause will have, so that line replaces it when
+ * the recording resumes (else it lapses like any interim). Not stored, not retried.
+ */
+export function announceReconnecting(
+  bus: Bus,
+  transcriptId: string,
+  nextIndex: number,
+  sessionStart: string,
+  atSeconds: number,
+): Promise<void> {
+  const message = noteUtterance(
+    transcriptId,
+    nextIndex,
+    'Reconnecting: the bot is restarting, the recording goes on in a moment…',
+    atSeconds,
+    atSeconds,
+  );
+  delete message.final_index;
+  return bus
+    .publish(liveSubject.interim(transcriptId), { ...message, session_start_time: sessionStart })
+    .catch(() => {});
 }
