@@ -1,4 +1,4 @@
-import type { Transcript } from '@chronicler/contracts';
+import type { AudioTrack, Transcript } from '@chronicler/contracts';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,6 +6,7 @@ import type { DeepgramLivePeer } from '../peers/deepgram-live.ts';
 import { guildIdForShard, type DiscordPeer, type PeerGuild } from '../peers/discord.ts';
 import { voiceTable, type VoiceTable } from '../peers/discord-voice/table.ts';
 import { apiCall } from '../support/api.ts';
+import { LiveViewer } from '../support/live-viewer.ts';
 import { testMode, waitFor, type TestSystem } from '../support/system.ts';
 import { startVoiceRig, type VoiceRig } from '../support/voice-rig.ts';
 
@@ -101,7 +102,9 @@ describe.runIf(hasEspeak && testMode === 'cluster')('a recording handed over bet
     await waitFor(async () => (await transcript(tid)).content.includes(lines[1]!), 30_000);
 
     // A deploy: SIGTERM. Every final is on the bus, the session stays open, and Discord drops
-    // the bot from voice with its gateway session.
+    // the bot from voice with its gateway session. A viewer is told the bot is reconnecting.
+    const viewer = new LiveViewer(system.url, tid, owner);
+    await viewer.untilLines(2, 30_000);
     const deployAt = Date.now();
     expect(await stopBot('voice-bot', 'SIGTERM')).toBe(0);
     expect((await transcript(tid)).status).toBe('active');
@@ -121,6 +124,16 @@ describe.runIf(hasEspeak && testMode === 'cluster')('a recording handed over bet
       `[handover] SIGTERM to "recording resumed": ${((Date.now() - deployAt) / 1000).toFixed(1)} s`,
     );
     expect(notice).toContain(`sessions/${tid}`);
+    try {
+      await waitFor(() => viewer.interims.some((i) => /^Reconnecting/.test(i.text)), 30_000);
+      // The gap's marked pause takes the notice's place.
+      await waitFor(() => viewer.ordered().some((l) => /recording paused/.test(l.text)), 30_000);
+      const notice = viewer.interims.find((i) => /^Reconnecting/.test(i.text))!;
+      const pause = viewer.ordered().find((l) => /recording paused/.test(l.text))!;
+      expect(pause.utterance_id).toBe(notice.utterance_id);
+    } finally {
+      viewer.close();
+    }
     await discord.untilVoiceConnections(guild.id, 2, 30_000);
     await table.play(turns.slice(2, 4), { pauseSeconds: 1.2 });
     await waitFor(async () => (await transcript(tid)).content.includes(lines[3]!), 30_000);
@@ -199,6 +212,13 @@ describe.runIf(hasEspeak && testMode === 'cluster')('a recording handed over bet
       `Travis: ${lines[6]}`,
     ]);
     expect(ended.content.match(/recording paused/g)).toHaveLength(3);
+    // One track per speaker for the whole night, appended to by every process.
+    const speakers = async () =>
+      (await apiCall<AudioTrack[]>(system.url, 'GET', `/transcripts/${tid}/audio/tracks`, owner)).body.map(
+        (t) => t.speaker,
+      );
+    await waitFor(async () => (await speakers()).length === 2, 30_000);
+    expect(await speakers()).toEqual(['Matt', 'Travis']);
   }, 300_000);
 
   it('stops on a 4011 (sharding required): logged, counted, idle with the reason, not retried', async () => {
