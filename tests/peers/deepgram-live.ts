@@ -463,8 +463,10 @@ export async function startDeepgramLivePeer(opts: DeepgramLivePeerOptions = {}):
       if (idle) clearTimeout(idle);
       sockets.delete(ws);
       record.closed ??= { by: 'client', code };
-      // Words never finalized are recognised again from the audio the client sends again.
-      if (segmenter.open && record.closed.by === 'drop') script.giveBack(segmenter.open.text);
+      // Words never finalized are recognised again from the audio the client sends again: after
+      // a drop, or a client that vanished without a close frame (1006: its process was killed).
+      if (segmenter.open && (record.closed.by === 'drop' || code === 1006))
+        script.giveBack(segmenter.open.text);
       changed();
     });
   }

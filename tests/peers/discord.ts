@@ -16,7 +16,10 @@ import { voiceTrustBundle } from './discord-voice/trust.ts';
  *   identify with [shard, count] (each guild goes to shard (id >> 22) % count, as on Discord),
  *   ready, guild create with channels, members and voice states, heartbeat ack, the bot's voice
  *   state updates (op 4) answered with voice state and voice server updates, and dispatches of
- *   members moving between voice channels and of slash commands (interaction create).
+ *   members moving between voice channels and of slash commands (interaction create). A
+ *   session ends with its socket (resume is not kept) and takes the bot's voice states in
+ *   its guilds with it, as on Discord; an identify whose shard would hold more than
+ *   `maxGuildsPerShard` guilds is closed with 4011; GET /gateway/bot recommends `recommendedShards`.
  * - Voice as Discord does it: VOICE_SERVER_UPDATE points at a voice server of the peer
  *   (./discord-voice/server.ts: voice gateway v8 over TLS and UDP/RTP), which the bot's
  *   unmodified @discordjs/voice joins. Members speak through their own @discordjs/voice
@@ -100,6 +103,15 @@ export interface DiscordPeer {
   readonly messages: ChannelMessage[];
   /** Shard identifications received, in order. */
   readonly identifies: { shard: [number, number]; guilds: string[] }[];
+  /** What GET /gateway/bot recommends (`shards`; Discord: one per 2,500 guilds). */
+  recommendedShards: number;
+  /**
+   * The most guilds one shard may hold: an identify whose shard would hold more is closed with
+   * 4011 (sharding required), as Discord does past 2,500. Default: no limit.
+   */
+  maxGuildsPerShard: number;
+  /** Gateway closes sent to the bot, in order (4011, 4004...). */
+  readonly gatewayCloses: number[];
   readonly interactions: InteractionRecord[];
   /** The voice server VOICE_SERVER_UPDATE currently points at (its faults are settable). */
   readonly voice: VoiceServer;
@@ -333,6 +345,9 @@ export async function startDiscordPeer(
     commands: new Map(),
     messages: [],
     identifies: [],
+    recommendedShards: 1,
+    maxGuildsPerShard: Infinity,
+    gatewayCloses: [],
     interactions: [],
     nicks: [],
     closedDms,
@@ -755,7 +770,7 @@ export async function startDiscordPeer(
     if (req.method === 'GET' && api === '/gateway/bot') {
       return json(res, 200, {
         url: peer.url.replace(/^http/, 'ws') + '/gateway',
-        shards: 1,
+        shards: peer.recommendedShards,
         session_start_limit: { total: 1000, remaining: 1000, reset_after: 0, max_concurrency: 16 },
       });
     }
@@ -870,6 +885,12 @@ export async function startDiscordPeer(
           return;
         }
         const [id, count] = (d.shard as [number, number] | undefined) ?? [0, 1];
+        if ([...guilds.values()].filter((g) => shardOf(g.id, count) === id).length > peer.maxGuildsPerShard) {
+          peer.gatewayCloses.push(4011);
+          notify();
+          ws.close(4011, 'Sharding required.');
+          return;
+        }
         shard = { ws, shard: [id, count], seq: 0, sessionId: randomBytes(8).toString('hex') };
         shards.add(shard);
         const mine = [...guilds.values()].filter((g) => shardOf(g.id, count) === id);
@@ -922,7 +943,20 @@ export async function startDiscordPeer(
       }
     });
     ws.on('close', () => {
-      if (shard) shards.delete(shard);
+      if (!shard) return;
+      shards.delete(shard);
+      // Resume is not kept (op 6 is answered with an invalid session), so the session ends with
+      // its socket, and with it, as on Discord, the bot's voice state in the guilds of that shard:
+      // its voice connections are dropped and it is out of the channel until it joins again.
+      const [id, count] = shard.shard;
+      for (const [guildId, states] of voice) {
+        const vs = states.get(botUser.id);
+        // A newer session holding the guild (a process that took the shard over) keeps its own.
+        if (!vs?.channel_id || shardOf(guildId, count) !== id || socketFor(guildId)) continue;
+        states.delete(botUser.id);
+        for (const v of voiceServers) v.forget(guildId, botUser.id);
+      }
+      notify();
     });
   }
 

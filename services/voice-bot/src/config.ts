@@ -16,8 +16,13 @@ export const VoiceBotConfigSchema = Type.Composite([
     DISCORD_API_URL: Type.Optional(url('Discord REST base URL, e.g. https://discord.com/api')),
     /** The web app's address: replies link to PUBLIC_URL/sessions/<id>. */
     PUBLIC_URL: Type.Optional(url('The web app address, e.g. https://chronicler.example.com')),
-    /** Shards of the whole bot (every replica says the same). */
-    SHARD_COUNT: Type.Integer({ default: 1, minimum: 1, maximum: 4096 }),
+    /** Shards of the whole bot (every replica says the same). Unset: Discord's recommendation (GET /gateway/bot). */
+    SHARD_COUNT: Type.Optional(Type.Integer({ minimum: 1, maximum: 4096 })),
+    /**
+     * Replicas sharing the shards (the StatefulSet's replicas): replica n runs the shards i with
+     * i % SHARD_REPLICAS == n. Unset: one shard per replica (n alone), or every shard without an ordinal.
+     */
+    SHARD_REPLICAS: Type.Optional(Type.Integer({ minimum: 1, maximum: 4096 })),
     /**
      * This replica's shard ids, comma-separated ("0,1"). Unset: the ordinal of a StatefulSet
      * pod (POD_NAME, else HOSTNAME, ending in -<n>) takes shard n; else every shard.
@@ -61,15 +66,23 @@ export const VoiceBotConfigSchema = Type.Composite([
 ]);
 export type VoiceBotConfig = Static<typeof VoiceBotConfigSchema>;
 
-/** The shard ids this replica runs. */
-export function shardIdsOf(config: VoiceBotConfig): number[] {
-  const count = config.SHARD_COUNT;
+/** The shard ids this replica runs, of `count` shards (SHARD_COUNT, or Discord's recommendation). */
+export function shardIdsOf(config: VoiceBotConfig, count: number): number[] {
   let ids: number[];
   if (config.SHARD_IDS) {
     ids = config.SHARD_IDS.split(',').map((s) => Number(s.trim()));
   } else {
     const ordinal = /-(\d+)$/.exec(config.POD_NAME ?? config.HOSTNAME ?? '')?.[1];
-    ids = ordinal !== undefined && count > 1 ? [Number(ordinal)] : Array.from({ length: count }, (_, i) => i);
+    const all = Array.from({ length: count }, (_, i) => i);
+    const replicas = config.SHARD_REPLICAS;
+    if (ordinal !== undefined && replicas !== undefined) {
+      if (Number(ordinal) >= replicas) {
+        throw new Error(
+          `Replica ${ordinal} is beyond SHARD_REPLICAS=${replicas} (replicas 0..${replicas - 1})`,
+        );
+      }
+      ids = all.filter((i) => i % replicas === Number(ordinal));
+    } else ids = ordinal !== undefined && count > 1 ? [Number(ordinal)] : all;
   }
   const bad = ids.filter((id) => !Number.isInteger(id) || id < 0 || id >= count);
   if (bad.length) {

@@ -8,7 +8,7 @@ import {
 } from '@chronicler/speech';
 import path from 'node:path';
 import { limitsOf, shardIdsOf, VoiceBotConfigSchema } from './config.ts';
-import { VoiceBot } from './discord/bot.ts';
+import { GatewayRefused, VoiceBot } from './discord/bot.ts';
 import { discordVoiceReceiver } from './discord/voice.ts';
 
 export { VoiceBotConfigSchema } from './config.ts';
@@ -27,21 +27,23 @@ export default defineService({
       ctx.logger.warn('voice bot idle: DISCORD_BOT_TOKEN is not set, so it connects to no Discord server');
       return { stop: () => sub.unsubscribe() };
     }
-    const shardIds = shardIdsOf(c);
+    const shardIds = c.SHARD_COUNT ? shardIdsOf(c, c.SHARD_COUNT) : [];
     const provider = createStreamingProvider(c);
     // One gate for every shard of every replica: on the shared coordination (Redis in the cluster).
     const gate = createStreamGate(ctx.coord, streamLimits(c), {
       onHeartbeatError: (err) => ctx.logger.warn({ err }, 'speech stream lease not extended'),
     });
-    const logger = ctx.logger.child({ shards: shardIds.join(',') });
+    // Discord's recommended count is logged once known (see VoiceBot.start).
+    const logger = c.SHARD_COUNT ? ctx.logger.child({ shards: shardIds.join(',') }) : ctx.logger;
     const bot = new VoiceBot({
       token: c.DISCORD_BOT_TOKEN,
       applicationId: c.DISCORD_APPLICATION_ID ?? null,
       devGuildId: c.DISCORD_DEV_GUILD_ID ?? null,
       apiUrl: c.DISCORD_API_URL ?? null,
       publicUrl: c.PUBLIC_URL?.replace(/\/+$/, '') ?? null,
-      shardCount: c.SHARD_COUNT,
+      shardCount: c.SHARD_COUNT ?? null,
       shardIds,
+      shardIdsFor: (count) => shardIdsOf(c, count),
       recordingsDir: path.resolve(c.RECORDINGS_DIR ?? path.join(ctx.platform.dataDir, 'recordings')),
       defaultName: c.LIVE_SESSION_DEFAULT_NAME,
       watchdogSeconds: c.VOICE_WATCHDOG_SECONDS,
@@ -78,7 +80,10 @@ export default defineService({
           state = { status: 'up' };
           return;
         } catch (err) {
-          const refused = err instanceof Error && /token/i.test(err.message) && /invalid/i.test(err.message);
+          // A token Discord refuses, or a close it means for good (4011: more shards needed).
+          const refused =
+            err instanceof GatewayRefused ||
+            (err instanceof Error && /token/i.test(err.message) && /invalid/i.test(err.message));
           state = {
             status: 'idle',
             detail: `Discord login failed: ${String((err as Error).message ?? err).slice(0, 150)}`,
@@ -86,7 +91,7 @@ export default defineService({
           logger.error(
             { err, attempt },
             refused
-              ? 'Discord refused the bot token; staying idle'
+              ? 'Discord refused the bot; staying idle until an operator acts'
               : 'could not connect to Discord; retrying',
           );
           if (refused) return;

@@ -10,7 +10,7 @@ export const StaleSessionsConfigSchema = Type.Object({
    * summarised): a feed that stopped (a replay killed, a bot that never came back). A bot that
    * holds its session keeps it open through a long break at the table by its heartbeat.
    */
-  LIVE_SESSION_STALE_MINUTES: Type.Number({ default: 5, minimum: 0.01 }),
+  LIVE_SESSION_STALE_MINUTES: Type.Number({ default: 3, minimum: 0.01 }),
 });
 
 /** Most sessions one sweep ends; the next sweep takes the rest. */

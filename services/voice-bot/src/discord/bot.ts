@@ -1,5 +1,5 @@
-import type { Consumer } from '@chronicler/kit';
-import { Client, Events, GatewayIntentBits, Routes } from 'discord.js';
+import { discordGatewayFatalCloses, type Consumer } from '@chronicler/kit';
+import { Client, Events, GatewayIntentBits, Routes, type RESTGetAPIGatewayBotResult } from 'discord.js';
 import { onInteraction } from './commands/index.ts';
 import { COMMANDS } from './commands/definitions.ts';
 import { BotCore, type VoiceBotOptions } from './core.ts';
@@ -11,6 +11,26 @@ import { SettingsCache } from './settings-cache.ts';
 import { TrackUploader } from './track-upload.ts';
 
 export type { VoiceBotOptions } from './core.ts';
+
+/** Gateway closes Discord means for good: retrying cannot help, an operator must act. */
+const FATAL_CLOSES = new Map<number, string>([
+  [4004, 'authentication failed'],
+  [4010, 'invalid shard'],
+  [4011, 'sharding required: more shards are needed (SHARD_COUNT, or leave it unset)'],
+  [4012, 'invalid API version'],
+  [4013, 'invalid intents'],
+  [4014, 'disallowed intents'],
+]);
+
+/** Discord refused the bot's gateway session for good (the close code), or it has no shard. */
+export class GatewayRefused extends Error {
+  constructor(
+    readonly code: number,
+    reason = FATAL_CLOSES.get(code) ?? 'refused',
+  ) {
+    super(code ? `Discord closed the gateway with ${code}: ${reason}` : reason);
+  }
+}
 
 /**
  * The Discord bot: one discord.js client holding this replica's shards, the slash commands,
@@ -30,8 +50,9 @@ export class VoiceBot {
   constructor(private readonly o: VoiceBotOptions) {
     this.client = new Client({
       intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildVoiceStates],
-      shards: o.shardIds,
-      shardCount: o.shardCount,
+      // Set by start() once the count is known.
+      shards: o.shardCount === null ? 'auto' : o.shardIds,
+      ...(o.shardCount === null ? {} : { shardCount: o.shardCount }),
       ...(o.apiUrl ? { rest: { api: o.apiUrl } } : {}),
     });
     const tracks = new TrackUploader({ bus: o.bus, recordingsDir: o.recordingsDir, logger: o.logger });
@@ -62,15 +83,32 @@ export class VoiceBot {
   /** Logs in every shard of this replica, registers the commands, then closes what a crash left open. */
   async start(): Promise<void> {
     const log = this.o.logger;
-    const ready = new Promise<void>((resolve) => this.client.once(Events.ClientReady, () => resolve()));
+    await this.resolveShards();
+    // A close Discord means for good (4011 sharding required, 4004 bad token...) fails the start
+    // instead of waiting for a ready that never comes; the library does not retry those.
+    let onClose: ((e: { code: number }, id: number) => void) | null = null;
+    const ready = new Promise<void>((resolve, reject) => {
+      this.client.once(Events.ClientReady, () => resolve());
+      onClose = (e, id) => {
+        if (!FATAL_CLOSES.has(e.code)) return;
+        discordGatewayFatalCloses.inc({ code: String(e.code) });
+        log.error(
+          { shard: id, code: e.code, reason: FATAL_CLOSES.get(e.code) },
+          'Discord closed the gateway for good; not retrying',
+        );
+        reject(new GatewayRefused(e.code));
+      };
+      this.client.on(Events.ShardDisconnect, onClose);
+    });
     try {
-      await this.client.login(this.o.token);
+      await Promise.all([this.client.login(this.o.token), ready]);
     } catch (err) {
       // Leaves the client as new, for the next attempt.
       await this.client.destroy().catch(() => {});
       throw err;
+    } finally {
+      if (onClose) this.client.off(Events.ShardDisconnect, onClose);
     }
-    await ready;
     this.core.settings.start();
     const appId = this.o.applicationId ?? this.client.application?.id ?? this.client.user!.id;
     // Every replica registers the same list (a PUT replaces it: idempotent); shard 0's does it.
@@ -99,7 +137,34 @@ export class VoiceBot {
     this.recaps ??= await startRecapPosts(this.core);
   }
 
-  /** Ends every recording (each stream flushed, each final on the bus), leaves, logs out. */
+  /**
+   * The shard count, when not configured: Discord's recommendation for this bot (its identify
+   * concurrency, `max_concurrency`, is honoured by discord.js's identify throttler).
+   */
+  private async resolveShards(): Promise<void> {
+    if (this.o.shardCount !== null) return;
+    this.client.rest.setToken(this.o.token);
+    const info = (await this.client.rest.get(Routes.gatewayBot())) as RESTGetAPIGatewayBotResult;
+    this.o.shardCount = info.shards;
+    this.o.shardIds = this.o.shardIdsFor(info.shards);
+    this.client.options.shardCount = info.shards;
+    this.client.options.shards = this.o.shardIds;
+    this.o.logger.info(
+      {
+        shardCount: info.shards,
+        shards: this.o.shardIds,
+        maxConcurrency: info.session_start_limit.max_concurrency,
+      },
+      'shard count from Discord',
+    );
+    if (this.o.shardIds.length === 0) throw new GatewayRefused(0, 'no shard for this replica');
+  }
+
+  /**
+   * A shutdown (a deploy): hands every recording over (each stream flushed, each final on the
+   * bus, the session left open in session.json for the process that takes the shard over),
+   * leaves voice, logs out.
+   */
   async stop(): Promise<void> {
     this.core.stopping = true;
     this.auto.stop();
@@ -109,10 +174,10 @@ export class VoiceBot {
     await Promise.all(
       this.core.allGuildVoices().map(async ([guildId, g]) => {
         try {
-          await g.recording?.end(undefined, { resume: true });
+          await g.recording?.handOver();
           g.recording = null;
-          // Left in the channel on purpose: the next process finds the bot there and resumes.
-          await g.link?.close({ stay: true });
+          // Discord drops the voice state with the gateway session anyway; the next process joins again.
+          await g.link?.close();
         } catch (err) {
           this.o.logger.warn({ err, guildId }, 'recording not ended cleanly at shutdown');
         }

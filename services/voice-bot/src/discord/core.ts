@@ -16,8 +16,11 @@ export interface VoiceBotOptions {
   devGuildId: string | null;
   apiUrl: string | null;
   publicUrl: string | null;
-  shardCount: number;
+  /** null until resolved: Discord's recommendation (GET /gateway/bot), set by start(). */
+  shardCount: number | null;
   shardIds: number[];
+  /** This replica's shard ids of a shard count (see config shardIdsOf). */
+  shardIdsFor(count: number): number[];
   recordingsDir: string;
   defaultName: string;
   watchdogSeconds: number;
@@ -96,7 +99,7 @@ export class BotCore {
 
   /** Whether this replica holds the guild's shard. */
   holdsGuild(guildId: string): boolean {
-    return this.o.shardIds.includes(shardOfGuild(guildId, this.o.shardCount));
+    return this.o.shardIds.includes(shardOfGuild(guildId, this.o.shardCount ?? 1));
   }
 
   sessionUrl(transcriptId: string): string {

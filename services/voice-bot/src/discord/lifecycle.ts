@@ -1,7 +1,7 @@
 import type { ConsentMode } from '@chronicler/contracts';
 import type { Guild } from 'discord.js';
 import { randomUUID } from 'node:crypto';
-import { LiveSession } from '../pipeline/index.ts';
+import { LiveSession, type ResumePoint } from '../pipeline/index.ts';
 import type { BotCore } from './core.ts';
 import { guardRecording, noticeText } from './limits.ts';
 import { watchdogRejoin } from './links.ts';
@@ -22,6 +22,8 @@ export interface RecordingRequest {
   /** From the server's settings at the start: kept for the whole recording. */
   consentMode: ConsentMode;
   language: string | null;
+  /** Continues a session a previous process left (same transcript), from its journal. */
+  resume?: { state: SessionState; point: ResumePoint };
 }
 
 /**
@@ -31,7 +33,7 @@ export interface RecordingRequest {
  */
 export async function beginRecording(core: BotCore, guild: Guild, r: RecordingRequest): Promise<Recording> {
   const g = core.guildVoice(guild.id);
-  const transcriptId = randomUUID();
+  const transcriptId = r.resume?.state.transcript_id ?? randomUUID();
   const told = new Set<string>();
   const live = new LiveSession({
     bus: core.o.bus,
@@ -57,26 +59,31 @@ export async function beginRecording(core: BotCore, guild: Guild, r: RecordingRe
       told.add(key);
       void core.post(r.textChannelId, noticeText(n));
     },
+    ...(r.resume ? { resume: r.resume.point } : {}),
   });
-  const state: SessionState = {
-    version: 1,
-    transcript_id: transcriptId,
-    owner_id: r.ownerId,
-    owner_discord_id: r.ownerDiscordId,
-    guild_id: guild.id,
-    channel_id: r.channelId,
-    text_channel_id: r.textChannelId,
-    shard_id: guild.shardId,
-    name: r.name,
-    group_id: r.groupId,
-    started_at: new Date().toISOString(),
-    provider: core.o.provider?.name ?? null,
-    paused: [...r.paused],
-    ended_at: null,
-  };
+  const state: SessionState = r.resume
+    ? { ...r.resume.state, shard_id: guild.shardId, suspended_at: null }
+    : {
+        version: 1,
+        transcript_id: transcriptId,
+        owner_id: r.ownerId,
+        owner_discord_id: r.ownerDiscordId,
+        guild_id: guild.id,
+        channel_id: r.channelId,
+        text_channel_id: r.textChannelId,
+        shard_id: guild.shardId,
+        name: r.name,
+        group_id: r.groupId,
+        started_at: new Date().toISOString(),
+        provider: core.o.provider?.name ?? null,
+        paused: [...r.paused],
+        keyterms: r.keyterms,
+        ended_at: null,
+      };
   const rec = new Recording(live, state, {
     guild,
     coord: core.o.coord,
+    bus: core.o.bus,
     recordingsDir: core.o.recordingsDir,
     instance: core.o.instance,
     logger: core.log.child({ guildId: guild.id, transcriptId }),

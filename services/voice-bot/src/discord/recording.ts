@@ -1,8 +1,8 @@
 import { liveSessionHeartbeatKey } from '@chronicler/contracts';
-import type { Coordination, Logger } from '@chronicler/kit';
 import type { ConsentMode } from '@chronicler/contracts';
+import type { Bus, Coordination, Logger } from '@chronicler/kit';
 import type { Guild } from 'discord.js';
-import type { LiveSession } from '../pipeline/index.ts';
+import { announceReconnecting, type LiveSession } from '../pipeline/index.ts';
 import type { Speaker } from '../pipeline/index.ts';
 import { writeState, type SessionState } from './state.ts';
 import type { VoiceHandlers } from './voice.ts';
@@ -46,6 +46,7 @@ export class Recording {
     private readonly deps: {
       guild: Guild;
       coord: Coordination;
+      bus: Bus;
       recordingsDir: string;
       instance: string;
       logger: Logger;
@@ -141,21 +142,43 @@ export class Recording {
     return [...this.speakers.values()].flatMap((s) => (typeof s === 'object' ? [s.displayName] : []));
   }
 
-  /**
-   * Ends the live session (flushing every stream) and marks the state ended; `resume`: a
-   * shutdown, after which the next process records on if the bot is still in the channel.
-   */
-  async end(error?: string, opts: { resume?: boolean } = {}): Promise<void> {
+  /** Ends the live session (flushing every stream), marks the state ended, hands the tracks over. */
+  async end(error?: string): Promise<void> {
     if (this.ended) return;
     this.ended = true;
-    if (opts.resume) this.state.resume = true;
-    if (this.heartbeat) clearInterval(this.heartbeat);
-    if (this.watchdog) clearInterval(this.watchdog);
+    this.stopTimers();
     const end = await this.live.end(error ? { error } : {});
     this.state.ended_at = end.ended_at;
     await this.persist();
     this.deps.onEnded?.(this.state);
     await this.deps.coord.cache.del(liveSessionHeartbeatKey(this.state.transcript_id)).catch(() => {});
+  }
+
+  /**
+   * A shutdown (a deploy): every stream flushed and every final on the bus, but the session
+   * stays open for the process that takes the shard over (session.json says since when). The
+   * heartbeat is left to lapse on its own, so the stale sweep waits for the hand-over.
+   */
+  async handOver(): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    this.stopTimers();
+    const end = await this.live.suspend();
+    this.state.suspended_at = new Date().toISOString();
+    await this.persist();
+    const at = (Date.parse(end.ended_at) - Date.parse(this.state.started_at)) / 1000;
+    await announceReconnecting(
+      this.deps.bus,
+      this.state.transcript_id,
+      end.final_count + 1,
+      this.state.started_at,
+      at,
+    );
+  }
+
+  private stopTimers(): void {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    if (this.watchdog) clearInterval(this.watchdog);
   }
 
   private async persist(): Promise<void> {

@@ -1,45 +1,41 @@
+import { stat, readdir } from 'node:fs/promises';
+import path from 'node:path';
 import type { Guild } from 'discord.js';
+import { announceReconnecting, loadResumePoint } from '../pipeline/index.ts';
 import type { BotCore } from './core.ts';
 import { loadConsent } from './consent.ts';
 import { beginRecording } from './lifecycle.ts';
 import { ensureLink } from './links.ts';
-import { endRecovered, openStates, writeState, type SessionState } from './state.ts';
+import { endRecovered, openStates, republish, type SessionState } from './state.ts';
 
 /**
- * Sessions a previous process of these shards left open (session.json not ended): each is
- * ended cleanly (journalled finals re-published, then the end). When the bot is still in
- * that voice channel, recording goes on at once in a new session for the same owner.
+ * Sessions a previous process of these shards left open (session.json not ended): handed over
+ * by a shutdown (a deploy) or cut by a crash. Each is continued in the same transcript: the
+ * journal re-published, the voice channel joined again from session.json (Discord drops the
+ * bot's voice state when its gateway session ends), the utterance a crash cut transcribed
+ * from the spooled audio, the gap marked in the transcript, one line in the text channel.
+ * Only a session whose guild or channel is gone is ended (and saved).
  */
 export async function recover(core: BotCore): Promise<void> {
   const states = (await openStates(core.o.recordingsDir)).filter((s) => core.holdsGuild(s.guild_id));
   for (const state of states) {
     try {
-      if (state.ended_at) {
-        // Ended by a shutdown: record on if still in the channel.
-        await writeState(core.o.recordingsDir, { ...state, resume: false });
-        const guild = core.client.guilds.cache.get(state.guild_id);
-        if (guild?.members.me?.voice.channelId === state.channel_id) {
-          await resumeRecording(core, guild, state, 'The bot restarted');
-        }
-        continue;
-      }
-      await endRecovered(
-        core.o.bus,
-        core.o.recordingsDir,
-        state,
-        'The voice bot restarted during the recording; it was ended and saved.',
-        core.log,
-      );
       const guild = core.client.guilds.cache.get(state.guild_id);
-      const stillThere = guild?.members.me?.voice.channelId === state.channel_id;
-      if (!guild || !stillThere) {
+      if (!guild?.channels.cache.has(state.channel_id)) {
+        await endRecovered(
+          core.o.bus,
+          core.o.recordingsDir,
+          state,
+          'The voice bot restarted during the recording and its voice channel is gone; it was ended and saved.',
+          core.log,
+        );
         await core.post(
           state.text_channel_id,
           `The recording was interrupted by a restart of the bot and has been saved: ${core.sessionUrl(state.transcript_id)}`,
         );
         continue;
       }
-      await resumeRecording(core, guild, state, 'The bot restarted');
+      await continueRecording(core, guild, state);
     } catch (err) {
       core.log.error({ err, transcriptId: state.transcript_id }, 'could not recover a session');
     }
@@ -48,31 +44,60 @@ export async function recover(core: BotCore): Promise<void> {
   await core.tracks.recover((s) => core.holdsGuild(s.guild_id));
 }
 
-/** Records on into a new session after a restart, for the same owner and group, and says so. */
-async function resumeRecording(core: BotCore, guild: Guild, state: SessionState, why: string): Promise<void> {
+/** When the previous process stopped hearing: its hand-over, else the last write on disk. */
+async function pausedAt(core: BotCore, state: SessionState): Promise<number> {
+  if (state.suspended_at) return Date.parse(state.suspended_at);
+  const dir = path.join(core.o.recordingsDir, state.transcript_id);
+  let last = Date.parse(state.started_at);
+  for (const f of await readdir(dir).catch(() => [] as string[])) {
+    const s = await stat(path.join(dir, f)).catch(() => null);
+    if (s) last = Math.max(last, s.mtimeMs);
+  }
+  return last;
+}
+
+/** Records on into the same transcript, with its owner, group, keyterms and who is paused. */
+async function continueRecording(core: BotCore, guild: Guild, state: SessionState): Promise<void> {
+  const pausedMs = await pausedAt(core, state);
+  const crashed = !state.suspended_at;
+  // Whatever the last process journalled and had not published yet goes out first, in order.
+  const journalled = await republish(core.o.bus, core.o.recordingsDir, state);
+  if (crashed) {
+    const at = (pausedMs - Date.parse(state.started_at)) / 1000;
+    await announceReconnecting(core.o.bus, state.transcript_id, journalled.length + 1, state.started_at, at);
+  }
   const g = core.guildVoice(guild.id);
   await loadConsent(core, guild.id);
   for (const p of state.paused) if (!g.optedIn.has(p)) g.paused.add(p);
   const settings = await core.settings.get(guild.id);
   await ensureLink(core, guild, state.channel_id);
+  const startedAtMs = Date.parse(state.started_at);
+  const point = await loadResumePoint(core.o.recordingsDir, state.transcript_id, {
+    startedAtMs,
+    tails: crashed,
+  });
   const rec = await beginRecording(core, guild, {
     ownerId: state.owner_id,
     ownerDiscordId: state.owner_discord_id,
     channelId: state.channel_id,
     textChannelId: state.text_channel_id,
-    name: state.name.endsWith(' (continued)') ? state.name : `${state.name} (continued)`.slice(0, 200),
+    name: state.name,
     groupId: state.group_id,
-    keyterms: [],
+    keyterms: state.keyterms ?? [],
     paused: g.paused,
     consentMode: settings.consent_mode,
     language: settings.language,
+    resume: { state, point },
   });
+  const gap = Math.max(0, Math.round((Date.now() - pausedMs) / 1000));
+  const from = Math.max(0, (pausedMs - startedAtMs) / 1000);
+  rec.live.note(`— recording paused for ${gap} s (bot ${crashed ? 'crash' : 'restart'}) —`, from, from + gap);
   core.log.info(
-    { previous: state.transcript_id, transcriptId: rec.state.transcript_id },
-    'recording resumed after a restart',
+    { transcriptId: state.transcript_id, gapSeconds: gap, crashed, finals: point.finalCount },
+    'recording resumed in the same transcript after a restart',
   );
   await core.post(
     state.text_channel_id,
-    `🔴 ${why}: the recording so far is saved (${core.sessionUrl(state.transcript_id)}) and recording goes on here: ${core.sessionUrl(rec.state.transcript_id)}`,
+    `🔴 Recording resumed after a restart of the bot (paused ${gap} s): ${core.sessionUrl(state.transcript_id)}`,
   );
 }

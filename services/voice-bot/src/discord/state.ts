@@ -32,11 +32,13 @@ export interface SessionState {
   provider: string | null;
   paused: string[];
   ended_at: string | null;
+  /** The group's keyterms, kept for the process that continues the session. */
+  keyterms?: string[];
   /**
-   * Set when a shutdown (SIGTERM: a deploy) ended the session: the next process that finds the
-   * bot still in the channel records on in a new session, then clears it.
+   * Set when a shutdown (SIGTERM: a deploy) handed the session over: every final is on the
+   * bus and the next process of the shard continues it (cleared when it does).
    */
-  resume?: boolean;
+  suspended_at?: string | null;
 }
 
 export const SESSION_FILE = 'session.json';
@@ -51,7 +53,7 @@ export async function writeState(recordingsDir: string, state: SessionState): Pr
   await rename(tmp, file);
 }
 
-/** Every session.json under the recordings directory that has not ended, or asks to be resumed. */
+/** Every session.json under the recordings directory that has not ended (running, handed over or cut by a crash). */
 export async function openStates(recordingsDir: string): Promise<SessionState[]> {
   let entries: string[];
   try {
@@ -65,7 +67,7 @@ export async function openStates(recordingsDir: string): Promise<SessionState[]>
       const state = JSON.parse(
         await readFile(path.join(recordingsDir, entry, SESSION_FILE), 'utf8'),
       ) as SessionState;
-      if (state.version === 1 && (!state.ended_at || state.resume)) states.push(state);
+      if (state.version === 1 && !state.ended_at) states.push(state);
     } catch {
       // No session.json (or not ours): nothing to recover there.
     }
@@ -104,18 +106,15 @@ async function journalledFinals(recordingsDir: string, transcriptId: string): Pr
 }
 
 /**
- * Ends a session a previous process left open: its start again (idempotent by msgId, in case
- * it never reached the bus), every journalled final in order (the transcript service de-duplicates
- * by utterance id and msgId, so the acknowledged ones change nothing), then the end with the
- * journal's count. Marks the state ended. Answers the end message.
+ * Publishes a session's start again (idempotent by msgId, in case it never reached the bus)
+ * and every journalled final in order (the transcript service de-duplicates by utterance id
+ * and msgId, so the acknowledged ones change nothing). Answers the finals.
  */
-export async function endRecovered(
+export async function republish(
   bus: Bus,
   recordingsDir: string,
   state: SessionState,
-  reason: string,
-  logger: Logger,
-): Promise<LiveSessionEnd> {
+): Promise<JournalLine[]> {
   const tid = state.transcript_id;
   await bus.ensureStream(liveStream);
   const start: LiveSessionStart = {
@@ -134,6 +133,24 @@ export async function endRecovered(
   for (const f of finals) {
     await bus.publishDurable(f.subject, f.payload, { msgId: f.msg_id });
   }
+  return finals;
+}
+
+/**
+ * Ends a session a previous process left open: its start again (idempotent by msgId, in case
+ * it never reached the bus), every journalled final in order (the transcript service de-duplicates
+ * by utterance id and msgId, so the acknowledged ones change nothing), then the end with the
+ * journal's count. Marks the state ended. Answers the end message.
+ */
+export async function endRecovered(
+  bus: Bus,
+  recordingsDir: string,
+  state: SessionState,
+  reason: string,
+  logger: Logger,
+): Promise<LiveSessionEnd> {
+  const tid = state.transcript_id;
+  const finals = await republish(bus, recordingsDir, state);
   const end: LiveSessionEnd = {
     transcript_id: tid,
     ended_at: new Date().toISOString(),

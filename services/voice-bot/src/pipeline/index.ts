@@ -1,5 +1,6 @@
 export { LiveSession, type LiveSessionOptions } from './session.ts';
 export type { LiveNotice } from './session-lines.ts';
+export { announceReconnecting, loadResumePoint, type ResumePoint } from './resume.ts';
 export type { PcmFormat, Speaker, SpeakerStats } from './speaker-channel.ts';
 export { OggOpusRecorder, parseOggPages, oggPackets, oggCrc32 } from './ogg-writer.ts';
 export { OpusPacketDecoder, OpusFrameEncoder, OPUS_SILENCE_FRAME, opusPacketSamples } from './opus.ts';

@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
+import type { OggAppendPoint } from './ogg-file.ts';
 import path from 'node:path';
 import { OPUS_SILENCE_FRAME, opusPacketSamples } from './opus.ts';
 
@@ -67,7 +68,17 @@ export class OggPacketPager {
   private pagesWritten = 0;
   private lastGranule = 0n;
 
-  constructor(readonly serial: number) {}
+  constructor(
+    readonly serial: number,
+    /** Continuing a stream already on disk: its next page's sequence (no BOS page then). */
+    from?: { sequence: number; granule: bigint },
+  ) {
+    if (from) {
+      this.sequence = from.sequence;
+      this.pagesWritten = 1;
+      this.lastGranule = from.granule;
+    }
+  }
 
   get queued(): number {
     return this.queue.length;
@@ -171,6 +182,8 @@ export interface OggOpusRecorderOptions {
   tags?: Record<string, string>;
   /** Channels in OpusHead: Discord sends stereo. */
   channels?: 1 | 2;
+  /** Appends to the file a previous process left (see reopenOggFile) instead of starting it. */
+  append?: OggAppendPoint;
 }
 
 /**
@@ -187,7 +200,7 @@ export class OggOpusRecorder {
   /** Samples (48 kHz) queued or written so far: the file's length in time. */
   granule = 0n;
   bytesWritten = 0;
-  private readonly pager = new OggPacketPager(randomInt(0, 0xffffffff));
+  private readonly pager: OggPacketPager;
   private file: FileHandle | null = null;
   private chain: Promise<void>;
   private error: Error | null = null;
@@ -197,12 +210,22 @@ export class OggOpusRecorder {
     readonly filePath: string,
     opts: OggOpusRecorderOptions = {},
   ) {
+    const append = opts.append;
+    this.pager = new OggPacketPager(append?.serial ?? randomInt(0, 0xffffffff), append);
     this.chain = (async () => {
       await mkdir(path.dirname(filePath), { recursive: true });
+      if (append) {
+        this.file = await open(filePath, 'a');
+        return;
+      }
       // 'w': a session's file is new; a rerun of the same session id starts it again rather
       // than appending a second stream with its own headers.
       this.file = await open(filePath, 'w');
     })().catch((err: unknown) => this.keep(err));
+    if (append) {
+      this.granule = append.granule;
+      return;
+    }
     // Pre-skip 0: the granule position is then exactly the time since the session started,
     // which keeps every speaker's file aligned with the others and with the transcript.
     this.pager.add(opusHead({ channels: opts.channels ?? 2, preSkip: 0, inputSampleRate: 48_000 }), 0n);

@@ -18,10 +18,13 @@ import {
   type Logger,
 } from '@chronicler/kit';
 import type { StreamGate, StreamingProvider, StreamingUtterance } from '@chronicler/speech';
+import type { OggAppendPoint } from './ogg-file.ts';
 import { DurableOutbox, type OutboxRetry } from './outbox.ts';
 import { SpeakerChannel, type PcmFormat, type Speaker, type SpeakerStats } from './speaker-channel.ts';
 import * as lines from './session-lines.ts';
 import type { LiveNotice } from './session-lines.ts';
+import { OPUS_SILENCE_FRAME } from './opus.ts';
+import { noteUtterance, type ResumePoint } from './resume.ts';
 import {
   DEFAULT_STREAM_POLICY,
   type StreamPolicy,
@@ -67,6 +70,8 @@ export interface LiveSessionOptions {
   tickMs?: number;
   /** Told when a speaker is queued, over the speaker limit, or has a gap. */
   onNotice?(notice: LiveNotice): void;
+  /** Continues a session a previous process left (same transcript, clock and numbering): see resume.ts. */
+  resume?: ResumePoint;
 }
 
 type State = 'created' | 'live' | 'ending' | 'ended';
@@ -93,6 +98,10 @@ export class LiveSession {
   private flushTimer: NodeJS.Timeout | null = null;
   private tickTimer: NodeJS.Timeout | null = null;
   private gaps = 0;
+  /** Streams a previous process of this session opened (a resumed session numbers on from them). */
+  private get streamBase(): number {
+    return this.opts.resume?.streamBase ?? 0;
+  }
   private readonly policy: StreamPolicy;
   private endPromise: Promise<LiveSessionEnd> | null = null;
   private resolveDone!: (end: LiveSessionEnd) => void;
@@ -134,8 +143,9 @@ export class LiveSession {
   async start(): Promise<void> {
     if (this.state !== 'created') throw new Error('The live session was already started');
     this.state = 'live';
-    this.startedAtMs = this.now();
     const o = this.opts;
+    this.startedAtMs = o.resume?.startedAtMs ?? this.now();
+    this.finalCount = o.resume?.finalCount ?? 0;
     if (!o.provider) {
       this.log.warn('no speech provider configured: the session records audio but transcribes nothing');
     }
@@ -165,7 +175,46 @@ export class LiveSession {
       msgId: liveMsgId.start(o.transcriptId),
     });
     this.startAcked = true;
-    this.log.info({ origin: o.origin, provider: o.provider?.name ?? null }, 'live session started');
+    this.log.info(
+      { origin: o.origin, provider: o.provider?.name ?? null, resumed: Boolean(o.resume) },
+      o.resume ? 'live session resumed' : 'live session started',
+    );
+    if (o.resume) await this.adopt(o.resume);
+  }
+
+  /** A resumed session's speakers: recordings appended to, the audio a crash cut transcribed. */
+  private async adopt(resume: ResumePoint): Promise<void> {
+    for (const s of resume.speakers) {
+      const channel = this.channelFor(s.speaker, s.append);
+      if (!channel || s.tail.length === 0) continue;
+      const before = this.finalCount;
+      const end = Number(s.tail.at(-1)!.granule) / 48_000;
+      for (const p of s.tail) channel.pushOpus(p.data, Number(p.granule) / 48_000, false);
+      // A second of silence after it: the provider ends the utterance as it would live.
+      for (let i = 1; i <= 50; i++) channel.pushOpus(OPUS_SILENCE_FRAME, end + i * 0.02, false);
+      channel.stopped();
+      for (let waited = 0; this.finalCount === before && waited < 8000; waited += 100) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      this.log.info(
+        { speaker: s.speaker.key, seconds: s.tail.length / 50, finals: this.finalCount - before },
+        'spooled audio after the last final transcribed',
+      );
+    }
+  }
+
+  /** A line of the session itself (a marked pause), in order with the finals. */
+  note(text: string, startSeconds: number, endSeconds: number): void {
+    if (this.state !== 'live') return;
+    this.finalCount++;
+    const message = noteUtterance(this.transcriptId, this.finalCount, text, startSeconds, endSeconds);
+    message.session_start_time = new Date(this.startedAtMs).toISOString();
+    void this.outbox.enqueue({
+      subject: liveSubject.final(this.transcriptId),
+      payload: message,
+      msgId: liveMsgId.final(this.transcriptId, message.utterance_id),
+      journal: true,
+    });
   }
 
   /** One Opus packet (48 kHz stereo, as Discord sends) of `speaker`, as it arrives. */
@@ -208,11 +257,17 @@ export class LiveSession {
    * the end message with the counts. Calling it again returns the same promise.
    */
   end(opts: { error?: string } = {}): Promise<LiveSessionEnd> {
-    this.endPromise ??= this.finish(opts.error);
+    this.endPromise ??= this.finish(opts.error, true);
     return this.endPromise;
   }
 
-  private async finish(error: string | undefined): Promise<LiveSessionEnd> {
+  /** end() without the end message: every final on the bus, the session left for the next process. */
+  suspend(): Promise<LiveSessionEnd> {
+    this.endPromise ??= this.finish(undefined, false);
+    return this.endPromise;
+  }
+
+  private async finish(error: string | undefined, publishEnd: boolean): Promise<LiveSessionEnd> {
     const wasStarted = this.state !== 'created';
     this.state = 'ending';
     if (error) this.log.warn({ error }, 'live session ending with an error');
@@ -227,7 +282,8 @@ export class LiveSession {
       interim_count: this.interimCount,
       ...(error ? { error: error.slice(0, 1000) } : {}),
     };
-    if (wasStarted) {
+    if (wasStarted && !publishEnd) await this.outbox.idle();
+    if (wasStarted && publishEnd) {
       // The outbox is ordered: the end goes out after every final it counts.
       await this.outbox.enqueue({
         subject: liveSubject.end(this.transcriptId),
@@ -249,7 +305,7 @@ export class LiveSession {
     return this.opts.recordingsDir ? path.join(this.opts.recordingsDir, this.transcriptId) : null;
   }
 
-  private channelFor(speaker: Speaker): SpeakerChannel | null {
+  private channelFor(speaker: Speaker, append?: OggAppendPoint): SpeakerChannel | null {
     if (this.state !== 'live') return null;
     let channel = this.channels.get(speaker.key);
     if (channel) return channel;
@@ -269,6 +325,7 @@ export class LiveSession {
       keyterms: this.opts.keyterms,
       language: this.opts.language,
       recordingPath: dir ? path.join(dir, `${lines.fileSafe(speaker.key)}.ogg`) : null,
+      ...(append ? { recordingAppend: append } : {}),
       recordingTags: lines.recordingTags(speaker, tag, this.opts.name, this.transcriptId, this.startedAtMs),
       gapSeconds: this.opts.gapSeconds ?? 0.2,
       transcribe,
@@ -294,7 +351,8 @@ export class LiveSession {
     liveSpeechUtterances.inc({ kind: u.isFinal ? 'final' : 'interim' });
     const start = run.timeline.toSession(u.startSeconds, 'start');
     const end = Math.max(start, run.timeline.toSession(u.endSeconds, 'end'));
-    const id = lines.utteranceIdOf(channel.speaker.key, run.index, u.utteranceId);
+    // A resumed session numbers its streams on from the previous process's.
+    const id = lines.utteranceIdOf(channel.speaker.key, run.index + this.streamBase, u.utteranceId);
     this.emit(channel, id, text, start, end, u.isFinal);
   }
 
@@ -371,7 +429,7 @@ export class LiveSession {
   /** A speaker's stretch that could not be transcribed: a line of theirs that says so. */
   private onGap(channel: SpeakerChannel, gap: TranscriptionGap): void {
     if (this.state === 'ended') return;
-    const id = lines.utteranceIdOf(channel.speaker.key, 'gap', String(++this.gaps));
+    const id = lines.utteranceIdOf(channel.speaker.key, 'gap', `${this.streamBase}.${++this.gaps}`);
     this.emit(channel, id, lines.gapLineText(gap), gap.fromSeconds, gap.toSeconds, true);
   }
 

@@ -1,5 +1,6 @@
 import type { Logger } from '@chronicler/kit';
 import type { StreamGate, StreamingProvider, StreamingUtterance } from '@chronicler/speech';
+import type { OggAppendPoint } from './ogg-file.ts';
 import { OggOpusRecorder } from './ogg-writer.ts';
 import { OpusFrameEncoder, OpusPacketDecoder, opusPacketSamples } from './opus.ts';
 import { Downsampler48kStereoTo16kMono } from './resample.ts';
@@ -31,6 +32,8 @@ export interface SpeakerChannelDeps {
   /** Ogg file of this speaker, or null when nothing is recorded. */
   recordingPath: string | null;
   recordingTags: Record<string, string>;
+  /** The file a previous process of this session left: appended to, not started again. */
+  recordingAppend?: OggAppendPoint;
   gapSeconds: number;
   /** False: recorded only (the session is over its speaker limit). */
   transcribe: boolean;
@@ -92,7 +95,7 @@ export class SpeakerChannel {
     private readonly deps: SpeakerChannelDeps,
   ) {
     this.recorder = deps.recordingPath
-      ? new OggOpusRecorder(deps.recordingPath, { tags: deps.recordingTags })
+      ? new OggOpusRecorder(deps.recordingPath, { tags: deps.recordingTags, append: deps.recordingAppend })
       : null;
     const provider = deps.provider;
     this.streams =
@@ -117,8 +120,8 @@ export class SpeakerChannel {
         : null;
   }
 
-  /** One Opus packet that ended at `nowSeconds` (session time). */
-  pushOpus(packet: Buffer, nowSeconds: number): void {
+  /** One Opus packet that ended at `nowSeconds` (session time); `record` false: on disk already. */
+  pushOpus(packet: Buffer, nowSeconds: number, record = true): void {
     this.packets++;
     const samples = opusPacketSamples(packet);
     this.decoder ??= new OpusPacketDecoder();
@@ -135,7 +138,7 @@ export class SpeakerChannel {
       return;
     }
     const startSeconds = Math.max(0, nowSeconds - samples / 48_000);
-    this.record(startSeconds, [packet]);
+    if (record) this.record(startSeconds, [packet]);
     this.audioSamples48k += samples;
     this.transcribe(startSeconds, this.downsampler.process(pcm));
   }

@@ -147,6 +147,13 @@ export const voiceWatchdogRejoins = new Counter({
   registers: [registry],
 });
 
+export const discordGatewayFatalCloses = new Counter({
+  name: 'chronicler_discord_gateway_fatal_closes_total',
+  help: 'Discord gateway closes the bot does not retry (4011 sharding required, 4004 bad token, ...), by code: alert on any',
+  labelNames: ['code'] as const,
+  registers: [registry],
+});
+
 // ---- speech-to-text streams ----------------------------------------------------------
 
 export const speechStreamsOpen = new Gauge({
