@@ -110,7 +110,7 @@ a message naming the value.
 {{- end }}
 {{- end }}
 {{- $bot := index .Values.services "voice-bot" | default dict }}
-{{- if and $bot.enabled (lt (int $bot.shardCount) (int $bot.replicas)) }}
+{{- if and $bot.enabled $bot.shardCount (lt (int $bot.shardCount) (int $bot.replicas)) }}
 {{- $msgs = append $msgs (printf "services.voice-bot.shardCount (%v) must be at least services.voice-bot.replicas (%v): every pod runs one shard or more" $bot.shardCount $bot.replicas) }}
 {{- end }}
 {{- $secret := .Values.secrets.AUTH_JWT_SECRET | default "" }}

@@ -92,8 +92,8 @@ export async function beginRecording(core: BotCore, guild: Guild, r: RecordingRe
     onStuck: (hit) => void watchdogRejoin(core, guild, hit),
     onEnded: (ended) => {
       void core.tracks.hand(ended);
-      // A shutdown that will record on leaves the sign up for the next process.
-      if (!ended.resume && g.recording === null) void showRecording(core, guild, false);
+      // Only an end takes the sign down: a hand-over (handOver) leaves it up for the next process.
+      if (g.recording === null) void showRecording(core, guild, false);
     },
     consent: { mode: r.consentMode, optedIn: g.optedIn },
     present: guild.voiceStates.cache.filter((v) => v.channelId === r.channelId).map((v) => v.id),
