@@ -62,7 +62,7 @@ export interface OAuthPeer {
   close(): Promise<void>;
 }
 
-export interface DiscordGuild {
+interface DiscordGuild {
   id: string;
   name: string;
   owner?: boolean;

@@ -33,7 +33,7 @@ export async function ensureLink(core: BotCore, guild: Guild, channelId: string)
 }
 
 /** The voice link dropped: join again and record on, or end the recording and say so. */
-export async function linkLost(
+async function linkLost(
   core: BotCore,
   guild: Guild,
   channelId: string,

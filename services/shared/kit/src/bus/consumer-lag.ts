@@ -3,7 +3,7 @@ import type { Logger } from '../logger.ts';
 import { busConsumerPending } from '../ops/metrics.ts';
 
 /** How often a consumer's process asks JetStream for its backlog. */
-export const CONSUMER_LAG_POLL_MS = 5_000;
+const CONSUMER_LAG_POLL_MS = 5_000;
 
 /**
  * Keeps chronicler_bus_consumer_pending current for one durable consumer: JetStream's

@@ -30,7 +30,7 @@ export function isValidSubject(subject: string, opts: { wildcards: boolean }): b
  * Throws when the subject is malformed. A bad subject is a bug in the calling service, not
  * something its user did, hence `internal` rather than `bad_request`.
  */
-export function assertSubject(subject: string, opts: { wildcards: boolean }): void {
+function assertSubject(subject: string, opts: { wildcards: boolean }): void {
   if (!isValidSubject(subject, opts)) {
     const what = opts.wildcards ? 'subject' : 'subject (no wildcards allowed here)';
     throw new ServiceError('internal', `Invalid ${what}: ${JSON.stringify(subject)}`);

@@ -369,7 +369,7 @@ export function openResilientStream(args: {
   });
 }
 
-export function asStreamingError(err: unknown, displayName: string): StreamingError {
+function asStreamingError(err: unknown, displayName: string): StreamingError {
   if (err instanceof StreamingError) return err;
   const message = err instanceof Error ? err.message : String(err);
   return new StreamingError(`${displayName} could not be reached: ${message}`, true);
