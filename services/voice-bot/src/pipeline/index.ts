@@ -1,4 +1,5 @@
-export { LiveSession, type LiveSessionOptions } from './session.ts';
+export { LiveSession } from './session.ts';
+export type { LiveSessionOptions } from './session-options.ts';
 export type { LiveNotice } from './session-lines.ts';
 export { announceReconnecting, loadResumePoint, type ResumePoint } from './resume.ts';
 export type { PcmFormat, Speaker, SpeakerStats } from './speaker-channel.ts';

@@ -1,5 +1,10 @@
 import { createHash } from 'node:crypto';
-import { UTTERANCE_ID_MAX, type SpeechStreamRecorded } from '@chronicler/contracts';
+import {
+  LIVE_TEXT_MAX,
+  UTTERANCE_ID_MAX,
+  type LiveUtterance,
+  type SpeechStreamRecorded,
+} from '@chronicler/contracts';
 import type { Speaker } from './speaker-channel.ts';
 import type { TranscriptionGap } from './speaker-stream.ts';
 
@@ -15,7 +20,7 @@ export function fileSafe(key: string): string {
   return safe.length > 0 ? safe : 'speaker';
 }
 
-export function round3(n: number): number {
+function round3(n: number): number {
   return Math.round(n * 1000) / 1000;
 }
 
@@ -76,5 +81,37 @@ export function recordingTags(
     CHRONICLER_TRANSCRIPT: transcriptId,
     CHRONICLER_SPEAKER: speaker.key,
     ...(speaker.userId ? { DISCORD_USER_ID: speaker.userId } : {}),
+  };
+}
+
+/** A speaker's utterance as the live contract carries it (text cut to its limit, times in ms). */
+export function utteranceMessage(u: {
+  transcriptId: string;
+  id: string;
+  text: string;
+  from: number;
+  to: number;
+  tag: string | number;
+  userId?: string | null | undefined;
+  interimCount: number;
+  startedAtMs: number;
+}): LiveUtterance {
+  return {
+    transcript_id: u.transcriptId,
+    utterance_id: u.id,
+    text: u.text.slice(0, LIVE_TEXT_MAX),
+    speaker_tag: u.tag,
+    ...(typeof u.tag === 'string'
+      ? {
+          speaker_info: {
+            displayName: u.tag,
+            ...(u.userId ? { user_id: u.userId.slice(0, 64) } : {}),
+          },
+        }
+      : {}),
+    start_seconds: round3(u.from),
+    end_seconds: round3(Math.max(u.from, u.to)),
+    interim_count: u.interimCount,
+    session_start_time: new Date(u.startedAtMs).toISOString(),
   };
 }

@@ -34,7 +34,8 @@ import { OPUS_SILENCE_FRAME } from './opus.ts';
 import { oggPackets, parseOggPages } from './ogg-writer.ts';
 import { monoToStereo } from './resample.ts';
 import type { LiveNotice } from './session-lines.ts';
-import { LiveSession, type LiveSessionOptions } from './session.ts';
+import type { LiveSessionOptions } from './session-options.ts';
+import { LiveSession } from './session.ts';
 import type { Speaker } from './speaker-channel.ts';
 import { encodeDiscordOpus } from './synth.ts';
 

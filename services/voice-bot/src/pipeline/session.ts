@@ -1,6 +1,5 @@
 import path from 'node:path';
 import {
-  LIVE_TEXT_MAX,
   liveMsgId,
   liveStream,
   liveSubject,
@@ -8,21 +7,14 @@ import {
   usageEventsStream,
   type LiveSessionEnd,
   type LiveSessionStart,
-  type LiveUtterance,
 } from '@chronicler/contracts';
-import {
-  liveAudioPackets,
-  liveFinalsPublished,
-  liveSpeechUtterances,
-  type Bus,
-  type Logger,
-} from '@chronicler/kit';
-import type { StreamGate, StreamingProvider, StreamingUtterance } from '@chronicler/speech';
+import { liveAudioPackets, liveFinalsPublished, liveSpeechUtterances, type Logger } from '@chronicler/kit';
+import type { StreamingUtterance } from '@chronicler/speech';
 import type { OggAppendPoint } from './ogg-file.ts';
-import { DurableOutbox, type OutboxRetry } from './outbox.ts';
+import { DurableOutbox } from './outbox.ts';
+import type { LiveSessionOptions } from './session-options.ts';
 import { SpeakerChannel, type PcmFormat, type Speaker, type SpeakerStats } from './speaker-channel.ts';
 import * as lines from './session-lines.ts';
-import type { LiveNotice } from './session-lines.ts';
 import { OPUS_SILENCE_FRAME } from './opus.ts';
 import { noteUtterance, type ResumePoint } from './resume.ts';
 import {
@@ -31,48 +23,6 @@ import {
   type StreamRun,
   type TranscriptionGap,
 } from './speaker-stream.ts';
-
-export interface LiveSessionOptions {
-  bus: Bus;
-  /** The transcript this session fills (a uuid). */
-  transcriptId: string;
-  ownerId: string;
-  name?: string;
-  groupId?: string;
-  origin: 'discord' | 'replay';
-  /** null: nothing is transcribed; audio is still recorded when `recordingsDir` is set. */
-  provider: StreamingProvider | null;
-  /** Limits concurrent provider streams; null: no limit. */
-  gate: StreamGate | null;
-  /** Campaign names the provider should favour. */
-  keyterms: string[];
-  language?: string;
-  /** Root of the recordings: `<dir>/<transcriptId>/<speakerKey>.ogg` and `finals.jsonl`. */
-  recordingsDir: string | null;
-  logger: Logger;
-  /** Epoch milliseconds; a replay at N x speed passes a clock running N x fast. */
-  now?: () => number;
-  guildId?: string;
-  channelId?: string;
-  /** Longest wait for a stream's last finals when the session ends. Default 10 s. */
-  finishTimeoutMs?: number;
-  /** Silence longer than this between two pieces of audio starts a new run. Default 0.2 s. */
-  gapSeconds?: number;
-  /** How often queued audio is written to the recordings. Default 1000 ms. */
-  recordingFlushMs?: number;
-  /** Backoff of durable publishes while the bus does not take them. */
-  retry?: OutboxRetry;
-  /** Idle release, queueing and retry of provider streams (defaults: DEFAULT_STREAM_POLICY). */
-  streamPolicy?: Partial<StreamPolicy>;
-  /** Speakers transcribed at most; later ones are recorded only. null: no limit. */
-  maxSpeakers?: number | null;
-  /** How often idle streams are released and queued ones retried. Default 1000 ms. */
-  tickMs?: number;
-  /** Told when a speaker is queued, over the speaker limit, or has a gap. */
-  onNotice?(notice: LiveNotice): void;
-  /** Continues a session a previous process left (same transcript, clock and numbering): see resume.ts. */
-  resume?: ResumePoint;
-}
 
 type State = 'created' | 'live' | 'ending' | 'ended';
 
@@ -364,27 +314,17 @@ export class LiveSession {
     to: number,
     isFinal: boolean,
   ): void {
-    const start = lines.round3(from);
-    const end = lines.round3(Math.max(from, to));
-    const speaker = channel.speaker;
-    const message: LiveUtterance = {
-      transcript_id: this.transcriptId,
-      utterance_id: id,
-      text: text.slice(0, LIVE_TEXT_MAX),
-      speaker_tag: channel.tag,
-      ...(typeof channel.tag === 'string'
-        ? {
-            speaker_info: {
-              displayName: channel.tag,
-              ...(speaker.userId ? { user_id: speaker.userId.slice(0, 64) } : {}),
-            },
-          }
-        : {}),
-      start_seconds: start,
-      end_seconds: end,
-      interim_count: this.interimCount,
-      session_start_time: new Date(this.startedAtMs).toISOString(),
-    };
+    const message = lines.utteranceMessage({
+      transcriptId: this.transcriptId,
+      id,
+      text,
+      from,
+      to,
+      tag: channel.tag,
+      userId: channel.speaker.userId,
+      interimCount: this.interimCount,
+      startedAtMs: this.startedAtMs,
+    });
     if (!isFinal) {
       // Interims are only a preview: none before the start is on the bus, none retried.
       if (!this.startAcked) return;
@@ -441,7 +381,7 @@ export class LiveSession {
       transcriptId: this.transcriptId,
       ownerId: this.opts.ownerId,
       speakerKey: channel.speaker.key,
-      index: run.index,
+      index: run.index + this.streamBase,
       provider: provider.name,
       seconds,
       at: this.now(),
