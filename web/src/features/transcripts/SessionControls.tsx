@@ -12,7 +12,7 @@ import {
 } from '../../api/transcripts.ts';
 import type { TranscriptDetail } from '../../api/types.ts';
 import { queryKeys } from '../../app/query-client.ts';
-import type { LiveStatus } from '../../realtime/live-socket.ts';
+import type { LiveStatus } from '../../realtime/live-types.ts';
 import { Modal, ModalActions } from '../dashboard/Modal.tsx';
 
 export function DeleteSessionModal({ session, onClose }: { session: TranscriptDetail; onClose: () => void }) {

@@ -1,7 +1,7 @@
 // What the transcript viewer shows, whatever the source: stored text (an ended session, or
 // an active one read by polling) or the live socket's lines. Pure functions, unit-tested.
 import { formatOffset, parseTranscriptLines, speakerLabel, type LiveLine } from '@chronicler/contracts';
-import type { LiveInterim, LiveSnapshot } from '../../realtime/live-socket.ts';
+import type { LiveInterim, LiveSnapshot } from '../../realtime/live-types.ts';
 
 export interface ViewLine {
   /** Stable across renders: 'c<n>' for stored text, 's<seq>' for a live line, 'i<key>' for an interim. */

@@ -6,12 +6,8 @@ import {
   type SessionEndEvent,
 } from '@chronicler/contracts';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import {
-  END_CATCH_UP_MS,
-  createLiveTranscriptStore,
-  type LiveSocketLike,
-  type LiveTranscriptStore,
-} from './live-socket.ts';
+import { END_CATCH_UP_MS, createLiveTranscriptStore } from './live-store.ts';
+import type { LiveSocketLike, LiveTranscriptStore } from './live-types.ts';
 
 const TID = '6f1c2a4e-8b0d-4d5e-9f3a-1b2c3d4e5f60';
 const START = '2026-03-14T19:00:00.000Z';
