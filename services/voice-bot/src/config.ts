@@ -18,6 +18,8 @@ export const VoiceBotConfigSchema = Type.Composite([
     PUBLIC_URL: Type.Optional(url('The web app address, e.g. https://chronicler.example.com')),
     /** Shards of the whole bot (every replica says the same). */
     SHARD_COUNT: Type.Integer({ default: 1, minimum: 1, maximum: 4096 }),
+    /** How long /recording's download links last (hours, at most 7 days). */
+    RECORDING_LINK_TTL_HOURS: Type.Integer({ default: 24, minimum: 1, maximum: 168 }),
     /**
      * This replica's shard ids, comma-separated ("0,1"). Unset: the ordinal of a StatefulSet
      * pod (POD_NAME, else HOSTNAME, ending in -<n>) takes shard n; else every shard.

@@ -40,6 +40,7 @@ export default defineService({
       devGuildId: c.DISCORD_DEV_GUILD_ID ?? null,
       apiUrl: c.DISCORD_API_URL ?? null,
       publicUrl: c.PUBLIC_URL?.replace(/\/+$/, '') ?? null,
+      recordingLinkTtlSeconds: c.RECORDING_LINK_TTL_HOURS * 3600,
       shardCount: c.SHARD_COUNT,
       shardIds,
       recordingsDir: path.resolve(c.RECORDINGS_DIR ?? path.join(ctx.platform.dataDir, 'recordings')),

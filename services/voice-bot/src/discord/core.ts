@@ -16,6 +16,8 @@ export interface VoiceBotOptions {
   devGuildId: string | null;
   apiUrl: string | null;
   publicUrl: string | null;
+  /** How long /recording's download links last. */
+  recordingLinkTtlSeconds?: number;
   shardCount: number;
   shardIds: number[];
   recordingsDir: string;
