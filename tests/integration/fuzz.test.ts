@@ -62,6 +62,8 @@ const ROUTES: Route[] = [
     fields: ['name', 'session_date', 'summary', 'transcript', 'group_id'],
   },
   { method: 'POST', path: '/transcripts/manual-audio', fields: ['name', 'session_date', 'audio'] },
+  { method: 'GET', path: '/recordings/:id/all.zip' },
+  { method: 'GET', path: '/recordings/:id/speakers/Matt.flac' },
   { method: 'GET', path: '/transcripts/:id' },
   { method: 'PUT', path: '/transcripts/:id', fields: ['name', 'summary', 'session_date', 'transcript'] },
   { method: 'DELETE', path: '/transcripts/:id' },

@@ -146,6 +146,7 @@ describe.runIf(hasEspeak)(`the Discord voice bot against the Discord peer (${tes
         'offrecord',
         'onrecord',
         'recap',
+        'recording',
         'settings',
         'start',
         'status',

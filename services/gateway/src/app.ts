@@ -25,6 +25,7 @@ import healthRoutes from './routes/health/index.ts';
 import liveIngestRoutes from './routes/live-ingest/index.ts';
 import planningRoutes from './routes/planning/index.ts';
 import searchRoutes from './routes/search/index.ts';
+import recordingRoutes from './routes/recordings/index.ts';
 import sessionAudioRoutes from './routes/session-audio/index.ts';
 import meRoutes from './routes/me/index.ts';
 import shareRoutes from './routes/shares/index.ts';
@@ -113,6 +114,7 @@ export async function buildApp(ctx: GatewayContext): Promise<FastifyInstance> {
       await api.register(shareRoutes);
       await api.register(sharedRoutes);
       await api.register(sessionAudioRoutes);
+      await api.register(recordingRoutes);
       await api.register(discordRoutes);
       await api.register(meRoutes);
     },

@@ -18,6 +18,8 @@ import {
   searchTranscriptsRpc,
   sessionAudioRpc,
   keepTrackRpc,
+  recordingFileRpc,
+  recordingLinksRpc,
   memberForgetRpc,
   memberRecordedRpc,
   claimRecapRpc,
@@ -96,6 +98,8 @@ import { getNotes, putNotes } from './handlers/notes.ts';
 import { renameTranscript } from './handlers/rename-transcript.ts';
 import { search } from './handlers/search.ts';
 import { keepTrack, sessionAudio } from './handlers/session-audio.ts';
+import { RecordingStore } from './db/recordings.ts';
+import { recordingFile, recordingLinks } from './handlers/recordings.ts';
 import { MemberDataStore } from './db/member-data.ts';
 import { memberForget, memberRecorded } from './handlers/member-data.ts';
 import { RecapStore } from './db/recap-store.ts';
@@ -118,6 +122,7 @@ export default defineService({
     const store = new TranscriptStore(ctx.db, ctx.schema);
     const shares = new ShareStore(ctx.db, ctx.schema);
     const audio = new AudioStore(ctx.db, ctx.schema);
+    const recordings = new RecordingStore(ctx.db, ctx.schema);
     const retention = startAudioRetentionSweep({ bus: ctx.bus, coord: ctx.coord, audio, logger: ctx.logger });
     // Events committed with the change they announce, relayed to the bus after the commit.
     const outbox = new EventOutbox({ db: ctx.db, schema: ctx.schema, bus: ctx.bus, logger: ctx.logger });
@@ -185,6 +190,8 @@ export default defineService({
       serve(ctx.bus, resolveShareRpc, resolveShare(shares)),
       serve(ctx.bus, sessionAudioRpc, sessionAudio(audio)),
       serve(ctx.bus, keepTrackRpc, keepTrack(audio, members, ctx.bus, ctx.logger)),
+      serve(ctx.bus, recordingLinksRpc, recordingLinks(recordings)),
+      serve(ctx.bus, recordingFileRpc, recordingFile(recordings)),
       serve(ctx.bus, memberRecordedRpc, memberRecorded(members)),
       serve(ctx.bus, memberForgetRpc, memberForget(members, ctx.bus, ctx.logger)),
       serve(ctx.bus, recapTargetRpc, recapTarget(recaps)),

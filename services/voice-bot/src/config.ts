@@ -23,6 +23,8 @@ export const VoiceBotConfigSchema = Type.Composite([
      * i % SHARD_REPLICAS == n. Unset: one shard per replica (n alone), or every shard without an ordinal.
      */
     SHARD_REPLICAS: Type.Optional(Type.Integer({ minimum: 1, maximum: 4096 })),
+    /** How long /recording's download links last (hours, at most 7 days). */
+    RECORDING_LINK_TTL_HOURS: Type.Integer({ default: 24, minimum: 1, maximum: 168 }),
     /**
      * This replica's shard ids, comma-separated ("0,1"). Unset: the ordinal of a StatefulSet
      * pod (POD_NAME, else HOSTNAME, ending in -<n>) takes shard n; else every shard.

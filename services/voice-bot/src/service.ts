@@ -41,6 +41,7 @@ export default defineService({
       devGuildId: c.DISCORD_DEV_GUILD_ID ?? null,
       apiUrl: c.DISCORD_API_URL ?? null,
       publicUrl: c.PUBLIC_URL?.replace(/\/+$/, '') ?? null,
+      recordingLinkTtlSeconds: c.RECORDING_LINK_TTL_HOURS * 3600,
       shardCount: c.SHARD_COUNT ?? null,
       shardIds,
       shardIdsFor: (count) => shardIdsOf(c, count),

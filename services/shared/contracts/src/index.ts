@@ -25,3 +25,4 @@ export * from './session-audio.ts';
 export * from './discord-servers.ts';
 export * from './member-data.ts';
 export * from './recap-posts.ts';
+export * from './recordings.ts';

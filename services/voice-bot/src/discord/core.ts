@@ -16,6 +16,8 @@ export interface VoiceBotOptions {
   devGuildId: string | null;
   apiUrl: string | null;
   publicUrl: string | null;
+  /** How long /recording's download links last. */
+  recordingLinkTtlSeconds?: number;
   /** null until resolved: Discord's recommendation (GET /gateway/bot), set by start(). */
   shardCount: number | null;
   shardIds: number[];

@@ -33,12 +33,7 @@ export async function ensureLink(core: BotCore, guild: Guild, channelId: string)
 }
 
 /** The voice link dropped: join again and record on, or end the recording and say so. */
-async function linkLost(
-  core: BotCore,
-  guild: Guild,
-  channelId: string,
-  reason: string,
-): Promise<void> {
+async function linkLost(core: BotCore, guild: Guild, channelId: string, reason: string): Promise<void> {
   const g = core.guildVoice(guild.id);
   if (core.stopping || g.link?.channelId !== channelId) return;
   g.link = null;

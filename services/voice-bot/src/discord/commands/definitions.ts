@@ -60,6 +60,20 @@ export const COMMANDS: RESTPostAPIChatInputApplicationCommandsJSONBody[] = [
         .setMaxLength(100),
     ),
   new SlashCommandBuilder()
+    .setName('recording')
+    .setDescription(
+      'Download links for a recording of this server (its owner or Manage Server; the latest by default)',
+    )
+    .setContexts(InteractionContextType.Guild)
+    .addStringOption((o) =>
+      o
+        .setName('session')
+        .setDescription('A session recorded here')
+        .setRequired(false)
+        .setAutocomplete(true)
+        .setMaxLength(100),
+    ),
+  new SlashCommandBuilder()
     .setName('mydata')
     .setDescription('What was recorded of you in this server, and delete it')
     .setContexts(InteractionContextType.Guild),
@@ -78,6 +92,7 @@ export function helpText(publicUrl: string | null): string {
     '`/offrecord` / `/onrecord` — pause or resume recording your own voice',
     '`/settings` — the server’s recording settings (Manage Server)',
     '`/recap [session]` — post the recap of one of your recorded sessions here (the latest by default)',
+    '`/recording [session]` — download links (per speaker Ogg/FLAC, everyone mixed, a zip) for a session recorded here; its owner or Manage Server',
     '`/mydata` — what was recorded of you in this server; delete your part of a session',
     '`/help` — this message',
     '',

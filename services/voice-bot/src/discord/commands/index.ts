@@ -8,14 +8,18 @@ import { isConsentButton, onConsentButton } from '../consent.ts';
 import { settingsCommand } from './settings.ts';
 import { isMyDataComponent, myDataCommand, myDataComponent } from './mydata.ts';
 import { recapAutocomplete, recapCommand } from './recap.ts';
+import { recordingAutocomplete, recordingCommand } from './recording.ts';
 import { startAutocomplete, startCommand } from './start.ts';
 
 /** Routes every interaction to its command; a command that throws answers the error to its caller. */
 export async function onInteraction(core: BotCore, interaction: Interaction): Promise<void> {
   if (interaction.isAutocomplete()) {
     const choices =
-      interaction.commandName === 'recap'
-        ? await recapAutocomplete(core, interaction).catch((err: unknown) => {
+      interaction.commandName === 'recap' || interaction.commandName === 'recording'
+        ? await (interaction.commandName === 'recap' ? recapAutocomplete : recordingAutocomplete)(
+            core,
+            interaction,
+          ).catch((err: unknown) => {
             core.log.warn({ err }, 'autocomplete failed');
             return [];
           })
@@ -96,6 +100,8 @@ export async function onInteraction(core: BotCore, interaction: Interaction): Pr
         return await myDataCommand(core, interaction);
       case 'recap':
         return await recapCommand(core, interaction);
+      case 'recording':
+        return await recordingCommand(core, interaction);
       default:
         await interaction.reply({ content: 'Unknown command.', flags: MessageFlags.Ephemeral });
     }
