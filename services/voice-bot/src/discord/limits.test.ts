@@ -2,7 +2,8 @@ import { createLogger, MemoryCoordination } from '@chronicler/kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RecordingLimits } from '../config.ts';
 import type { BotCore } from './core.ts';
-import { admissionProblem, guardRecording, NO_LIMITS } from './limits.ts';
+import { NO_LIMITS } from '../config.ts';
+import { admissionProblem, guardRecording } from './limits.ts';
 
 const coord = new MemoryCoordination();
 const posts: { channelId: string; text: string }[] = [];

@@ -1,16 +1,6 @@
 import type { SemaphoreLease } from '@chronicler/kit';
-import type { RecordingLimits } from '../config.ts';
 import type { LiveNotice } from '../pipeline/index.ts';
 import type { BotCore } from './core.ts';
-
-/** No limit at all (a bot built without them). */
-export const NO_LIMITS: RecordingLimits = {
-  maxSessionSeconds: null,
-  warnSeconds: 0,
-  maxSpeakers: null,
-  maxPerOwner: null,
-  guildSecondsPerDay: null,
-};
 
 const ownerKey = (ownerId: string): string => `voice:recordings:owner:${ownerId}`;
 const guildDayKey = (guildId: string, at: Date): string =>

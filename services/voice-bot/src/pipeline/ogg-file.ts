@@ -1,5 +1,5 @@
 import { open } from 'node:fs/promises';
-import { oggCrc32 } from './ogg-writer.ts';
+import { oggCrc32 } from './ogg-crc.ts';
 
 /**
  * What a recording on disk holds that its upload needs: how many bytes of it are whole Ogg

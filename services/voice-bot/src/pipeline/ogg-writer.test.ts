@@ -11,10 +11,10 @@ import {
   OGG_EOS,
   OggOpusRecorder,
   OggPacketPager,
-  oggCrc32,
   oggPackets,
   parseOggPages,
 } from './ogg-writer.ts';
+import { oggCrc32 } from './ogg-crc.ts';
 import { OPUS_SILENCE_FRAME, opusPacketSamples } from './opus.ts';
 import { monoToStereo } from './resample.ts';
 import { encodeDiscordOpus } from './synth.ts';

@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
+import { oggCrc32 } from './ogg-crc.ts';
 import type { OggAppendPoint } from './ogg-file.ts';
 import path from 'node:path';
 import { OPUS_SILENCE_FRAME, opusPacketSamples } from './opus.ts';
@@ -8,24 +9,6 @@ import { OPUS_SILENCE_FRAME, opusPacketSamples } from './opus.ts';
  * A small Ogg muxer for Opus (RFC 3533 pages, RFC 7845 Opus mapping), enough to record one
  * speaker's packets as they arrive, plus a page parser used to check and read the files back.
  */
-
-// CRC-32 of Ogg: polynomial 0x04C11DB7, MSB first, initial value 0, no final XOR (RFC 3533 §6).
-const CRC_TABLE = (() => {
-  const t = new Uint32Array(256);
-  for (let i = 0; i < 256; i++) {
-    let r = i << 24;
-    for (let k = 0; k < 8; k++) r = r & 0x80000000 ? (r << 1) ^ 0x04c11db7 : r << 1;
-    t[i] = r >>> 0;
-  }
-  return t;
-})();
-
-export function oggCrc32(data: Uint8Array): number {
-  let crc = 0;
-  for (let i = 0; i < data.length; i++)
-    crc = ((crc << 8) ^ CRC_TABLE[((crc >>> 24) ^ data[i]!) & 0xff]!) >>> 0;
-  return crc;
-}
 
 export const OGG_CONTINUED = 0x01;
 export const OGG_BOS = 0x02;
