@@ -40,7 +40,8 @@ export class LiveViewer {
       auth: { token },
       query: { transcript_id: transcriptId },
       reconnection: true,
-      reconnectionAttempts: 20,
+      // Until the test gives up: a gateway killed on a busy machine may take a while to come back.
+      reconnectionAttempts: Infinity,
       reconnectionDelay: 200,
       reconnectionDelayMax: 1000,
       ...(opts.origin ? { extraHeaders: { origin: opts.origin } } : {}),
