@@ -126,14 +126,14 @@ describe(`live lines in order without waiting (${testMode} mode)`, () => {
     ]);
   });
 
-  it('plays a 400-turn replay at speed 50 through /api/live-ingest to the end without a 429', async () => {
+  it('plays a 400-turn replay at speed 100 through /api/live-ingest to the end without a 429', async () => {
     const turns = (await readCrd3Turns(path.join(CRD3_DIR, 'C1E001.json'))).slice(0, 400);
     expect(turns).toHaveLength(400);
-    // Each turn is three requests (two interims and the final): 1,200 in about a minute, twice
-    // the per-address limit that browsers share. The feed has its own.
+    // Each turn is three requests (two interims and the final): 1,200 in about half a minute,
+    // twice the per-minute, per-address limit that browsers share. The feed has its own.
     const result = await replaySession(httpSink(system.url, machineKey), turns, {
       owner: owner.id,
-      speed: 50,
+      speed: 100,
       name: 'Four hundred turns',
     });
     expect(result.finals).toBe(400);
