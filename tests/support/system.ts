@@ -1,9 +1,9 @@
-import { startEmbedded, type EmbeddedSystem } from '@chronicler/all-in-one';
+import { SERVICES, startEmbedded, type EmbeddedSystem } from '@chronicler/all-in-one';
 import { SERVICE_NAMES } from '@chronicler/contracts';
-import { createLogger, type Platform } from '@chronicler/kit';
+import { createLogger, migrate, openDatabase, schemaFor, type Platform } from '@chronicler/kit';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -89,6 +89,44 @@ export async function createTestDatabase(
   };
 }
 
+/**
+ * A PGlite data directory with every service's migrations applied, as an embedded system's
+ * first start leaves it (initdb in WASM, then about forty migrations: some seconds on a busy
+ * 2-core machine), made once per set of migrations and copied into each test system's
+ * DATA_DIR: the system then starts as the product does on its second start. A test that gives
+ * its own DATA_DIR gets the first start. Kept in the temporary directory under a hash of the
+ * migrations and the lockfile (a new migration or PGlite version makes another).
+ */
+let templateMade: Promise<string> | undefined;
+function pgliteTemplate(): Promise<string> {
+  templateMade ??= (async () => {
+    const hash = createHash('sha256').update(readFileSync(path.join(repoRoot, 'pnpm-lock.yaml')));
+    for (const def of SERVICES) {
+      if (!def.migrationsDir) continue;
+      for (const f of readdirSync(def.migrationsDir).sort())
+        hash.update(f).update(readFileSync(path.join(def.migrationsDir, f)));
+    }
+    const done = path.join(os.tmpdir(), `chronicler-pglite-${hash.digest('hex').slice(0, 16)}`);
+    if (existsSync(path.join(done, 'pglite'))) return done;
+    const building = mkdtempSync(path.join(os.tmpdir(), 'chronicler-pglite-building-'));
+    const db = await openDatabase({ dataDir: path.join(building, 'pglite') });
+    const logger = createLogger(null, { level: 'error' });
+    for (const def of SERVICES) {
+      if (def.migrationsDir)
+        await migrate(db, { schema: schemaFor(def.name), migrationsDir: def.migrationsDir, logger });
+    }
+    await db.close();
+    try {
+      renameSync(building, done);
+    } catch {
+      // Another test worker made it first.
+      rmSync(building, { recursive: true, force: true });
+    }
+    return done;
+  })();
+  return templateMade;
+}
+
 export interface StartOptions {
   /**
    * `one`: every service in this process (fast). `many`: child processes started as in
@@ -128,6 +166,9 @@ export async function startSystem(opts: StartOptions = {}): Promise<TestSystem> 
     delete env.NATS_URL;
     delete env.DATABASE_URL;
     delete env.REDIS_URL;
+    if (!opts.env?.DATA_DIR) {
+      cpSync(path.join(await pgliteTemplate(), 'pglite'), path.join(dataDir, 'pglite'), { recursive: true });
+    }
   } else {
     for (const v of ['NATS_URL', 'DATABASE_URL', 'REDIS_URL']) {
       if (!env[v]) throw new Error(`cluster mode needs ${v}`);
