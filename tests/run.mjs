@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // `pnpm test`: the whole suite. Unit and integration tests run in embedded mode always
-// (PGlite, the in-process bus, memory locks: no server needed), then again in cluster
-// mode when NATS_URL, DATABASE_URL and REDIS_URL are all set; browser tests run when
-// Chromium is installed. What is skipped is said plainly, and the last line sums it up.
+// (PGlite, the in-process bus, memory locks: no server needed), then those whose behaviour
+// depends on the mode again in cluster mode when NATS_URL, DATABASE_URL and REDIS_URL are
+// all set; browser tests run when Chromium is installed. What is skipped is said plainly, and the last line sums it up.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -68,9 +68,33 @@ for (const v of CLUSTER_VARS) delete base[v];
 
 vitest('embedded', { ...base, CHRONICLER_TEST_MODE: 'embedded' });
 
+// The tests whose behaviour depends on the mode: every integration test (each starts a system
+// in the mode it is given, or says it runs in one mode only), and the unit tests that read the
+// mode or the servers' addresses. The other unit tests would only run the same code again.
+const MODE_DEPENDENT = /\btestMode\b|CHRONICLER_TEST_MODE|process\.env\.(NATS_URL|DATABASE_URL|REDIS_URL)/;
+function clusterFiles() {
+  const unit = [];
+  const walk = (dir) => {
+    for (const e of readdirSync(path.join(root, dir), { withFileTypes: true })) {
+      const rel = `${dir}/${e.name}`;
+      if (e.isDirectory() && e.name !== 'node_modules' && e.name !== 'dist') walk(rel);
+      else if (
+        /\.test\.tsx?$/.test(e.name) &&
+        MODE_DEPENDENT.test(readFileSync(path.join(root, rel), 'utf8'))
+      )
+        unit.push(rel);
+    }
+  };
+  walk('services');
+  walk('web/src');
+  return ['tests/integration/', ...unit];
+}
+
 const missing = CLUSTER_VARS.filter((v) => !process.env[v]);
 if (missing.length === 0) {
-  vitest('cluster', { ...process.env, CHRONICLER_TEST_MODE: 'cluster' });
+  // A filter given on the command line (`pnpm test live-order`) picks the files in both modes.
+  const filtered = extra.some((a) => !a.startsWith('-'));
+  vitest('cluster', { ...process.env, CHRONICLER_TEST_MODE: 'cluster' }, filtered ? [] : clusterFiles());
 } else {
   skippedPhases.push(`cluster mode (not set: ${missing.join(', ')})`);
 }
