@@ -2,7 +2,8 @@
 // `pnpm test`: the whole suite. Unit and integration tests run in embedded mode always
 // (PGlite, the in-process bus, memory locks: no server needed), then those whose behaviour
 // depends on the mode again in cluster mode when NATS_URL, DATABASE_URL and REDIS_URL are
-// all set; browser tests run when Chromium is installed. What is skipped is said plainly, and the last line sums it up.
+// all set; browser tests run when Chromium is installed. What is skipped is said plainly,
+// and the last line sums it up.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
