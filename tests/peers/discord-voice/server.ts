@@ -125,10 +125,14 @@ export interface VoiceServer {
   relayedTo(guildId: string, userId: string): number;
   /** Of those, the ones whose payload is a DAVE frame (ending in the 0xFAFA magic marker). */
   daveFramesTo(guildId: string, userId: string): number;
+  /** Packets from one user relayed to another whose payload is not Opus's silence frame (speech). */
+  voicedRelayed(guildId: string, fromUserId: string, toUserId: string): number;
   stop(): Promise<void>;
 }
 
 const HEARTBEAT_MS = 13_750;
+/** Opus's silence frame, which clients send five of when they stop speaking. */
+const OPUS_SILENCE = Buffer.from([0xf8, 0xff, 0xfe]);
 
 export async function startVoiceServer(
   opts: { heartbeatMs?: number; onEvent?: (e: VoiceServerEvent) => void } = {},
@@ -138,6 +142,7 @@ export async function startVoiceServer(
   const bySsrc = new Map<number, Client>();
   const relayed = new Map<string, number>();
   const daveFrames = new Map<string, number>();
+  const voiced = new Map<string, number>();
   const held = new Map<string, Buffer>();
   const keyOf = (guildId: string, userId: string): string => `${guildId}:${userId}`;
   let nextSsrc = randomInt(1000, 50_000);
@@ -230,6 +235,9 @@ export async function startVoiceServer(
     },
     daveFramesTo(guildId, userId) {
       return daveFrames.get(keyOf(guildId, userId)) ?? 0;
+    },
+    voicedRelayed(guildId, fromUserId, toUserId) {
+      return voiced.get(`${keyOf(guildId, fromUserId)}>${toUserId}`) ?? 0;
     },
     async stop() {
       for (const c of clients.values()) c.ws?.terminate();
@@ -420,10 +428,10 @@ export async function startVoiceServer(
     } catch {
       return; // does not authenticate: dropped, as Discord drops it
     }
-    for (const to of roomOf(from)) relay(to, packet);
+    for (const to of roomOf(from)) relay(from, to, packet);
   });
 
-  function relay(to: Client, packet: ReturnType<typeof openRtp>): void {
+  function relay(from: Client, to: Client, packet: ReturnType<typeof openRtp>): void {
     if (!to.key || !to.mode || !to.udp || to.selfDeaf) return;
     const { loss, reorder, wrongKey } = server.faults;
     if (loss > 0 && Math.random() < loss) return;
@@ -432,6 +440,10 @@ export async function startVoiceServer(
     const k = keyOf(to.guildId, to.userId);
     relayed.set(k, (relayed.get(k) ?? 0) + 1);
     const p = packet.payload;
+    if (!p.equals(OPUS_SILENCE)) {
+      const v = `${keyOf(from.guildId, from.userId)}>${to.userId}`;
+      voiced.set(v, (voiced.get(v) ?? 0) + 1);
+    }
     if (p.length > 2 && p[p.length - 1] === 0xfa && p[p.length - 2] === 0xfa) {
       daveFrames.set(k, (daveFrames.get(k) ?? 0) + 1);
     }
