@@ -106,15 +106,6 @@ export interface RecordingLimits {
   guildSecondsPerDay: number | null;
 }
 
-/** No limit at all: what a bot built without limits (a replay, a unit test of the pipeline) runs with. */
-export const NO_LIMITS: RecordingLimits = {
-  maxSessionSeconds: null,
-  warnSeconds: 0,
-  maxSpeakers: null,
-  maxPerOwner: null,
-  guildSecondsPerDay: null,
-};
-
 export function limitsOf(c: VoiceBotConfig): RecordingLimits {
   const orNull = (n: number): number | null => (n > 0 ? n : null);
   return {

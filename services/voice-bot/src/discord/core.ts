@@ -2,7 +2,7 @@ import { userByDiscordIdRpc, type AuthUser } from '@chronicler/contracts';
 import { call, ServiceError, type Bus, type Coordination, type Logger } from '@chronicler/kit';
 import type { StreamGate, StreamingProvider } from '@chronicler/speech';
 import { PermissionFlagsBits, Routes, type ChatInputCommandInteraction, type Client } from 'discord.js';
-import { NO_LIMITS, shardOfGuild, type RecordingLimits } from '../config.ts';
+import { shardOfGuild, type RecordingLimits } from '../config.ts';
 import type { StreamPolicy } from '../pipeline/speaker-stream.ts';
 import type { Recording } from './recording.ts';
 import type { SettingsCache } from './settings-cache.ts';
@@ -33,8 +33,8 @@ export interface VoiceBotOptions {
   receiver: VoiceReceiver;
   instance: string;
   logger: Logger;
-  /** Per-owner, per-guild and per-recording limits; unset: none. */
-  limits?: RecordingLimits;
+  /** Per-owner, per-guild and per-recording limits (limitsOf the configuration). */
+  limits: RecordingLimits;
   /** Idle release, queueing and retry of speakers' provider streams; unset: the pipeline's defaults. */
   streamPolicy?: Partial<StreamPolicy>;
 }
@@ -75,7 +75,7 @@ export class BotCore {
   }
 
   get limits(): RecordingLimits {
-    return this.o.limits ?? NO_LIMITS;
+    return this.o.limits;
   }
 
   guildVoice(guildId: string): GuildVoice {

@@ -2,11 +2,18 @@ import { createLogger, MemoryCoordination } from '@chronicler/kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RecordingLimits } from '../config.ts';
 import type { BotCore } from './core.ts';
-import { NO_LIMITS } from '../config.ts';
 import { admissionProblem, guardRecording } from './limits.ts';
 
 const coord = new MemoryCoordination();
 const posts: { channelId: string; text: string }[] = [];
+
+const NO_LIMITS: RecordingLimits = {
+  maxSessionSeconds: null,
+  warnSeconds: 0,
+  maxSpeakers: null,
+  maxPerOwner: null,
+  guildSecondsPerDay: null,
+};
 
 function core(limits: Partial<RecordingLimits>): BotCore {
   // Only what the limits use of the bot: its coordination store, its limits, its log and posts.
