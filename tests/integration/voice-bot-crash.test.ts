@@ -12,6 +12,7 @@ import { testMode, waitFor, type TestSystem } from '../support/system.ts';
 import { startVoiceRig, type VoiceRig } from '../support/voice-rig.ts';
 
 const hasEspeak = existsSync('/usr/bin/espeak-ng');
+const MANAGE_GUILD = 1n << 5n;
 // Longer than the restart below takes on a busy 2-core machine (in CI a 15 s window once ran
 // out before the new bot's first heartbeat, and the sweep ended the session it was resuming).
 const STALE_SECONDS = 60;
@@ -169,4 +170,45 @@ describe.runIf(hasEspeak && testMode === 'cluster')('the voice bot killed with S
         .sort(),
     ).toEqual(['2001.ogg', '2003.ogg']);
   }, 300_000);
+
+  it('ends locally a session that went stale while it was away, and still stops an auto-recording it continues once its channel is empty', async () => {
+    // The first test's session was ended by the stale sweep while no bot held it: the bot that
+    // comes back does not record into it again; it saves its journal and says so.
+    const [stale] = readdirSync(recordings);
+    const messagesBefore = discord.messages.length;
+    const since = (text: string) =>
+      discord.messages.slice(messagesBefore).find((m) => m.content.includes(text));
+    await system.spawn!('voice-bot');
+    await waitFor(() => since('ended while the bot was away') !== undefined, 60_000);
+    expect(since('ended while the bot was away')!.content).toContain(`sessions/${stale}`);
+    const oldState = JSON.parse(readFileSync(path.join(recordings, stale!, 'session.json'), 'utf8')) as {
+      ended_at: string | null;
+    };
+    expect(oldState.ended_at).not.toBeNull();
+    expect(since('resumed')).toBeUndefined();
+
+    // Auto-record from two members on the Stage, where Matt and Travis still are.
+    const set = await discord.command(
+      guild.id,
+      '4001',
+      '2001',
+      'settings autorecord',
+      { channel: '<#4002>', members: '2', empty: '0.05' },
+      MANAGE_GUILD,
+    );
+    expect(set.content).toContain('Saved');
+    await waitFor(() => since('by auto-record') !== undefined, 30_000);
+
+    // A crash: the next process continues the auto-recording, and stops it once the Stage empties.
+    await killBot();
+    await system.spawn!('voice-bot');
+    await waitFor(() => since('resumed') !== undefined, 60_000);
+    const tid = /sessions\/([0-9a-f-]{36})/.exec(since('resumed')!.content)![1]!;
+    expect(tid).not.toBe(stale);
+    await table.leave('2001');
+    await table.leave('2003');
+    await waitFor(() => since('has been empty') !== undefined, 60_000);
+    expect(since('has been empty')!.content).toContain(`sessions/${tid}`);
+    await waitFor(async () => (await transcript(tid)).body.status === 'ended', 30_000);
+  }, 240_000);
 });

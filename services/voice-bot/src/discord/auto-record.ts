@@ -30,11 +30,15 @@ function withinHours(rule: Pick<AutoRecordRule, 'from' | 'to' | 'timezone'>, now
  * Auto-record: a server's rules "record when at least N members are in channel X (optionally
  * only between these times), into group G". Looked at on every voice state change in the guild
  * and when the settings change. A recording it started stops once its channel has had no human
- * in it for the rule's `empty_minutes`.
+ * in it for the rule's `empty_minutes`; so does one a previous process started and this one
+ * continues (session.json keeps `auto_record`), after a deploy or a crash.
  */
 export class AutoRecorder {
-  /** Auto-started recordings: guild id → the rule and the emptiness timer. */
-  private readonly running = new Map<string, { rule: AutoRecordRule; timer: NodeJS.Timeout | null }>();
+  /** Auto-started recordings: guild id → the recording, its channel, the rule's wait and the emptiness timer. */
+  private readonly running = new Map<
+    string,
+    { transcriptId: string; channelId: string; emptyMinutes: number; timer: NodeJS.Timeout | null }
+  >();
   private readonly busy = new Set<string>();
   private readonly again = new Set<string>();
 
@@ -68,18 +72,29 @@ export class AutoRecorder {
 
   private async checkNow(guild: Guild): Promise<void> {
     const g = this.core.guildVoice(guild.id);
-    const auto = this.running.get(guild.id);
-    if (auto && g.recording?.state.channel_id !== auto.rule.channel_id) {
+    let auto = this.running.get(guild.id);
+    const adopted = g.recording?.state.auto_record;
+    if (!auto && g.recording && adopted) {
+      // An auto-recording a previous process started, continued by this one.
+      auto = {
+        transcriptId: g.recording.state.transcript_id,
+        channelId: g.recording.state.channel_id,
+        emptyMinutes: adopted.empty_minutes,
+        timer: null,
+      };
+      this.running.set(guild.id, auto);
+    }
+    if (auto && g.recording?.state.transcript_id !== auto.transcriptId) {
       // Stopped by a command or a lost channel meanwhile.
       if (auto.timer) clearTimeout(auto.timer);
       this.running.delete(guild.id);
     } else if (auto) {
-      const empty = this.humansIn(guild, auto.rule.channel_id) === 0;
+      const empty = this.humansIn(guild, auto.channelId) === 0;
       if (!empty && auto.timer) {
         clearTimeout(auto.timer);
         auto.timer = null;
       } else if (empty && !auto.timer) {
-        auto.timer = setTimeout(() => void this.stopIfEmpty(guild), auto.rule.empty_minutes * 60_000);
+        auto.timer = setTimeout(() => void this.stopIfEmpty(guild), auto.emptyMinutes * 60_000);
         auto.timer.unref();
       }
       return;
@@ -116,8 +131,14 @@ export class AutoRecorder {
       paused: g.paused,
       consentMode: settings.consent_mode,
       language: settings.language,
+      autoRecord: { empty_minutes: rule.empty_minutes },
     });
-    this.running.set(guild.id, { rule, timer: null });
+    this.running.set(guild.id, {
+      transcriptId: rec.state.transcript_id,
+      channelId: rule.channel_id,
+      emptyMinutes: rule.empty_minutes,
+      timer: null,
+    });
     this.core.log.info({ guildId: guild.id, transcriptId: rec.state.transcript_id }, 'auto-record started');
     await announceRecording(this.core, rec, 'auto-record');
   }
@@ -126,8 +147,9 @@ export class AutoRecorder {
     const auto = this.running.get(guild.id);
     if (!auto) return;
     auto.timer = null;
-    if (this.humansIn(guild, auto.rule.channel_id) > 0) return;
+    if (this.humansIn(guild, auto.channelId) > 0) return;
     this.running.delete(guild.id);
+    if (this.core.guildVoice(guild.id).recording?.state.transcript_id !== auto.transcriptId) return;
     const rec = await stopRecording(this.core, guild.id);
     if (!rec) return;
     const g = this.core.guildVoice(guild.id);
@@ -137,7 +159,7 @@ export class AutoRecorder {
     const finals = rec.live.stats().finals;
     await this.core.post(
       rec.state.text_channel_id,
-      `⏹️ **Recording stopped**: <#${rec.state.channel_id}> has been empty for ${auto.rule.empty_minutes} minute${auto.rule.empty_minutes === 1 ? '' : 's'}. Saved (${finals} line${finals === 1 ? '' : 's'}): ${this.core.sessionUrl(rec.state.transcript_id)}`,
+      `⏹️ **Recording stopped**: <#${rec.state.channel_id}> has been empty for ${auto.emptyMinutes} minute${auto.emptyMinutes === 1 ? '' : 's'}. Saved (${finals} line${finals === 1 ? '' : 's'}): ${this.core.sessionUrl(rec.state.transcript_id)}`,
     );
   }
 

@@ -22,6 +22,8 @@ export interface RecordingRequest {
   /** From the server's settings at the start: kept for the whole recording. */
   consentMode: ConsentMode;
   language: string | null;
+  /** Started by an auto-record rule: stopped when its channel has been empty this long. */
+  autoRecord?: { empty_minutes: number };
   /** Continues a session a previous process left (same transcript), from its journal. */
   resume?: { state: SessionState; point: ResumePoint };
 }
@@ -78,6 +80,7 @@ export async function beginRecording(core: BotCore, guild: Guild, r: RecordingRe
         provider: core.o.provider?.name ?? null,
         paused: [...r.paused],
         keyterms: r.keyterms,
+        ...(r.autoRecord ? { auto_record: r.autoRecord } : {}),
         ended_at: null,
       };
   const rec = new Recording(live, state, {

@@ -1,3 +1,5 @@
+import { listActiveTranscriptsRpc, transcriptExistsRpc } from '@chronicler/contracts';
+import { call } from '@chronicler/kit';
 import { stat, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Guild } from 'discord.js';
@@ -14,7 +16,8 @@ import { endRecovered, openStates, republish, type SessionState } from './state.
  * journal re-published, the voice channel joined again from session.json (Discord drops the
  * bot's voice state when its gateway session ends), the utterance a crash cut transcribed
  * from the spooled audio, the gap marked in the transcript, one line in the text channel.
- * Only a session whose guild or channel is gone is ended (and saved).
+ * A session whose guild or channel is gone, or that the transcript service ended meanwhile
+ * (it went stale), is ended here instead (and saved).
  */
 export async function recover(core: BotCore): Promise<void> {
   const states = (await openStates(core.o.recordingsDir)).filter((s) => core.holdsGuild(s.guild_id));
@@ -35,6 +38,22 @@ export async function recover(core: BotCore): Promise<void> {
         );
         continue;
       }
+      if (await endedMeanwhile(core, state)) {
+        // The transcript service ended it while no bot held it (it went stale): nothing is
+        // recorded into an ended session; what the journal holds is published and kept.
+        await endRecovered(
+          core.o.bus,
+          core.o.recordingsDir,
+          state,
+          'The voice bot was away too long and the session was ended.',
+          core.log,
+        );
+        await core.post(
+          state.text_channel_id,
+          `The recording was ended while the bot was away, and everything recorded until then has been saved: ${core.sessionUrl(state.transcript_id)}`,
+        );
+        continue;
+      }
       await continueRecording(core, guild, state);
     } catch (err) {
       core.log.error({ err, transcriptId: state.transcript_id }, 'could not recover a session');
@@ -42,6 +61,23 @@ export async function recover(core: BotCore): Promise<void> {
   }
   // Speaker tracks of ended sessions not handed over before the last process went away.
   await core.tracks.recover((s) => core.holdsGuild(s.guild_id));
+}
+
+/**
+ * Whether the session's transcript exists and is no longer active: ended by the transcript
+ * service's stale sweep while no bot held it (or by its owner). Not known (the service does
+ * not answer): continued, as a recording is never dropped for want of an answer.
+ */
+async function endedMeanwhile(core: BotCore, state: SessionState): Promise<boolean> {
+  try {
+    const ids = { owner_id: state.owner_id, id: state.transcript_id };
+    if (!(await call(core.o.bus, transcriptExistsRpc, ids)).exists) return false;
+    const active = await call(core.o.bus, listActiveTranscriptsRpc, { owner_id: state.owner_id });
+    return !active.some((s) => s.transcript_id === state.transcript_id);
+  } catch (err) {
+    core.log.warn({ err, transcriptId: state.transcript_id }, 'could not ask whether a session was ended');
+    return false;
+  }
 }
 
 /** When the previous process stopped hearing: its hand-over, else the last write on disk. */

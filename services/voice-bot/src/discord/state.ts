@@ -35,6 +35,11 @@ export interface SessionState {
   /** The group's keyterms, kept for the process that continues the session. */
   keyterms?: string[];
   /**
+   * Set when auto-record started the session: the process that continues it stops it too,
+   * once its channel has had no human in it for `empty_minutes`.
+   */
+  auto_record?: { empty_minutes: number } | null;
+  /**
    * Set when a shutdown (SIGTERM: a deploy) handed the session over: every final is on the
    * bus and the next process of the shard continues it (cleared when it does).
    */
