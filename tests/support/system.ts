@@ -3,7 +3,16 @@ import { SERVICE_NAMES } from '@chronicler/contracts';
 import { createLogger, migrate, openDatabase, schemaFor, type Platform } from '@chronicler/kit';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -98,6 +107,22 @@ export async function createTestDatabase(
  * migrations and the lockfile (a new migration or PGlite version makes another).
  */
 let templateMade: Promise<string> | undefined;
+/**
+ * Templates of other migrations or lockfiles (about 40 MB each), and builds a killed run left,
+ * once a day old: a checkout still on them makes its own again when it next runs.
+ */
+function removeOldTemplates(keep: string): void {
+  for (const name of readdirSync(os.tmpdir())) {
+    const dir = path.join(os.tmpdir(), name);
+    if (!name.startsWith('chronicler-pglite-') || dir === keep) continue;
+    try {
+      if (Date.now() - statSync(dir).mtimeMs > 24 * 3600_000) rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // Gone meanwhile (another worker), or not ours to remove.
+    }
+  }
+}
+
 function pgliteTemplate(): Promise<string> {
   templateMade ??= (async () => {
     const hash = createHash('sha256').update(readFileSync(path.join(repoRoot, 'pnpm-lock.yaml')));
@@ -122,6 +147,7 @@ function pgliteTemplate(): Promise<string> {
       // Another test worker made it first.
       rmSync(building, { recursive: true, force: true });
     }
+    removeOldTemplates(done);
     return done;
   })();
   return templateMade;
