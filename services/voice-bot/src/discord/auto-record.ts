@@ -4,7 +4,9 @@ import { announceRecording } from './announce.ts';
 import { loadConsent } from './consent.ts';
 import type { BotCore } from './core.ts';
 import { beginRecording, stopRecording } from './lifecycle.ts';
+import { admit } from './limits.ts';
 import { ensureLink } from './links.ts';
+import type { Recording } from './recording.ts';
 import { ownGroup } from './commands/start.ts';
 
 /** The clock time now in a time zone, "HH:MM". */
@@ -115,24 +117,38 @@ export class AutoRecorder {
       return;
     }
     const group = rule.group_id ? await ownGroup(this.core, owner.id, rule.group_id) : null;
-    await loadConsent(this.core, guild.id);
-    await ensureLink(this.core, guild, rule.channel_id);
-    if (g.recording) return;
-    const channelName = guild.channels.cache.get(rule.channel_id)?.name ?? 'voice';
-    const rec = await beginRecording(this.core, guild, {
-      ownerId: owner.id,
-      ownerDiscordId,
-      channelId: rule.channel_id,
-      // Text in voice: a voice channel takes messages too, when no announcement channel is set.
-      textChannelId: settings.announcement_channel_id ?? rule.channel_id,
-      name: `${channelName} ${new Date().toISOString().slice(0, 10)}`,
-      groupId: group?.id ?? null,
-      keyterms: [],
-      paused: g.paused,
-      consentMode: settings.consent_mode,
-      language: settings.language,
-      autoRecord: { empty_minutes: rule.empty_minutes },
-    });
+    // Held to the same limits as /start: the owner's concurrent recordings, the guild's daily hours.
+    const admission = await admit(this.core, guild.id, owner.id);
+    if ('refused' in admission) {
+      this.core.log.info({ guildId: guild.id, why: admission.refused }, 'auto-record: not started');
+      return;
+    }
+    const { slot } = admission;
+    let rec: Recording | null = null;
+    try {
+      await loadConsent(this.core, guild.id);
+      await ensureLink(this.core, guild, rule.channel_id);
+      if (g.recording) return;
+      const channelName = guild.channels.cache.get(rule.channel_id)?.name ?? 'voice';
+      rec = await beginRecording(this.core, guild, {
+        ownerId: owner.id,
+        ownerDiscordId,
+        channelId: rule.channel_id,
+        // Text in voice: a voice channel takes messages too, when no announcement channel is set.
+        textChannelId: settings.announcement_channel_id ?? rule.channel_id,
+        name: `${channelName} ${new Date().toISOString().slice(0, 10)}`,
+        groupId: group?.id ?? null,
+        keyterms: [],
+        paused: g.paused,
+        consentMode: settings.consent_mode,
+        language: settings.language,
+        autoRecord: { empty_minutes: rule.empty_minutes },
+        slot,
+      });
+    } finally {
+      // A slot no recording took (none started) is the owner's again.
+      if (!rec) void slot?.release().catch(() => false);
+    }
     this.running.set(guild.id, {
       transcriptId: rec.state.transcript_id,
       channelId: rule.channel_id,

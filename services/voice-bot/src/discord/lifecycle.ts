@@ -1,4 +1,5 @@
 import type { ConsentMode } from '@chronicler/contracts';
+import type { SemaphoreLease } from '@chronicler/kit';
 import type { Guild } from 'discord.js';
 import { randomUUID } from 'node:crypto';
 import { LiveSession, type ResumePoint } from '../pipeline/index.ts';
@@ -26,6 +27,8 @@ export interface RecordingRequest {
   autoRecord?: { empty_minutes: number };
   /** Continues a session a previous process left (same transcript), from its journal. */
   resume?: { state: SessionState; point: ResumePoint };
+  /** The owner's slot its admission took (see admit); absent when continuing a session. */
+  slot?: SemaphoreLease | null;
 }
 
 /**
@@ -110,7 +113,13 @@ export async function beginRecording(core: BotCore, guild: Guild, r: RecordingRe
   }
   const guard = guardRecording(
     core,
-    { guildId: guild.id, ownerId: r.ownerId, startedAt: state.started_at, textChannelId: r.textChannelId },
+    {
+      guildId: guild.id,
+      ownerId: r.ownerId,
+      startedAt: state.started_at,
+      textChannelId: r.textChannelId,
+      ...(r.slot !== undefined ? { slot: r.slot } : {}),
+    },
     (message) => {
       if (g.recording !== rec) return;
       void stopRecording(core, guild.id).then(() =>

@@ -27,26 +27,37 @@ async function guildSecondsToday(core: BotCore, guildId: string, add = 0): Promi
   return total ?? 0;
 }
 
-/** Why a new recording may not start, in words for the owner; null: it may. */
-export async function admissionProblem(
-  core: BotCore,
-  guildId: string,
-  ownerId: string,
-): Promise<string | null> {
+/**
+ * A new recording's admission: the owner's slot among their concurrent recordings, taken now
+ * so that two starts at once cannot both pass (null: no per-owner limit, or the shared store
+ * did not answer, which never holds a recording back), or why it may not start, in words for
+ * the owner. A slot not handed to a recording (it did not start) must be released.
+ */
+export type Admission = { slot: SemaphoreLease | null } | { refused: string };
+
+export async function admit(core: BotCore, guildId: string, ownerId: string): Promise<Admission> {
   const l = core.limits;
-  if (l.maxPerOwner !== null) {
-    const running = await core.o.coord.semaphores.count(ownerKey(ownerId)).catch(() => 0);
-    if (running >= l.maxPerOwner) {
-      return `You already have ${running} recording${running === 1 ? '' : 's'} running, the most one account may run at once. Stop one with \`/stop\` where it runs, then \`/start\` again. Nothing was recorded.`;
-    }
-  }
   if (l.guildSecondsPerDay !== null) {
     const used = await guildSecondsToday(core, guildId).catch(() => 0);
     if (used >= l.guildSecondsPerDay) {
-      return `This server has used its ${duration(l.guildSecondsPerDay)} of recording for today (UTC); recording is possible again after midnight UTC. Nothing was recorded.`;
+      return {
+        refused: `This server has used its ${duration(l.guildSecondsPerDay)} of recording for today (UTC); recording is possible again after midnight UTC. Nothing was recorded.`,
+      };
     }
   }
-  return null;
+  if (l.maxPerOwner === null) return { slot: null };
+  let slot: SemaphoreLease | null;
+  try {
+    slot = await core.o.coord.semaphores.acquire(ownerKey(ownerId), l.maxPerOwner, OWNER_LEASE_MS);
+  } catch (err) {
+    core.log.warn({ err, guildId }, 'owner recording slot not taken');
+    return { slot: null };
+  }
+  if (slot) return { slot };
+  const n = l.maxPerOwner;
+  return {
+    refused: `You already have ${n} recording${n === 1 ? '' : 's'} running, the most one account may run at once. Stop one with \`/stop\` where it runs, then \`/start\` again. Nothing was recorded.`,
+  };
 }
 
 /** What the channel is told when a speaker is queued, over the limit, or their stream failed. */
@@ -73,7 +84,14 @@ interface RecordingGuard {
  */
 export function guardRecording(
   core: BotCore,
-  r: { guildId: string; ownerId: string; startedAt: string; textChannelId: string },
+  r: {
+    guildId: string;
+    ownerId: string;
+    startedAt: string;
+    textChannelId: string;
+    /** The slot its admission took; absent (a recording continued after a restart): taken here if free. */
+    slot?: SemaphoreLease | null;
+  },
   end: (message: string) => void,
 ): RecordingGuard {
   const l = core.limits;
@@ -82,16 +100,21 @@ export function guardRecording(
   let lease: SemaphoreLease | null = null;
   let stopped = false;
   let countedAt = Date.now();
-  const acquired =
-    l.maxPerOwner === null
-      ? Promise.resolve()
-      : core.o.coord.semaphores.acquire(ownerKey(r.ownerId), l.maxPerOwner, OWNER_LEASE_MS).then(
-          (got) => {
-            lease = got;
-            if (stopped) void got?.release();
-          },
-          (err: unknown) => log.warn({ err }, 'owner recording slot not taken'),
-        );
+  const taking: Promise<SemaphoreLease | null> =
+    r.slot !== undefined
+      ? Promise.resolve(r.slot)
+      : l.maxPerOwner === null
+        ? Promise.resolve(null)
+        : core.o.coord.semaphores
+            .acquire(ownerKey(r.ownerId), l.maxPerOwner, OWNER_LEASE_MS)
+            .catch((err: unknown) => {
+              log.warn({ err }, 'owner recording slot not taken');
+              return null;
+            });
+  const acquired = taking.then((got) => {
+    lease = got;
+    if (stopped) void got?.release().catch(() => false);
+  });
   const count = async (): Promise<void> => {
     const now = Date.now();
     const add = (now - countedAt) / 1000;

@@ -5,8 +5,9 @@ import { announceRecording } from '../announce.ts';
 import { loadConsent } from '../consent.ts';
 import type { BotCore } from '../core.ts';
 import { beginRecording } from '../lifecycle.ts';
-import { admissionProblem } from '../limits.ts';
+import { admit } from '../limits.ts';
 import { ensureLink } from '../links.ts';
+import type { Recording } from '../recording.ts';
 
 /** The caller's voice channel in this guild, if they are in one. */
 export function callerChannel(interaction: ChatInputCommandInteraction<'cached'>): string | null {
@@ -79,30 +80,38 @@ export async function startCommand(
       .then((r) => r.keyterms)
       .catch(() => []);
   }
-  const refused = await admissionProblem(core, interaction.guildId, user.id);
-  if (refused) {
-    await interaction.editReply(refused);
+  const admission = await admit(core, interaction.guildId, user.id);
+  if ('refused' in admission) {
+    await interaction.editReply(admission.refused);
     return;
   }
-  if (g.recording) {
-    await interaction.editReply('Someone started a recording here a moment ago; see `/status`.');
-    return;
-  }
-  await loadConsent(core, interaction.guildId);
-  await ensureLink(core, interaction.guild, channelId);
+  const { slot } = admission;
+  let rec: Recording | null = null;
   const name = interaction.options.getString('name')?.trim() || core.o.defaultName;
-  const rec = await beginRecording(core, interaction.guild, {
-    ownerId: user.id,
-    ownerDiscordId: interaction.user.id,
-    channelId,
-    textChannelId: settings.announcement_channel_id ?? interaction.channelId,
-    name,
-    groupId: group?.id ?? null,
-    keyterms,
-    paused: g.paused,
-    consentMode: settings.consent_mode,
-    language: settings.language,
-  });
+  try {
+    if (g.recording) {
+      await interaction.editReply('Someone started a recording here a moment ago; see `/status`.');
+      return;
+    }
+    await loadConsent(core, interaction.guildId);
+    await ensureLink(core, interaction.guild, channelId);
+    rec = await beginRecording(core, interaction.guild, {
+      ownerId: user.id,
+      ownerDiscordId: interaction.user.id,
+      channelId,
+      textChannelId: settings.announcement_channel_id ?? interaction.channelId,
+      name,
+      groupId: group?.id ?? null,
+      keyterms,
+      paused: g.paused,
+      consentMode: settings.consent_mode,
+      language: settings.language,
+      slot,
+    });
+  } finally {
+    // A slot no recording took (none started) is the owner's again.
+    if (!rec) void slot?.release().catch(() => false);
+  }
   log.info({ transcriptId: rec.state.transcript_id, group: group?.id ?? null }, 'recording started');
   // Everyone in the channel hears of it before the owner gets the link.
   await announceRecording(core, rec, `<@${interaction.user.id}>`);
