@@ -4,30 +4,12 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { voiceTable, type VoiceTable } from '../peers/discord-voice/table.ts';
 import { guildIdForShard, type DiscordPeer, type PeerGuild } from '../peers/discord.ts';
-import { launchBrowser, newPage } from '../support/browser.ts';
+import { launchBrowser, signInWithDiscordBrowser } from '../support/browser.ts';
 import { freePort, waitFor, type TestSystem } from '../support/system.ts';
 import { startVoiceRig, type VoiceRig } from '../support/voice-rig.ts';
 
 const SHOTS = '/tmp/shots-my-data';
 const hasEspeak = existsSync('/usr/bin/espeak-ng');
-
-/** Signs the browser in through the OAuth peer as this Discord user (a fresh context). */
-async function signIn(rig: VoiceRig, browser: Browser, user: { id: string; username: string }) {
-  rig.oauth.discordUser = {
-    id: user.id,
-    username: user.username,
-    global_name: user.username,
-    avatar: null,
-    email: `${user.username}@example.com`,
-    verified: true,
-  };
-  const { page, errors } = await newPage(browser, rig.system.url);
-  await page.goto('/login');
-  await page.getByRole('button', { name: 'Login with Discord' }).click();
-  // A new user lands on /welcome, one with sessions on the dashboard.
-  await page.waitForURL((u) => u.pathname === '/welcome' || u.pathname === '/');
-  return { page, errors };
-}
 
 // A member recorded in someone else's session (two members speaking through real
 // @discordjs/voice clients) signs in with Discord, sees their own lines only, and deletes them;
@@ -100,7 +82,10 @@ describe.runIf(hasEspeak)("a member's recorded data page", () => {
   it('lists the session with only her lines, deletes them after a confirmation, and the owner reads the placeholder', async () => {
     let page: Page;
     let errors: Error[];
-    ({ page, errors } = await signIn(rig, browser, { id: '5602', username: 'laura' }));
+    ({ page, errors } = await signInWithDiscordBrowser(browser, system.url, rig.oauth, {
+      id: '5602',
+      username: 'laura',
+    }));
     await page.getByRole('link', { name: 'My recorded data' }).click();
     await page.waitForURL('**/my-data');
     const card = page
@@ -127,7 +112,10 @@ describe.runIf(hasEspeak)("a member's recorded data page", () => {
     await page.context().close();
 
     // The owner's viewer: her line reads the placeholder, his line as it was.
-    ({ page, errors } = await signIn(rig, browser, { id: '5601', username: 'matt' }));
+    ({ page, errors } = await signInWithDiscordBrowser(browser, system.url, rig.oauth, {
+      id: '5601',
+      username: 'matt',
+    }));
     await page.goto(`/sessions/${tid}`);
     await page.locator('.transcript-line', { hasText: "[removed at the speaker's request]" }).waitFor();
     await page.locator('.transcript-line', { hasText: 'The lanterns flicker in the hall' }).waitFor();

@@ -1,4 +1,9 @@
-import { memberConsentsRpc, type ServerSettings, type Transcript } from '@chronicler/contracts';
+import {
+  memberConsentsRpc,
+  type GuildDirectory,
+  type ServerSettings,
+  type Transcript,
+} from '@chronicler/contracts';
 import { call } from '@chronicler/kit';
 import type { Turn } from '@chronicler/voice-bot/pipeline';
 import { existsSync } from 'node:fs';
@@ -38,6 +43,10 @@ describe.runIf(hasEspeak)(`server settings and consent (${testMode} mode)`, () =
       { id: '2002', username: 'laura', nick: 'Laura' },
       { id: '2003', username: 'travis', nick: 'Travis' },
       { id: '2004', username: 'sam', nick: 'Sam' },
+    ],
+    roles: [
+      { id: '6001', name: 'Game Master' },
+      { id: '6002', name: 'Chronicler', managed: true },
     ],
   };
   const otherGuild = guildIdForShard(0, 1, 36);
@@ -145,6 +154,27 @@ describe.runIf(hasEspeak)(`server settings and consent (${testMode} mode)`, () =
     }
     const after = await apiCall<ServerSettings>(rig.system.url, 'GET', settingsUrl(guild.id), owner);
     expect(after.body).toEqual(before.body);
+  });
+
+  it("offers the server's channels and roles by name, follows a new channel, and is 404 for a server the user does not manage", async () => {
+    const directory = async () =>
+      (await apiCall<GuildDirectory>(rig.system.url, 'GET', `/discord/servers/${guild.id}/directory`, owner))
+        .body;
+    await waitFor(async () => (await directory()).updated_at !== null, 30_000);
+    const known = await directory();
+    expect(known.channels).toEqual([
+      { id: '5001', name: 'table-talk', kind: 'text' },
+      { id: '5002', name: 'Tavern', kind: 'voice' },
+      { id: '5003', name: 'Weekly', kind: 'voice' },
+    ]);
+    // Not @everyone, not a role an integration manages.
+    expect(known.roles).toEqual([{ id: '6001', name: 'Game Master' }]);
+    rig.discord.addChannel(guild.id, { id: '5004', name: 'Dungeon', type: 2 });
+    await waitFor(async () => (await directory()).channels.some((c) => c.name === 'Dungeon'), 30_000);
+    for (const id of [otherGuild, '123456789012345678']) {
+      const res = await apiCall(rig.system.url, 'GET', `/discord/servers/${id}/directory`, owner);
+      expect(res.status).toBe(404);
+    }
   });
 
   it('in opt-in mode (set on the web, no restart) captures only who pressed Record me; a late joiner gets the notice and is not captured before pressing it', async () => {

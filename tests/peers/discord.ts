@@ -47,6 +47,8 @@ export interface PeerGuild {
   ownerId: string;
   channels: PeerChannel[];
   members: PeerUser[];
+  /** Roles besides @everyone. */
+  roles?: { id: string; name: string; managed?: boolean }[];
 }
 
 interface VoiceState {
@@ -117,6 +119,8 @@ export interface DiscordPeer {
   readonly voice: VoiceServer;
   env(): Record<string, string>;
   addGuild(g: PeerGuild): void;
+  /** A channel made in a guild (CHANNEL_CREATE to the guild's shard). */
+  addChannel(guildId: string, channel: PeerChannel): void;
   /** Moves a member into a voice channel (null: out of voice); dispatched to the guild's shard. */
   setVoice(guildId: string, userId: string, channelId: string | null, opts?: { mute?: boolean }): void;
   /** The voice channel the bot is in, or null. */
@@ -279,6 +283,25 @@ export async function startDiscordPeer(
     suppress: false,
     request_to_speak_timestamp: null,
   });
+  const channelObject = (c: PeerChannel, position: number) => ({
+    id: c.id,
+    type: c.type,
+    name: c.name,
+    position,
+    permission_overwrites: [],
+    ...(c.type === 2 ? { bitrate: 64000, user_limit: 0, rtc_region: null } : {}),
+  });
+  const roleObject = (r: { id: string; name: string; managed?: boolean }, position: number) => ({
+    id: r.id,
+    name: r.name,
+    permissions: '0',
+    position,
+    color: 0,
+    hoist: false,
+    managed: r.managed ?? false,
+    mentionable: false,
+    flags: 0,
+  });
   const guildCreate = (g: PeerGuild) => ({
     id: g.id,
     name: g.name,
@@ -303,15 +326,9 @@ export async function startDiscordPeer(
         mentionable: false,
         flags: 0,
       },
+      ...(g.roles ?? []).map((r, i) => roleObject(r, i + 1)),
     ],
-    channels: g.channels.map((c, i) => ({
-      id: c.id,
-      type: c.type,
-      name: c.name,
-      position: i,
-      permission_overwrites: [],
-      ...(c.type === 2 ? { bitrate: 64000, user_limit: 0, rtc_region: null } : {}),
-    })),
+    channels: g.channels.map(channelObject),
     threads: [],
     members: [...g.members, botUser].map((u) => memberObject(g, u)),
     voice_states: [...(voice.get(g.id)?.values() ?? [])]
@@ -367,6 +384,16 @@ export async function startDiscordPeer(
     addGuild(g) {
       guilds.set(g.id, g);
       voice.set(g.id, new Map());
+    },
+    addChannel(guildId, channel) {
+      const g = guilds.get(guildId)!;
+      g.channels.push(channel);
+      const s = socketFor(guildId);
+      if (s)
+        dispatch(s, 'CHANNEL_CREATE', {
+          ...channelObject(channel, g.channels.length - 1),
+          guild_id: guildId,
+        });
     },
     setVoice(guildId, userId, channelId, o = {}) {
       const g = guilds.get(guildId)!;

@@ -1,5 +1,6 @@
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { localPassword } from './auth.ts';
+import type { OAuthPeer } from '../peers/oauth.ts';
 
 /** Debian's Chromium, headless: no sandbox (the tests run as root), no GPU, no background network chatter. */
 export async function launchBrowser(): Promise<Browser> {
@@ -49,4 +50,30 @@ export async function storedToken(page: Page): Promise<string> {
     ),
   );
   return token ?? '';
+}
+
+/**
+ * Signs a fresh browser context in through the OAuth peer as this Discord user. The system
+ * must redirect to its own address (PUBLIC_URL set to it).
+ */
+export async function signInWithDiscordBrowser(
+  browser: Browser,
+  baseURL: string,
+  oauth: OAuthPeer,
+  user: { id: string; username: string },
+): Promise<{ page: Page; errors: Error[] }> {
+  oauth.discordUser = {
+    id: user.id,
+    username: user.username,
+    global_name: user.username,
+    avatar: null,
+    email: `${user.username}@example.com`,
+    verified: true,
+  };
+  const { page, errors } = await newPage(browser, baseURL);
+  await page.goto('/login');
+  await page.getByRole('button', { name: 'Login with Discord' }).click();
+  // A new user lands on /welcome, one with sessions on the dashboard.
+  await page.waitForURL((u) => u.pathname === '/welcome' || u.pathname === '/');
+  return { page, errors };
 }

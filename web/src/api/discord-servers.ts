@@ -1,7 +1,12 @@
-import type { ManagedGuild, ServerSettings, ServerSettingsChange } from '@chronicler/contracts';
+import type {
+  GuildDirectory,
+  ManagedGuild,
+  ServerSettings,
+  ServerSettingsChange,
+} from '@chronicler/contracts';
 import { apiRequest } from './http.ts';
 
-export type { ManagedGuild, ServerSettings, ServerSettingsChange };
+export type { GuildDirectory, ManagedGuild, ServerSettings, ServerSettingsChange };
 
 /** GET /discord/servers: the Discord servers the user manages (as of their last Discord sign-in). */
 export function listDiscordServers(): Promise<ManagedGuild[]> {
@@ -23,5 +28,12 @@ export function putServerSettings(guildId: string, change: ServerSettingsChange)
     method: 'PUT',
     body: change,
     errorMessage: 'Failed to save the server settings',
+  });
+}
+
+/** GET /discord/servers/{id}/directory: the server's channels and roles, as the bot last saw them. */
+export function getServerDirectory(guildId: string): Promise<GuildDirectory> {
+  return apiRequest<GuildDirectory>(`/discord/servers/${encodeURIComponent(guildId)}/directory`, {
+    errorMessage: "Failed to load the server's channels",
   });
 }

@@ -130,3 +130,29 @@ export const managedGuildsRpc = rpc(
   Type.Object({ user_id: Type.String({ minLength: 1 }) }),
   Type.Object({ items: Type.Array(ManagedGuildSchema) }),
 );
+
+/**
+ * A server's channels and roles as the voice bot last saw them, so that the settings page
+ * offers them by name (ids typed by hand otherwise). `updated_at` null: no bot has described
+ * the server (it is not in it, or has not started since it joined).
+ */
+export const GuildDirectorySchema = Type.Object({
+  channels: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      name: Type.String(),
+      /** `text`: where messages go (announcements); `voice`: where people talk (auto-record). */
+      kind: Type.Union([Type.Literal('text'), Type.Literal('voice')]),
+    }),
+  ),
+  roles: Type.Array(Type.Object({ id: Type.String(), name: Type.String() })),
+  updated_at: Type.Union([Type.String(), Type.Null()]),
+});
+export type GuildDirectory = Static<typeof GuildDirectorySchema>;
+
+/**
+ * Where the voice bot keeps a server's directory in the shared cache (Redis in the cluster):
+ * written by the replica holding the server's shard when it comes up and on every change to
+ * the server's channels and roles, read by the gateway.
+ */
+export const guildDirectoryKey = (guildId: string): string => `discord:directory:${guildId}`;

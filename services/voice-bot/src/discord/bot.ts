@@ -4,6 +4,7 @@ import { onInteraction } from './commands/index.ts';
 import { COMMANDS } from './commands/definitions.ts';
 import { BotCore, type VoiceBotOptions } from './core.ts';
 import { AutoRecorder } from './auto-record.ts';
+import { GuildDirectories } from './directory.ts';
 import { onVoiceState } from './presence.ts';
 import { startRecapPosts } from './recap-post.ts';
 import { recover } from './recovery.ts';
@@ -46,6 +47,8 @@ export class VoiceBot {
   private readonly auto: AutoRecorder;
   /** Posts each session's recap back to Discord once its summary is stored. */
   private recaps: Consumer | null = null;
+  /** Each server's channels and roles, for the settings page. */
+  private readonly directories: GuildDirectories;
 
   constructor(private readonly o: VoiceBotOptions) {
     this.client = new Client({
@@ -62,6 +65,7 @@ export class VoiceBot {
     });
     this.core = new BotCore(o, this.client, tracks, settings);
     this.auto = new AutoRecorder(this.core);
+    this.directories = new GuildDirectories(this.client, o.coord, o.logger);
     const log = o.logger;
     this.client.on(Events.InteractionCreate, (i) => void onInteraction(this.core, i));
     this.client.on(
@@ -110,6 +114,7 @@ export class VoiceBot {
       if (onClose) this.client.off(Events.ShardDisconnect, onClose);
     }
     this.core.settings.start();
+    this.directories.start();
     const appId = this.o.applicationId ?? this.client.application?.id ?? this.client.user!.id;
     // Every replica registers the same list (a PUT replaces it: idempotent); shard 0's does it.
     if (this.o.shardIds.includes(0)) {
@@ -168,6 +173,7 @@ export class VoiceBot {
   async stop(): Promise<void> {
     this.core.stopping = true;
     this.auto.stop();
+    this.directories.stop();
     await this.core.settings.stop();
     await this.recaps?.stop();
     this.recaps = null;

@@ -1,6 +1,8 @@
 import type { AutoRecordRule } from '@chronicler/contracts';
 import type { ReactNode } from 'react';
+import type { GuildDirectory } from '../../api/discord-servers.ts';
 import type { GroupSummaryItem } from '../../api/types.ts';
+import { ChannelSelect } from './DirectoryFields.tsx';
 
 const NEW_RULE: AutoRecordRule = {
   channel_id: '',
@@ -17,9 +19,11 @@ const NEW_RULE: AutoRecordRule = {
 export function AutoRecordRules(props: {
   rules: AutoRecordRule[];
   groups: GroupSummaryItem[];
+  /** The server's voice channels, once the bot has described it; null: ids typed by hand. */
+  voiceChannels: GuildDirectory['channels'] | null;
   onChange: (rules: AutoRecordRule[]) => void;
 }) {
-  const { rules, groups, onChange } = props;
+  const { rules, groups, voiceChannels, onChange } = props;
   const edit = (i: number, change: Partial<AutoRecordRule>) =>
     onChange(rules.map((r, j) => (j === i ? { ...r, ...change } : r)));
   const field = (label: string, input: ReactNode) => (
@@ -34,15 +38,25 @@ export function AutoRecordRules(props: {
       {rules.length === 0 && <p className="field-hint">No rule: recordings start with /start only.</p>}
       {rules.map((r, i) => (
         <div className="rule-card" key={i} role="group" aria-label={`Rule ${i + 1}`}>
-          {field(
-            'Voice channel id',
-            <input
-              className="text-input"
-              inputMode="numeric"
-              value={r.channel_id}
-              onChange={(e) => edit(i, { channel_id: e.target.value.trim() })}
-            />,
-          )}
+          {voiceChannels
+            ? field(
+                'Voice channel',
+                <ChannelSelect
+                  channels={voiceChannels}
+                  value={r.channel_id}
+                  none="Choose a channel"
+                  onChange={(channel_id) => edit(i, { channel_id })}
+                />,
+              )
+            : field(
+                'Voice channel id',
+                <input
+                  className="text-input"
+                  inputMode="numeric"
+                  value={r.channel_id}
+                  onChange={(e) => edit(i, { channel_id: e.target.value.trim() })}
+                />,
+              )}
           {field(
             'At least members',
             <input

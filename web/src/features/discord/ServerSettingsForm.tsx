@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState, type FormEvent } from 'react';
 import toast from 'react-hot-toast';
 import {
+  getServerDirectory,
   getServerSettings,
   putServerSettings,
   type ManagedGuild,
@@ -13,6 +14,7 @@ import { listGroups } from '../../api/lists.ts';
 import { queryKeys } from '../../app/query-client.ts';
 import { Spinner } from '../../components/Spinner.tsx';
 import { AutoRecordRules } from './AutoRecordRules.tsx';
+import { ChannelSelect, RoleChecks } from './DirectoryFields.tsx';
 
 type Draft = Omit<ServerSettings, 'guild_id' | 'updated_at'>;
 
@@ -24,6 +26,12 @@ export function ServerSettingsForm({ guild }: { guild: ManagedGuild }) {
   const queryClient = useQueryClient();
   const query = useQuery({ queryKey: settingsKey(guild.id), queryFn: () => getServerSettings(guild.id) });
   const groups = useQuery({ queryKey: queryKeys.groups, queryFn: listGroups });
+  const directory = useQuery({
+    queryKey: ['discord', 'servers', guild.id, 'directory'],
+    queryFn: () => getServerDirectory(guild.id),
+  });
+  // Channels and roles by name once the bot has described the server; ids typed otherwise.
+  const dir = directory.data?.updated_at ? directory.data : null;
   const [draft, setDraft] = useState<Draft | null>(null);
   const [roles, setRoles] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -72,6 +80,12 @@ export function ServerSettingsForm({ guild }: { guild: ManagedGuild }) {
       aria-label={`Settings of ${guild.name}`}
     >
       <h2 className="card-title">{guild.name}</h2>
+      {directory.isSuccess && !dir && (
+        <p className="field-hint">
+          The Chronicler bot has not seen this server&apos;s channels yet: add the bot to the server to pick
+          channels and roles by name. Until then, enter their ids.
+        </p>
+      )}
       <div className="form-field">
         <label className="field-label" htmlFor={f.mode}>
           Who is recorded
@@ -88,16 +102,26 @@ export function ServerSettingsForm({ guild }: { guild: ManagedGuild }) {
       </div>
       <div className="form-field">
         <label className="field-label" htmlFor={f.channel}>
-          Announcement channel id
+          {dir ? 'Announcement channel' : 'Announcement channel id'}
         </label>
-        <input
-          id={f.channel}
-          className="text-input"
-          inputMode="numeric"
-          value={d.announcement_channel_id ?? ''}
-          placeholder="Where /start runs"
-          onChange={(e) => set({ announcement_channel_id: e.target.value })}
-        />
+        {dir ? (
+          <ChannelSelect
+            id={f.channel}
+            channels={dir.channels.filter((c) => c.kind === 'text')}
+            value={d.announcement_channel_id ?? ''}
+            none="Where /start runs"
+            onChange={(id) => set({ announcement_channel_id: id || null })}
+          />
+        ) : (
+          <input
+            id={f.channel}
+            className="text-input"
+            inputMode="numeric"
+            value={d.announcement_channel_id ?? ''}
+            placeholder="Where /start runs"
+            onChange={(e) => set({ announcement_channel_id: e.target.value })}
+          />
+        )}
       </div>
       <div className="form-field">
         <label className="field-label" htmlFor={f.group}>
@@ -129,24 +153,33 @@ export function ServerSettingsForm({ guild }: { guild: ManagedGuild }) {
           onChange={(e) => set({ language: e.target.value })}
         />
       </div>
-      <div className="form-field">
-        <label className="field-label" htmlFor={f.roles}>
-          Roles that may start recordings (ids)
-        </label>
-        <input
-          id={f.roles}
-          className="text-input"
-          value={roles ?? d.starter_roles.join(' ')}
-          placeholder="Anyone with a Chronicler account"
-          onChange={(e) => {
-            setRoles(e.target.value);
-            setError(null);
-          }}
+      {dir ? (
+        <RoleChecks
+          roles={dir.roles}
+          value={d.starter_roles}
+          onChange={(starter_roles) => set({ starter_roles })}
         />
-      </div>
+      ) : (
+        <div className="form-field">
+          <label className="field-label" htmlFor={f.roles}>
+            Roles that may start recordings (ids)
+          </label>
+          <input
+            id={f.roles}
+            className="text-input"
+            value={roles ?? d.starter_roles.join(' ')}
+            placeholder="Anyone with a Chronicler account"
+            onChange={(e) => {
+              setRoles(e.target.value);
+              setError(null);
+            }}
+          />
+        </div>
+      )}
       <AutoRecordRules
         rules={d.auto_record}
         groups={groups.data ?? []}
+        voiceChannels={dir ? dir.channels.filter((c) => c.kind === 'voice') : null}
         onChange={(auto_record) => set({ auto_record })}
       />
       {error && (

@@ -1,5 +1,8 @@
 import {
   getServerSettingsRpc,
+  guildDirectoryKey,
+  GuildDirectorySchema,
+  type GuildDirectory,
   ManagedGuildSchema,
   managedGuildsRpc,
   putServerSettingsRpc,
@@ -44,6 +47,18 @@ export default async function discordRoutes(fastify: FastifyInstance): Promise<v
     async (req) => {
       await managed(bus, req.user!.id, req.params.guildId);
       return call(bus, getServerSettingsRpc, { guild_id: req.params.guildId });
+    },
+  );
+
+  // The server's channels and roles for the settings page's pickers, as the voice bot last
+  // described them; none known (the bot is not in the server): empty lists, updated_at null.
+  app.get(
+    '/discord/servers/:guildId/directory',
+    { schema: { params: GuildParams, response: { 200: GuildDirectorySchema } } },
+    async (req) => {
+      await managed(bus, req.user!.id, req.params.guildId);
+      const known = await app.ctx.coord.cache.get<GuildDirectory>(guildDirectoryKey(req.params.guildId));
+      return known ?? { channels: [], roles: [], updated_at: null };
     },
   );
 
