@@ -84,6 +84,7 @@ const ROUTES: Route[] = [
   { method: 'GET', path: '/users/stats', query: ['start', 'end'] },
   { method: 'GET', path: '/discord/servers' },
   { method: 'GET', path: '/discord/servers/:id/settings' },
+  { method: 'GET', path: '/discord/servers/:id/directory' },
   {
     method: 'PUT',
     path: '/discord/servers/:id/settings',
