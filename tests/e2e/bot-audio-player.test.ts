@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { voiceTable, type VoiceTable } from '../peers/discord-voice/table.ts';
 import { guildIdForShard, type DiscordPeer, type PeerGuild } from '../peers/discord.ts';
 import { launchBrowser, newPage, storedToken } from '../support/browser.ts';
-import { freePort, waitFor, type TestSystem } from '../support/system.ts';
+import { waitFor, type TestSystem } from '../support/system.ts';
 import { startVoiceRig, type VoiceRig } from '../support/voice-rig.ts';
 
 const SHOTS = '/tmp/shots-bot-audio';
@@ -47,12 +47,7 @@ describe.runIf(hasEspeak)("the viewer plays a bot session's speaker tracks", () 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
     // The browser follows Discord's redirect back to PUBLIC_URL: this system's own address.
-    const port = await freePort();
-    rig = await startVoiceRig(
-      guild,
-      { SUMMARY_AUTOMATIC: 'false', PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` },
-      { processes: 'one' },
-    );
+    rig = await startVoiceRig(guild, { SUMMARY_AUTOMATIC: 'false' }, { processes: 'one', browser: true });
     ({ system, discord } = rig);
     // The OAuth peer answers as the guild's owner: the browser signs in as them.
     browser = await launchBrowser();

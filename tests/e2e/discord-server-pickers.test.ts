@@ -3,7 +3,6 @@ import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { guildIdForShard, type PeerGuild } from '../peers/discord.ts';
 import { launchBrowser, signInWithDiscordBrowser } from '../support/browser.ts';
-import { freePort } from '../support/system.ts';
 import { startVoiceRig, type VoiceRig } from '../support/voice-rig.ts';
 
 const SHOTS = '/tmp/shots-discord-server-pickers';
@@ -34,12 +33,8 @@ describe('Discord server settings with the bot in the server', () => {
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    const port = await freePort();
-    rig = await startVoiceRig(
-      guild,
-      { SUMMARY_AUTOMATIC: 'false', PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` },
-      { processes: 'one' },
-    );
+    // The browser follows Discord's redirect back to PUBLIC_URL: this system's own address.
+    rig = await startVoiceRig(guild, { SUMMARY_AUTOMATIC: 'false' }, { processes: 'one', browser: true });
     rig.oauth.discordGuilds.set('5701', [{ id: guild.id, name: guild.name, owner: true, permissions: '0' }]);
     browser = await launchBrowser();
     ({ page, errors } = await signInWithDiscordBrowser(browser, rig.system.url, rig.oauth, {

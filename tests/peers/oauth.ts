@@ -17,6 +17,18 @@ interface DiscordUser {
   verified?: boolean;
 }
 
+/** The Discord account a test user signs in as: their name as display name, a verified email. */
+export function discordUserFor(user: { id: string; username: string }): DiscordUser {
+  return {
+    id: user.id,
+    username: user.username,
+    global_name: user.username,
+    avatar: null,
+    email: `${user.username}@example.com`,
+    verified: true,
+  };
+}
+
 interface IdTokenOptions {
   sub?: string;
   aud?: string;

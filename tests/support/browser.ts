@@ -1,6 +1,6 @@
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { localPassword } from './auth.ts';
-import type { OAuthPeer } from '../peers/oauth.ts';
+import { discordUserFor, type OAuthPeer } from '../peers/oauth.ts';
 
 /** Debian's Chromium, headless: no sandbox (the tests run as root), no GPU, no background network chatter. */
 export async function launchBrowser(): Promise<Browser> {
@@ -62,14 +62,7 @@ export async function signInWithDiscordBrowser(
   oauth: OAuthPeer,
   user: { id: string; username: string },
 ): Promise<{ page: Page; errors: Error[] }> {
-  oauth.discordUser = {
-    id: user.id,
-    username: user.username,
-    global_name: user.username,
-    avatar: null,
-    email: `${user.username}@example.com`,
-    verified: true,
-  };
+  oauth.discordUser = discordUserFor(user);
   const { page, errors } = await newPage(browser, baseURL);
   await page.goto('/login');
   await page.getByRole('button', { name: 'Login with Discord' }).click();

@@ -6,9 +6,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { startDeepgramLivePeer, type DeepgramLivePeer } from '../peers/deepgram-live.ts';
 import { startDiscordPeer, type DiscordPeer, type PeerGuild } from '../peers/discord.ts';
-import { startOAuthPeer, type OAuthPeer } from '../peers/oauth.ts';
+import { discordUserFor, startOAuthPeer, type OAuthPeer } from '../peers/oauth.ts';
 import { setCookie } from './auth.ts';
-import { startSystem, type TestSystem } from './system.ts';
+import { freePort, startSystem, type TestSystem } from './system.ts';
 
 export interface VoiceRig {
   system: TestSystem;
@@ -31,14 +31,7 @@ export async function signInWithDiscord(
   oauth: OAuthPeer,
   user: { id: string; username: string },
 ): Promise<string> {
-  oauth.discordUser = {
-    id: user.id,
-    username: user.username,
-    global_name: user.username,
-    avatar: null,
-    email: `${user.username}@example.com`,
-    verified: true,
-  };
+  oauth.discordUser = discordUserFor(user);
   const get = (u: string) => fetch(u, { redirect: 'manual' });
   const { login_url } = (await (await get(`${system.url}/api/auth/discord/login`)).json()) as {
     login_url: string;
@@ -54,12 +47,18 @@ export async function signInWithDiscord(
 /**
  * Starts the peers and the system (`processes: 'many'` unless told), signs the guild's owner
  * in and waits until the bot has the guild. `env` is added to the services' environment.
+ * `browser`: the system's PUBLIC_URL is its own address, so that a browser signing in follows
+ * Discord's redirect back to it.
  */
 export async function startVoiceRig(
   guild: PeerGuild,
   env: NodeJS.ProcessEnv = {},
-  opts: { processes?: 'one' | 'many' } = {},
+  opts: { processes?: 'one' | 'many'; browser?: boolean } = {},
 ): Promise<VoiceRig> {
+  if (opts.browser) {
+    const port = await freePort();
+    env = { PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, ...env };
+  }
   const discord = await startDiscordPeer();
   discord.addGuild(guild);
   const deepgram = await startDeepgramLivePeer({ silenceMs: 600 });
