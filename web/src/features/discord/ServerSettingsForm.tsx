@@ -47,7 +47,7 @@ export function ServerSettingsForm({ guild }: { guild: ManagedGuild }) {
     },
     onError: (err) => setError(errorDetail(err, 'Failed to save the server settings')),
   });
-  if (query.isPending) return <Spinner label="Loading the settings" />;
+  if (query.isPending || directory.isPending) return <Spinner label="Loading the settings" />;
   if (query.isError)
     return (
       <p className="notice notice-error" role="alert">
