@@ -177,7 +177,10 @@ describe(`live lines in order without waiting (${testMode} mode)`, () => {
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    await waitFor(() => /transcript ([0-9a-f-]{36})/.test(stderr), 60_000);
+    await waitFor(() => /transcript ([0-9a-f-]{36})/.test(stderr), 60_000).catch((err: Error) => {
+      // What the replay said instead (a refusal it kept retrying, a crash) is the diagnosis.
+      throw new Error(`${err.message}; the replay's stderr:\n${stderr}`);
+    });
     const id = /transcript ([0-9a-f-]{36})/.exec(stderr)![1]!;
     await waitFor(async () => (await transcript(id)).content !== '', 60_000);
     child.kill('SIGINT');
