@@ -63,6 +63,9 @@ describe('Discord server settings with the bot in the server', () => {
     await form().getByRole('button', { name: 'Add a rule' }).click();
     const channel = form().getByRole('group', { name: 'Rule 1' }).getByLabel('Voice channel');
     expect(await optionTexts(channel)).toEqual(['Choose a channel', 'Tavern', 'Stage']);
+    // Saved before its channel is chosen: said in words, nothing sent.
+    await form().getByRole('button', { name: 'Save settings' }).click();
+    expect(await form().getByRole('alert').textContent()).toBe('Choose the voice channel of rule 1.');
     await channel.selectOption({ label: 'Stage' });
     await page.screenshot({ path: `${SHOTS}/pickers-desktop.png`, fullPage: true });
     await form().getByRole('button', { name: 'Save settings' }).click();

@@ -63,6 +63,12 @@ export function ServerSettingsForm({ guild }: { guild: ManagedGuild }) {
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const { default_group_id, consent_mode, announcement_channel_id, language, auto_record } = d;
+    // A rule added and left without its channel: said in words here, not as the schema's path.
+    const unset = auto_record.findIndex((r) => !r.channel_id.trim());
+    if (unset >= 0) {
+      setError(`${dir ? 'Choose the voice channel' : 'Enter the voice channel id'} of rule ${unset + 1}.`);
+      return;
+    }
     save.mutate({
       default_group_id,
       consent_mode,
