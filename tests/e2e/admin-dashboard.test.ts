@@ -6,7 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall } from '../support/api.ts';
 import { localSignIn } from '../support/auth.ts';
-import { launchBrowser, newPage, signInLocally } from '../support/browser.ts';
+import { launchBrowser, newPage, pageScrollWidth, signInLocally } from '../support/browser.ts';
 import { crd3Transcript, CRD3_DIR } from '../support/crd3.ts';
 import { startSystem, waitFor, type TestSystem } from '../support/system.ts';
 
@@ -126,15 +126,7 @@ describe('admin dashboard in the browser', () => {
 
     // A phone: nothing wider than the screen but the tables, which scroll in their own box.
     await page.setViewportSize({ width: 375, height: 812 });
-    await expect
-      .poll(() =>
-        page.evaluate(
-          () =>
-            (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document
-              .documentElement.scrollWidth,
-        ),
-      )
-      .toBeLessThanOrEqual(375);
+    await expect.poll(() => pageScrollWidth(page)).toBeLessThanOrEqual(375);
     const wrap = page.locator('.admin-table-wrap').first();
     const [scrollWidth, clientWidth] = await wrap.evaluate((el) => [el.scrollWidth, el.clientWidth]);
     expect(scrollWidth).toBeGreaterThan(clientWidth);

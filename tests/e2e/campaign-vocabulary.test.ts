@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, newPage, signInLocally } from '../support/browser.ts';
+import { launchBrowser, newPage, pageScrollWidth, signInLocally } from '../support/browser.ts';
 import { crd3Blurb, crd3Transcript } from '../support/crd3.ts';
 import { startSystem, type TestSystem } from '../support/system.ts';
 
@@ -79,12 +79,7 @@ describe('campaign vocabulary on the group dashboard', () => {
     await toggle().click();
     expect(await toggle().getAttribute('aria-expanded')).toBe('true');
   };
-  const pageWidth = () =>
-    page.evaluate(
-      () =>
-        (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document
-          .documentElement.scrollWidth,
-    );
+  const pageWidth = () => pageScrollWidth(page);
 
   it('shows the stored terms and the learned names, and saves edits with a toast', async () => {
     await page.goto(`/groups/${groupId}`);

@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { guildIdForShard, type PeerGuild } from '../peers/discord.ts';
-import { launchBrowser, signInWithDiscordBrowser } from '../support/browser.ts';
+import { launchBrowser, pageScrollWidth, signInWithDiscordBrowser } from '../support/browser.ts';
 import { startVoiceRig, type VoiceRig } from '../support/voice-rig.ts';
 
 const SHOTS = '/tmp/shots-discord-server-pickers';
@@ -79,12 +79,7 @@ describe('Discord server settings with the bot in the server', () => {
     expect(await roles.getByLabel('Game Master').isChecked()).toBe(true);
     expect(await roles.getByLabel('Players').isChecked()).toBe(false);
     expect(await channel.inputValue()).toBe('9704');
-    const width = await page.evaluate(
-      () =>
-        (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document
-          .documentElement.scrollWidth,
-    );
-    expect(width).toBeLessThanOrEqual(375);
+    expect(await pageScrollWidth(page)).toBeLessThanOrEqual(375);
     await page.screenshot({ path: `${SHOTS}/pickers-phone.png`, fullPage: true });
     expect(errors).toEqual([]);
   });

@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOAuthPeer, type OAuthPeer } from '../peers/oauth.ts';
-import { launchBrowser, newPage, storedToken } from '../support/browser.ts';
+import { launchBrowser, newPage, pageScrollWidth, storedToken } from '../support/browser.ts';
 import { startSystem, type TestSystem } from '../support/system.ts';
 
 const SHOTS = '/tmp/shots-discord-servers';
@@ -113,12 +113,7 @@ describe('Discord servers page', () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`/discord-servers/${OWNED}`);
     await form().waitFor();
-    const width = await page.evaluate(
-      () =>
-        (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document
-          .documentElement.scrollWidth,
-    );
-    expect(width).toBeLessThanOrEqual(390);
+    expect(await pageScrollWidth(page)).toBeLessThanOrEqual(390);
     await page.screenshot({ path: `${SHOTS}/edit-phone.png`, fullPage: true });
   });
 });

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, newPage, signInLocally } from '../support/browser.ts';
+import { launchBrowser, newPage, pageScrollWidth, signInLocally } from '../support/browser.ts';
 import { crd3Blurb, crd3Transcript } from '../support/crd3.ts';
 import { startSystem, type TestSystem } from '../support/system.ts';
 
@@ -298,12 +298,7 @@ describe('group dashboard', () => {
     await phone.goto(`/groups/${vox.id}`);
     await phone.getByRole('heading', { name: 'Vox Machina of Emon', level: 1 }).waitFor();
     await phone.locator('.session-card').first().waitFor();
-    const overflow = await phone.evaluate(() => {
-      const doc = (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } })
-        .document;
-      return doc.documentElement.scrollWidth;
-    });
-    expect(overflow).toBeLessThanOrEqual(390);
+    expect(await pageScrollWidth(phone)).toBeLessThanOrEqual(390);
     await phone.screenshot({ path: `${SHOTS}/group-dashboard-390.png`, fullPage: true });
     await context.close();
   });

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { audioFileError } from '../../web/src/features/sessions/session-form-rules.ts';
-import { launchBrowser, signInLocally } from '../support/browser.ts';
+import { launchBrowser, pageScrollWidth, signInLocally } from '../support/browser.ts';
 import { crd3Blurb, crd3Transcript } from '../support/crd3.ts';
 import { startDeepgramPeer, type DeepgramPeer } from '../peers/deepgram.ts';
 import { startSystem, type TestSystem } from '../support/system.ts';
@@ -315,12 +315,7 @@ describe('session form (embedded, no speech-to-text provider)', () => {
     await page.getByRole('heading', { name: 'Manually Add Session', level: 1 }).waitFor();
     await page.getByText(AUDIO_UPLOAD_UNAVAILABLE).waitFor();
     await page.screenshot({ path: `${SHOTS}/session-create-mobile.png`, fullPage: true });
-    const overflow = await page.evaluate(() => {
-      const d = (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } })
-        .document;
-      return d.documentElement.scrollWidth;
-    });
-    expect(overflow).toBeLessThanOrEqual(390);
+    expect(await pageScrollWidth(page)).toBeLessThanOrEqual(390);
   });
 });
 

@@ -70,3 +70,12 @@ export async function signInWithDiscordBrowser(
   await page.waitForURL((u) => u.pathname === '/welcome' || u.pathname === '/');
   return { page, errors };
 }
+
+/** How wide the page's content is (px): wider than the viewport, the page scrolls sideways. */
+export function pageScrollWidth(page: Page): Promise<number> {
+  return page.evaluate(
+    () =>
+      (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document
+        .documentElement.scrollWidth,
+  );
+}

@@ -53,7 +53,7 @@ export class GuildDirectories {
     const soon = (guild: Guild | null | undefined): void => {
       if (guild) this.soon(guild);
     };
-    const on = <E extends Events>(event: E, fn: (...args: never[]) => void): void => {
+    const on = (event: Events, fn: (...args: never[]) => void): void => {
       this.client.on(event as never, fn as never);
       this.listeners.push([event, fn]);
     };
