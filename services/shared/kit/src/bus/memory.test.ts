@@ -13,7 +13,7 @@ import {
   serviceErrorOf,
   sleep,
   uniquePrefix,
-} from './bus-contract.ts';
+} from '../testing/bus-contract/index.ts';
 import { RetryLater } from '../errors.ts';
 import { createLogger } from '../logger.ts';
 import { MemoryBus } from './memory.ts';

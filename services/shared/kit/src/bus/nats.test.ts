@@ -8,7 +8,13 @@ import path from 'node:path';
 import { connect, type NatsConnection } from 'nats';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { busConsumerPending } from '../ops/metrics.ts';
-import { Collector, deferred, describeBusContract, serviceErrorOf, uniquePrefix } from './bus-contract.ts';
+import {
+  Collector,
+  deferred,
+  describeBusContract,
+  serviceErrorOf,
+  uniquePrefix,
+} from '../testing/bus-contract/index.ts';
 import { NatsBus } from './nats.ts';
 import { BusNamespace } from './subject.ts';
 import type { Bus, BusStatus } from './types.ts';

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { describeCoordinationContract, waitFor } from './coord-contract.ts';
+import { describeCoordinationContract, waitFor } from '../testing/coord-contract/index.ts';
 import { createCoordination, MemoryCoordination } from './index.ts';
 
 describeCoordinationContract('memory', async (prefix) => {

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeCoordinationContract, uniquePrefix } from './coord-contract.ts';
+import { describeCoordinationContract, uniquePrefix } from '../testing/coord-contract/index.ts';
 import { createCoordination, RedisCoordination } from './index.ts';
 
 const REDIS_URL = process.env.REDIS_URL;

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { uniquePrefix } from './coord-contract.ts';
+import { uniquePrefix } from '../testing/coord-contract/index.ts';
 import { createCoordination, MemoryCoordination } from './index.ts';
 import { SyncedRateLimiter } from './synced-rate-limiter.ts';
 import type { WindowCount, WindowCounters } from './types.ts';

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../logger.ts';
-import { openServiceTestbed, type ServiceTestbed } from '../testing.ts';
+import { openServiceTestbed, type ServiceTestbed } from '../testing/index.ts';
 import { EventOutbox } from './event-outbox.ts';
 
 // The table as a service's migration creates it (see EVENT_OUTBOX_TABLE).

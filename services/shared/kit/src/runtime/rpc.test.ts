@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { connect } from 'nats';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { Collector, roundTrip, serviceErrorOf, uniquePrefix } from '../bus/bus-contract.ts';
+import { Collector, roundTrip, serviceErrorOf, uniquePrefix } from '../testing/bus-contract/index.ts';
 import { MemoryBus } from '../bus/memory.ts';
 import { NatsBus } from '../bus/nats.ts';
 import type { Bus, DeadLetter } from '../bus/types.ts';

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { createBus } from './bus/index.ts';
-import type { Bus } from './bus/types.ts';
-import { migrate, openDatabase } from './db/index.ts';
-import type { DatabaseHandle } from './db/types.ts';
+import { createBus } from '../bus/index.ts';
+import type { Bus } from '../bus/types.ts';
+import { migrate, openDatabase } from '../db/index.ts';
+import type { DatabaseHandle } from '../db/types.ts';
 
 /** What a service's unit tests need: its schema migrated in a throwaway database, and a bus. */
 export interface ServiceTestbed {
