@@ -1,12 +1,11 @@
 import { existsSync, mkdirSync } from 'node:fs';
-import type { AudioTrack } from '@chronicler/contracts';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { voiceTable, type VoiceTable } from '../peers/discord-voice/table.ts';
-import { guildIdForShard, type DiscordPeer, type PeerGuild } from '../peers/discord.ts';
-import { launchBrowser, newPage, storedToken } from '../support/browser.ts';
-import { waitFor, type TestSystem } from '../support/system.ts';
-import { startVoiceRig, type VoiceRig } from '../support/voice-rig.ts';
+import type { VoiceTable } from '../peers/discord-voice/table.ts';
+import { guildIdForShard, type PeerGuild } from '../peers/discord.ts';
+import { launchBrowser, newPage } from '../support/browser.ts';
+import type { TestSystem } from '../support/system.ts';
+import { keptTracks, recordSession, seatTable, startVoiceRig, type VoiceRig } from '../support/voice-rig.ts';
 
 const SHOTS = '/tmp/shots-bot-audio';
 const hasEspeak = existsSync('/usr/bin/espeak-ng');
@@ -22,7 +21,6 @@ interface AudioState {
 describe.runIf(hasEspeak)("the viewer plays a bot session's speaker tracks", () => {
   let rig: VoiceRig;
   let system: TestSystem;
-  let discord: DiscordPeer;
   let table: VoiceTable;
   let browser: Browser;
   let page: Page;
@@ -48,42 +46,27 @@ describe.runIf(hasEspeak)("the viewer plays a bot session's speaker tracks", () 
     mkdirSync(SHOTS, { recursive: true });
     // The browser follows Discord's redirect back to PUBLIC_URL: this system's own address.
     rig = await startVoiceRig(guild, { SUMMARY_AUTOMATIC: 'false' }, { processes: 'one', browser: true });
-    ({ system, discord } = rig);
+    ({ system } = rig);
     // The OAuth peer answers as the guild's owner: the browser signs in as them.
     browser = await launchBrowser();
     ({ page, errors } = await newPage(browser, system.url));
     await page.goto('/login');
     await page.getByRole('button', { name: 'Login with Discord' }).click();
     await page.waitForURL('**/welcome');
-    const token = await storedToken(page);
 
-    await waitFor(() => discord.commands.has('global'), 30_000);
-    table = voiceTable(discord, guild.id, '9002');
-    await table.join('5001');
-    await table.join('5002');
+    table = await seatTable(rig, guild.id, '9002', ['5001', '5002']);
     const turns = [
       { speaker: matt, text: 'The lanterns flicker in the hall' },
       { speaker: laura, text: 'Vex listens at the door' },
     ];
-    rig.deepgram.script(turns.map((t) => t.text));
-    const spoken = await table.prepare(turns);
-    const started = await discord.command(guild.id, '9001', '5001', 'start');
-    tid = /sessions\/([0-9a-f-]{36})/.exec(started.content)![1]!;
-    await table.play(spoken, { pauseSeconds: 2 });
-    const lines = async () => {
-      const r = await fetch(`${system.url}/api/transcripts/${tid}`, {
-        headers: { authorization: `Bearer ${token}` },
-      });
-      return r.ok ? ((await r.json()) as { content: string; status: string }) : null;
-    };
-    await waitFor(async () => (await lines())?.content.includes('Vex listens') ?? false, 30_000);
-    await discord.command(guild.id, '9001', '5001', 'stop');
-    await waitFor(async () => {
-      const r = await fetch(`${system.url}/api/transcripts/${tid}/audio/tracks`, {
-        headers: { authorization: `Bearer ${token}` },
-      });
-      return r.ok && ((await r.json()) as AudioTrack[]).length === 2;
-    }, 30_000);
+    ({ tid } = await recordSession(rig, table, {
+      guildId: guild.id,
+      textChannelId: '9001',
+      by: '5001',
+      turns,
+      pauseSeconds: 2,
+    }));
+    await keptTracks(rig, tid, 2);
   }, 180_000);
 
   afterAll(async () => {

@@ -1,12 +1,11 @@
 import { existsSync, mkdirSync } from 'node:fs';
-import type { AudioTrack } from '@chronicler/contracts';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { voiceTable, type VoiceTable } from '../peers/discord-voice/table.ts';
-import { guildIdForShard, type DiscordPeer, type PeerGuild } from '../peers/discord.ts';
+import type { VoiceTable } from '../peers/discord-voice/table.ts';
+import { guildIdForShard, type PeerGuild } from '../peers/discord.ts';
 import { launchBrowser, signInWithDiscordBrowser } from '../support/browser.ts';
-import { waitFor, type TestSystem } from '../support/system.ts';
-import { startVoiceRig, type VoiceRig } from '../support/voice-rig.ts';
+import type { TestSystem } from '../support/system.ts';
+import { keptTracks, recordSession, seatTable, startVoiceRig, type VoiceRig } from '../support/voice-rig.ts';
 
 const SHOTS = '/tmp/shots-my-data';
 const hasEspeak = existsSync('/usr/bin/espeak-ng');
@@ -17,7 +16,6 @@ const hasEspeak = existsSync('/usr/bin/espeak-ng');
 describe.runIf(hasEspeak)("a member's recorded data page", () => {
   let rig: VoiceRig;
   let system: TestSystem;
-  let discord: DiscordPeer;
   let table: VoiceTable;
   let browser: Browser;
   let tid = '';
@@ -41,31 +39,21 @@ describe.runIf(hasEspeak)("a member's recorded data page", () => {
     mkdirSync(SHOTS, { recursive: true });
     // The browser follows Discord's redirect back to PUBLIC_URL: this system's own address.
     rig = await startVoiceRig(guild, { SUMMARY_AUTOMATIC: 'false' }, { processes: 'one', browser: true });
-    ({ system, discord } = rig);
+    ({ system } = rig);
     browser = await launchBrowser();
-    await waitFor(() => discord.commands.has('global'), 30_000);
-    table = voiceTable(discord, guild.id, '9602');
-    await table.join('5601');
-    await table.join('5602');
+    table = await seatTable(rig, guild.id, '9602', ['5601', '5602']);
     const turns = [
       { speaker: matt, text: 'The lanterns flicker in the hall' },
       { speaker: laura, text: 'Vex listens at the door' },
     ];
-    rig.deepgram.script(turns.map((t) => t.text));
-    const spoken = await table.prepare(turns);
-    const started = await discord.command(guild.id, '9601', '5601', 'start');
-    tid = /sessions\/([0-9a-f-]{36})/.exec(started.content)![1]!;
-    await table.play(spoken, { pauseSeconds: 2 });
-    const auth = { headers: { authorization: `Bearer ${rig.owner}` } };
-    await waitFor(async () => {
-      const r = await fetch(`${system.url}/api/transcripts/${tid}`, auth);
-      return r.ok && ((await r.json()) as { content: string }).content.includes('Vex listens');
-    }, 30_000);
-    await discord.command(guild.id, '9601', '5601', 'stop');
-    await waitFor(async () => {
-      const r = await fetch(`${system.url}/api/transcripts/${tid}/audio/tracks`, auth);
-      return r.ok && ((await r.json()) as AudioTrack[]).length === 2;
-    }, 30_000);
+    ({ tid } = await recordSession(rig, table, {
+      guildId: guild.id,
+      textChannelId: '9601',
+      by: '5601',
+      turns,
+      pauseSeconds: 2,
+    }));
+    await keptTracks(rig, tid, 2);
   }, 180_000);
 
   afterAll(async () => {

@@ -10,7 +10,7 @@ import { voiceTable, type VoiceTable } from '../peers/discord-voice/table.ts';
 import { apiCall } from '../support/api.ts';
 import { LiveViewer } from '../support/live-viewer.ts';
 import { freePort, repoRoot, testMode, waitFor, type TestSystem } from '../support/system.ts';
-import { startVoiceRig, type VoiceRig } from '../support/voice-rig.ts';
+import { sessionIdIn, startVoiceRig, type VoiceRig } from '../support/voice-rig.ts';
 
 const PROMETHEUS = process.env.PROMETHEUS_BIN ?? '/usr/bin/prometheus';
 const PROMTOOL = process.env.PROMTOOL_BIN ?? '/usr/bin/promtool';
@@ -306,7 +306,7 @@ describe.skipIf(skipReason)(
         { speaker: matt, text: lines[2]! },
       ]);
       const started = await discord.command(guild.id, '4101', '2001', 'start', { name: 'Metrics night' });
-      const tid = /sessions\/([0-9a-f-]{36})/.exec(started.content)![1]!;
+      const tid = sessionIdIn(started.content);
       await waitFor(
         async () => (await apiCall(system.url, 'GET', `/transcripts/${tid}`, owner)).status === 200,
         20_000,

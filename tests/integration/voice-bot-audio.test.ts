@@ -6,13 +6,18 @@ import { promisify } from 'node:util';
 import { SESSION_AUDIO_BUCKET, type AudioSettings, type AudioTrack } from '@chronicler/contracts';
 import type { Turn } from '@chronicler/voice-bot/pipeline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DeepgramLivePeer } from '../peers/deepgram-live.ts';
-import { voiceTable, type VoiceTable } from '../peers/discord-voice/table.ts';
-import { guildIdForShard, type DiscordPeer, type PeerGuild } from '../peers/discord.ts';
+import type { VoiceTable } from '../peers/discord-voice/table.ts';
+import { guildIdForShard, type PeerGuild } from '../peers/discord.ts';
 import { apiCall } from '../support/api.ts';
-import { LiveViewer } from '../support/live-viewer.ts';
 import { testMode, waitFor, type TestSystem } from '../support/system.ts';
-import { signInWithDiscord, startVoiceRig, type VoiceRig } from '../support/voice-rig.ts';
+import {
+  keptTracks,
+  recordSession,
+  seatTable,
+  signInWithDiscord,
+  startVoiceRig,
+  type VoiceRig,
+} from '../support/voice-rig.ts';
 
 // Speech to play (espeak-ng) and a reader of the tracks (ffprobe): skipped on a machine without them.
 const hasEspeak = existsSync('/usr/bin/espeak-ng') && existsSync('/usr/bin/ffprobe');
@@ -49,8 +54,6 @@ describe.runIf(hasEspeak)(
   () => {
     let rig: VoiceRig;
     let system: TestSystem;
-    let discord: DiscordPeer;
-    let deepgram: DeepgramLivePeer;
     let table: VoiceTable;
     let owner: string;
     let other: string;
@@ -74,12 +77,9 @@ describe.runIf(hasEspeak)(
 
     beforeAll(async () => {
       rig = await startVoiceRig(guild, { SUMMARY_AUTOMATIC: 'false' }, { processes: 'one' });
-      ({ system, discord, deepgram, recordings, owner } = rig);
+      ({ system, recordings, owner } = rig);
       other = await signInWithDiscord(system, rig.oauth, { id: '3003', username: 'sam' });
-      await waitFor(() => discord.commands.has('global'), 30_000);
-      table = voiceTable(discord, guild.id, '8002');
-      await table.join('3001');
-      await table.join('3002');
+      table = await seatTable(rig, guild.id, '8002', ['3001', '3002']);
     }, 120_000);
 
     afterAll(async () => {
@@ -95,34 +95,15 @@ describe.runIf(hasEspeak)(
         { speaker: matt, text: 'The dragon circles above the tower' },
         { speaker: laura, text: 'Vex nocks an arrow and waits' },
       ];
-      deepgram.script(turns.map((t) => t.text));
-      const spoken = await table.prepare(turns);
-      const started = await discord.command(guild.id, '8001', '3001', 'start');
-      const tid = /sessions\/([0-9a-f-]{36})/.exec(started.content)?.[1];
-      if (!tid) throw new Error(`no session in: ${started.content}`);
-      await waitFor(
-        async () => (await apiCall(system.url, 'GET', `/transcripts/${tid}`, owner)).status === 200,
-      );
-      const viewer = new LiveViewer(system.url, tid, owner);
-      let lines: ReturnType<LiveViewer['ordered']>;
-      try {
-        await table.play(spoken, { pauseSeconds: 1.5 });
-        await viewer.untilLines(2, 30_000);
-        const stopped = await discord.command(guild.id, '8001', '3001', 'stop');
-        expect(stopped.content).toContain('Recording stopped');
-        await viewer.untilEnded(30_000);
-        lines = viewer.ordered();
-      } finally {
-        viewer.close();
-      }
+      const { tid, lines, spoken } = await recordSession(rig, table, {
+        guildId: guild.id,
+        textChannelId: '8001',
+        by: '3001',
+        turns,
+      });
 
       // Both tracks handed over, under the names of their lines; the bot's copies then removed.
-      let tracks: AudioTrack[] = [];
-      await waitFor(async () => {
-        tracks = (await apiCall<AudioTrack[]>(system.url, 'GET', `/transcripts/${tid}/audio/tracks`, owner))
-          .body;
-        return tracks.length === 2;
-      }, 30_000);
+      const tracks = await keptTracks(rig, tid, 2);
       const base = `/api/transcripts/${tid}/audio`;
       expect(tracks).toEqual([
         expect.objectContaining({

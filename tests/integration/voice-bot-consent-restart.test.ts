@@ -6,7 +6,7 @@ import { guildIdForShard, type PeerGuild } from '../peers/discord.ts';
 import { apiCall } from '../support/api.ts';
 import { LiveViewer } from '../support/live-viewer.ts';
 import { testMode, waitFor } from '../support/system.ts';
-import { startVoiceRig, type VoiceRig } from '../support/voice-rig.ts';
+import { sessionIdIn, startVoiceRig, type VoiceRig } from '../support/voice-rig.ts';
 
 const hasEspeak = existsSync('/usr/bin/espeak-ng');
 
@@ -65,7 +65,7 @@ describe.runIf(hasEspeak && testMode === 'cluster')('/offrecord across a restart
     rig.deepgram.script([turns[0]!.text, turns[2]!.text]);
     const streamsBefore = rig.deepgram.streams.length;
     const started = await rig.discord.command(guild.id, '5101', '2001', 'start');
-    const tid = /sessions\/([0-9a-f-]{36})/.exec(started.content)![1]!;
+    const tid = sessionIdIn(started.content);
     await waitFor(
       async () => (await apiCall(rig.system.url, 'GET', `/transcripts/${tid}`, rig.owner)).status === 200,
     );

@@ -9,7 +9,7 @@ import { voiceTable, type VoiceTable } from '../peers/discord-voice/table.ts';
 import { apiCall } from '../support/api.ts';
 import { LiveViewer } from '../support/live-viewer.ts';
 import { testMode, waitFor, type TestSystem } from '../support/system.ts';
-import { startVoiceRig, type VoiceRig } from '../support/voice-rig.ts';
+import { sessionIdIn, startVoiceRig, type VoiceRig } from '../support/voice-rig.ts';
 
 const hasEspeak = existsSync('/usr/bin/espeak-ng');
 const MANAGE_GUILD = 1n << 5n;
@@ -90,7 +90,7 @@ describe.runIf(hasEspeak && testMode === 'cluster')('the voice bot killed with S
       { speaker: travis, text: lines[4]! },
     ]);
     const started = await discord.command(guild.id, '4001', '2001', 'start', { name: 'Crash night' });
-    const tid = /sessions\/([0-9a-f-]{36})/.exec(started.content)![1]!;
+    const tid = sessionIdIn(started.content);
     await waitFor(async () => (await transcript(tid)).status === 200, 20_000);
     const viewer = new LiveViewer(system.url, tid, owner);
     try {
@@ -203,7 +203,7 @@ describe.runIf(hasEspeak && testMode === 'cluster')('the voice bot killed with S
     await killBot();
     await system.spawn!('voice-bot');
     await waitFor(() => since('resumed') !== undefined, 60_000);
-    const tid = /sessions\/([0-9a-f-]{36})/.exec(since('resumed')!.content)![1]!;
+    const tid = sessionIdIn(since('resumed')!.content);
     expect(tid).not.toBe(stale);
     await table.leave('2001');
     await table.leave('2003');

@@ -8,7 +8,7 @@ import { voiceTable, type VoiceTable } from '../peers/discord-voice/table.ts';
 import { apiCall } from '../support/api.ts';
 import { LiveViewer } from '../support/live-viewer.ts';
 import { testMode, waitFor, type TestSystem } from '../support/system.ts';
-import { startVoiceRig, type VoiceRig } from '../support/voice-rig.ts';
+import { sessionIdIn, startVoiceRig, type VoiceRig } from '../support/voice-rig.ts';
 
 const hasEspeak = existsSync('/usr/bin/espeak-ng');
 
@@ -94,7 +94,7 @@ describe.runIf(hasEspeak && testMode === 'cluster')('a recording handed over bet
       { speaker: travis, text: lines[6]! },
     ]);
     const started = await discord.command(guild.id, '4101', '2001', 'start', { name: 'Handover night' });
-    const tid = /sessions\/([0-9a-f-]{36})/.exec(started.content)![1]!;
+    const tid = sessionIdIn(started.content);
     await waitFor(
       async () => (await apiCall(system.url, 'GET', `/transcripts/${tid}`, owner)).status === 200,
     );

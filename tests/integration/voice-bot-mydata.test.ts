@@ -7,13 +7,18 @@ import {
 } from '@chronicler/contracts';
 import type { Turn } from '@chronicler/voice-bot/pipeline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DeepgramLivePeer } from '../peers/deepgram-live.ts';
-import { voiceTable, type VoiceTable } from '../peers/discord-voice/table.ts';
+import type { VoiceTable } from '../peers/discord-voice/table.ts';
 import { guildIdForShard, type DiscordPeer, type PeerGuild } from '../peers/discord.ts';
 import { apiCall } from '../support/api.ts';
-import { LiveViewer } from '../support/live-viewer.ts';
 import { testMode, waitFor, type TestSystem } from '../support/system.ts';
-import { signInWithDiscord, startVoiceRig, type VoiceRig } from '../support/voice-rig.ts';
+import {
+  keptTracks,
+  recordSession,
+  seatTable,
+  signInWithDiscord,
+  startVoiceRig,
+  type VoiceRig,
+} from '../support/voice-rig.ts';
 
 // Speech to play (espeak-ng): skipped on a machine without it.
 const hasEspeak = existsSync('/usr/bin/espeak-ng');
@@ -30,7 +35,6 @@ describe.runIf(hasEspeak)(`a recorded member's own data (${testMode} mode)`, () 
   let rig: VoiceRig;
   let system: TestSystem;
   let discord: DiscordPeer;
-  let deepgram: DeepgramLivePeer;
   let table: VoiceTable;
   let owner: string;
   let laura: string;
@@ -54,13 +58,10 @@ describe.runIf(hasEspeak)(`a recorded member's own data (${testMode} mode)`, () 
 
   beforeAll(async () => {
     rig = await startVoiceRig(guild, {}, { processes: 'one' });
-    ({ system, discord, deepgram, owner } = rig);
+    ({ system, discord, owner } = rig);
     laura = await signInWithDiscord(system, rig.oauth, { id: '3502', username: 'laura' });
     sam = await signInWithDiscord(system, rig.oauth, { id: '3503', username: 'sam' });
-    await waitFor(() => discord.commands.has('global'), 30_000);
-    table = voiceTable(discord, guild.id, '8502');
-    await table.join('3501');
-    await table.join('3502');
+    table = await seatTable(rig, guild.id, '8502', ['3501', '3502']);
   }, 120_000);
 
   afterAll(async () => {
@@ -75,29 +76,13 @@ describe.runIf(hasEspeak)(`a recorded member's own data (${testMode} mode)`, () 
       { speaker: lauraSpeaker, text: words[1] },
       { speaker: lauraSpeaker, text: words[2] },
     ];
-    deepgram.script(turns.map((t) => t.text));
-    const spoken = await table.prepare(turns);
-    const started = await discord.command(guild.id, '8501', '3501', 'start');
-    const tid = /sessions\/([0-9a-f-]{36})/.exec(started.content)?.[1];
-    if (!tid) throw new Error(`no session in: ${started.content}`);
-    await waitFor(
-      async () => (await apiCall(system.url, 'GET', `/transcripts/${tid}`, owner)).status === 200,
-    );
-    const viewer = new LiveViewer(system.url, tid, owner);
-    try {
-      await table.play(spoken, { pauseSeconds: 1.5 });
-      await viewer.untilLines(3, 30_000);
-      expect((await discord.command(guild.id, '8501', '3501', 'stop')).content).toContain(
-        'Recording stopped',
-      );
-      await viewer.untilEnded(30_000);
-    } finally {
-      viewer.close();
-    }
-    await waitFor(async () => {
-      const t = await apiCall<AudioTrack[]>(system.url, 'GET', `/transcripts/${tid}/audio/tracks`, owner);
-      return t.body.length === 2;
-    }, 30_000);
+    const { tid } = await recordSession(rig, table, {
+      guildId: guild.id,
+      textChannelId: '8501',
+      by: '3501',
+      turns,
+    });
+    await keptTracks(rig, tid, 2);
     return tid;
   }
 

@@ -1,13 +1,11 @@
 import { existsSync } from 'node:fs';
 import type { Turn } from '@chronicler/voice-bot/pipeline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DeepgramLivePeer } from '../peers/deepgram-live.ts';
-import { voiceTable, type VoiceTable } from '../peers/discord-voice/table.ts';
+import type { VoiceTable } from '../peers/discord-voice/table.ts';
 import { guildIdForShard, type ChannelMessage, type DiscordPeer, type PeerGuild } from '../peers/discord.ts';
 import { apiCall } from '../support/api.ts';
-import { LiveViewer } from '../support/live-viewer.ts';
 import { testMode, waitFor, type TestSystem } from '../support/system.ts';
-import { startVoiceRig, type VoiceRig } from '../support/voice-rig.ts';
+import { recordSession, seatTable, startVoiceRig, type VoiceRig } from '../support/voice-rig.ts';
 
 // Speech to play (espeak-ng): skipped on a machine without it.
 const hasEspeak = existsSync('/usr/bin/espeak-ng');
@@ -43,7 +41,6 @@ describe.runIf(hasEspeak)(`the recap back in Discord (${testMode} mode)`, () => 
   let rig: VoiceRig;
   let system: TestSystem;
   let discord: DiscordPeer;
-  let deepgram: DeepgramLivePeer;
   let table: VoiceTable;
   let owner: string;
   const guild: PeerGuild = {
@@ -65,11 +62,8 @@ describe.runIf(hasEspeak)(`the recap back in Discord (${testMode} mode)`, () => 
 
   beforeAll(async () => {
     rig = await startVoiceRig(guild, {}, { processes: 'one' });
-    ({ system, discord, deepgram, owner } = rig);
-    await waitFor(() => discord.commands.has('global'), 30_000);
-    table = voiceTable(discord, guild.id, '8702');
-    await table.join('3701');
-    await table.join('3702');
+    ({ system, discord, owner } = rig);
+    table = await seatTable(rig, guild.id, '8702', ['3701', '3702']);
   }, 120_000);
 
   afterAll(async () => {
@@ -85,25 +79,13 @@ describe.runIf(hasEspeak)(`the recap back in Discord (${testMode} mode)`, () => 
       { speaker: matt, text: 'The dragon circles above the tower' },
       { speaker: laura, text: 'Vex nocks an arrow and waits' },
     ];
-    deepgram.script(turns.map((t) => t.text));
-    const spoken = await table.prepare(turns);
-    const started = await discord.command(guild.id, '8701', '3701', 'start', { name: 'The Tower' });
-    const tid = /sessions\/([0-9a-f-]{36})/.exec(started.content)?.[1];
-    if (!tid) throw new Error(`no session in: ${started.content}`);
-    await waitFor(
-      async () => (await apiCall(system.url, 'GET', `/transcripts/${tid}`, owner)).status === 200,
-    );
-    const viewer = new LiveViewer(system.url, tid, owner);
-    try {
-      await table.play(spoken, { pauseSeconds: 1.5 });
-      await viewer.untilLines(2, 30_000);
-      expect((await discord.command(guild.id, '8701', '3701', 'stop')).content).toContain(
-        'Recording stopped',
-      );
-      await viewer.untilEnded(30_000);
-    } finally {
-      viewer.close();
-    }
+    const { tid } = await recordSession(rig, table, {
+      guildId: guild.id,
+      textChannelId: '8701',
+      by: '3701',
+      turns,
+      name: 'The Tower',
+    });
 
     await waitFor(() => recapsIn('8701').length > 0, 90_000);
     const [posted] = recapsIn('8701');

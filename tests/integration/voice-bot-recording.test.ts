@@ -3,18 +3,23 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { recordingLinksRpc, type AudioTrack } from '@chronicler/contracts';
+import { recordingLinksRpc } from '@chronicler/contracts';
 import { call } from '@chronicler/kit';
 import type { Turn } from '@chronicler/voice-bot/pipeline';
 import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DeepgramLivePeer } from '../peers/deepgram-live.ts';
-import { voiceTable, type VoiceTable } from '../peers/discord-voice/table.ts';
+import type { VoiceTable } from '../peers/discord-voice/table.ts';
 import { guildIdForShard, MEMBER_PERMISSIONS, type DiscordPeer, type PeerGuild } from '../peers/discord.ts';
 import { apiCall } from '../support/api.ts';
-import { LiveViewer } from '../support/live-viewer.ts';
 import { testMode, waitFor, type TestSystem } from '../support/system.ts';
-import { signInWithDiscord, startVoiceRig, type VoiceRig } from '../support/voice-rig.ts';
+import {
+  keptTracks,
+  recordSession,
+  seatTable,
+  signInWithDiscord,
+  startVoiceRig,
+  type VoiceRig,
+} from '../support/voice-rig.ts';
 
 // Speech to play (espeak-ng) and the reader of what was downloaded (ffprobe); FLAC and the mix
 // are made by the gateway's ffmpeg: skipped without them.
@@ -58,7 +63,6 @@ describe.runIf(hasTools)(`/recording hands out signed, expiring download links (
   let rig: VoiceRig;
   let system: TestSystem;
   let discord: DiscordPeer;
-  let deepgram: DeepgramLivePeer;
   let table: VoiceTable;
   let owner: string;
   const guild: PeerGuild = {
@@ -81,12 +85,9 @@ describe.runIf(hasTools)(`/recording hands out signed, expiring download links (
 
   beforeAll(async () => {
     rig = await startVoiceRig(guild, { SUMMARY_AUTOMATIC: 'false' }, { processes: 'one' });
-    ({ system, discord, deepgram, owner } = rig);
+    ({ system, discord, owner } = rig);
     await signInWithDiscord(system, rig.oauth, { id: '3103', username: 'sam' });
-    await waitFor(() => discord.commands.has('global'), 30_000);
-    table = voiceTable(discord, guild.id, '8102');
-    await table.join('3101');
-    await table.join('3102');
+    table = await seatTable(rig, guild.id, '8102', ['3101', '3102']);
   }, 120_000);
 
   afterAll(async () => {
@@ -99,31 +100,14 @@ describe.runIf(hasTools)(`/recording hands out signed, expiring download links (
       { speaker: matt, text: 'The dragon circles above the tower' },
       { speaker: laura, text: 'Vex nocks an arrow and waits' },
     ];
-    deepgram.script(turns.map((t) => t.text));
-    const spoken = await table.prepare(turns);
-    const started = await discord.command(guild.id, '8101', '3101', 'start', { name: 'Night of the Dragon' });
-    const tid = /sessions\/([0-9a-f-]{36})/.exec(started.content)?.[1];
-    if (!tid) throw new Error(`no session in: ${started.content}`);
-    await waitFor(
-      async () => (await apiCall(system.url, 'GET', `/transcripts/${tid}`, owner)).status === 200,
-    );
-    const viewer = new LiveViewer(system.url, tid, owner);
-    try {
-      await table.play(spoken, { pauseSeconds: 1.5 });
-      await viewer.untilLines(2, 30_000);
-      expect((await discord.command(guild.id, '8101', '3101', 'stop')).content).toContain(
-        'Recording stopped',
-      );
-      await viewer.untilEnded(30_000);
-    } finally {
-      viewer.close();
-    }
-    let tracks: AudioTrack[] = [];
-    await waitFor(async () => {
-      tracks = (await apiCall<AudioTrack[]>(system.url, 'GET', `/transcripts/${tid}/audio/tracks`, owner))
-        .body;
-      return tracks.length === 2;
-    }, 30_000);
+    const { tid } = await recordSession(rig, table, {
+      guildId: guild.id,
+      textChannelId: '8101',
+      by: '3101',
+      turns,
+      name: 'Night of the Dragon',
+    });
+    const tracks = await keptTracks(rig, tid, 2);
 
     // The owner: links to every file, only they see the reply.
     const reply = await discord.command(guild.id, '8101', '3101', 'recording');

@@ -8,7 +8,7 @@ import { guildIdForShard, type PeerGuild } from '../peers/discord.ts';
 import { apiCall } from '../support/api.ts';
 import { LiveViewer } from '../support/live-viewer.ts';
 import { testMode, waitFor } from '../support/system.ts';
-import { startVoiceRig, type VoiceRig } from '../support/voice-rig.ts';
+import { sessionIdIn, startVoiceRig, type VoiceRig } from '../support/voice-rig.ts';
 
 const hasEspeak = existsSync('/usr/bin/espeak-ng');
 
@@ -64,8 +64,7 @@ describe.runIf(hasEspeak)(`the voice bot's streams and limits (${testMode} mode)
 
   async function start(): Promise<{ tid: string; viewer: LiveViewer }> {
     const started = await rig.discord.command(guild.id, '6101', '2101', 'start');
-    const tid = /sessions\/([0-9a-f-]{36})/.exec(started.content)?.[1];
-    if (!tid) throw new Error(`no session in: ${started.content}`);
+    const tid = sessionIdIn(started.content);
     await waitFor(
       async () => (await apiCall(rig.system.url, 'GET', `/transcripts/${tid}`, rig.owner)).status === 200,
     );

@@ -13,7 +13,7 @@ import { startOAuthPeer, type OAuthPeer } from '../peers/oauth.ts';
 import { apiCall } from '../support/api.ts';
 import { LiveViewer } from '../support/live-viewer.ts';
 import { freePort, startSystem, testMode, waitFor, type TestSystem } from '../support/system.ts';
-import { signInWithDiscord } from '../support/voice-rig.ts';
+import { sessionIdIn, signInWithDiscord } from '../support/voice-rig.ts';
 
 const hasEspeak = existsSync('/usr/bin/espeak-ng');
 
@@ -113,8 +113,7 @@ describe.runIf(hasEspeak)(`the voice bot on Discord's voice protocol (${testMode
   /** /start, the owner's live view, `during`, `n` lines seen, /stop; the lines the owner saw. */
   async function record(n: number, during: () => Promise<void>, where = { guildId: guild.id, text: '6001' }) {
     const started = await discord.command(where.guildId, where.text, '2001', 'start');
-    const tid = /sessions\/([0-9a-f-]{36})/.exec(started.content)?.[1];
-    if (!tid) throw new Error(`no session in: ${started.content}`);
+    const tid = sessionIdIn(started.content);
     await waitFor(
       async () => (await apiCall(system.url, 'GET', `/transcripts/${tid}`, owner)).status === 200,
     );

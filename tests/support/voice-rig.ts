@@ -4,11 +4,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { AudioTrack, LiveLine } from '@chronicler/contracts';
+import type { Turn } from '@chronicler/voice-bot/pipeline';
+import { expect } from 'vitest';
 import { startDeepgramLivePeer, type DeepgramLivePeer } from '../peers/deepgram-live.ts';
+import { voiceTable, type VoiceTable } from '../peers/discord-voice/table.ts';
 import { startDiscordPeer, type DiscordPeer, type PeerGuild } from '../peers/discord.ts';
 import { discordUserFor, startOAuthPeer, type OAuthPeer } from '../peers/oauth.ts';
+import { apiCall } from './api.ts';
 import { setCookie } from './auth.ts';
-import { freePort, startSystem, type TestSystem } from './system.ts';
+import { LiveViewer } from './live-viewer.ts';
+import { freePort, startSystem, waitFor, type TestSystem } from './system.ts';
 
 export interface VoiceRig {
   system: TestSystem;
@@ -96,4 +102,84 @@ export async function startVoiceRig(
     await stop();
     throw err;
   }
+}
+
+/** The id of the session a bot's reply links to (`…/sessions/<id>`); throws when it links none. */
+export function sessionIdIn(content: string): string {
+  const tid = /sessions\/([0-9a-f-]{36})/.exec(content)?.[1];
+  if (!tid) throw new Error(`no session in: ${content}`);
+  return tid;
+}
+
+/** Waits for the bot's commands, then seats these members in the voice channel (real @discordjs/voice clients). */
+export async function seatTable(
+  rig: VoiceRig,
+  guildId: string,
+  voiceChannelId: string,
+  memberIds: string[],
+): Promise<VoiceTable> {
+  await waitFor(() => rig.discord.commands.has('global'), 30_000);
+  const table = voiceTable(rig.discord, guildId, voiceChannelId);
+  for (const id of memberIds) await table.join(id);
+  return table;
+}
+
+/**
+ * One recorded session: `/start` in the text channel by `by`, the turns spoken (a pause of
+ * `pauseSeconds` between them), at least `lines` live lines seen by the owner's viewer
+ * (default: one a turn), then `/stop` and the session's end. Its id, the lines as the viewer
+ * saw them, and the speech played.
+ */
+export async function recordSession(
+  rig: VoiceRig,
+  table: VoiceTable,
+  opts: {
+    guildId: string;
+    textChannelId: string;
+    by: string;
+    turns: Turn[];
+    name?: string;
+    lines?: number;
+    pauseSeconds?: number;
+  },
+): Promise<{ tid: string; lines: LiveLine[]; spoken: Awaited<ReturnType<VoiceTable['prepare']>> }> {
+  const { system, discord, deepgram, owner } = rig;
+  deepgram.script(opts.turns.map((t) => t.text));
+  const spoken = await table.prepare(opts.turns);
+  const started = await discord.command(
+    opts.guildId,
+    opts.textChannelId,
+    opts.by,
+    'start',
+    opts.name === undefined ? undefined : { name: opts.name },
+  );
+  const tid = sessionIdIn(started.content);
+  await waitFor(async () => (await apiCall(system.url, 'GET', `/transcripts/${tid}`, owner)).status === 200);
+  const viewer = new LiveViewer(system.url, tid, owner);
+  try {
+    await table.play(spoken, { pauseSeconds: opts.pauseSeconds ?? 1.5 });
+    await viewer.untilLines(opts.lines ?? opts.turns.length, 30_000);
+    const stopped = await discord.command(opts.guildId, opts.textChannelId, opts.by, 'stop');
+    expect(stopped.content).toContain('Recording stopped');
+    await viewer.untilEnded(30_000);
+    return { tid, lines: viewer.ordered(), spoken };
+  } finally {
+    viewer.close();
+  }
+}
+
+/** The session's speaker tracks once `count` of them are kept (the bot hands them over after /stop). */
+export async function keptTracks(
+  rig: VoiceRig,
+  tid: string,
+  count: number,
+  token = rig.owner,
+): Promise<AudioTrack[]> {
+  let tracks: AudioTrack[] = [];
+  await waitFor(async () => {
+    const res = await apiCall<AudioTrack[]>(rig.system.url, 'GET', `/transcripts/${tid}/audio/tracks`, token);
+    tracks = res.status === 200 ? res.body : [];
+    return tracks.length === count;
+  }, 30_000);
+  return tracks;
 }
