@@ -116,6 +116,8 @@ export async function startLiveConsumer(opts: {
     return next;
   }
 
+  // One durable for start, final and end, since their order per session matters: hence not
+  // the kit's one-event `consume`, and each handler above validates its own payload.
   return bus.consume(
     {
       stream: LIVE_STREAM,

@@ -5,7 +5,10 @@ import {
 } from 'discord.js';
 import { SETTINGS_COMMAND } from './settings.ts';
 
-/** The slash commands, as registered (01 §1: join, start [group], stop, leave, status, help; plus consent). */
+/**
+ * The slash commands, as registered: join, start [group], stop, leave, status and help, which
+ * every table uses; offrecord and onrecord (consent), recap, recording and mydata; and settings.
+ */
 export const COMMANDS: RESTPostAPIChatInputApplicationCommandsJSONBody[] = [
   new SlashCommandBuilder()
     .setName('join')
