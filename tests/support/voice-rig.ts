@@ -126,9 +126,8 @@ export async function seatTable(
 
 /**
  * One recorded session: `/start` in the text channel by `by`, the turns spoken (a pause of
- * `pauseSeconds` between them), at least `lines` live lines seen by the owner's viewer
- * (default: one a turn), then `/stop` and the session's end. Its id, the lines as the viewer
- * saw them, and the speech played.
+ * `pauseSeconds` between them), a live line for each seen by the owner's viewer, then `/stop`
+ * and the session's end. Its id, the lines as the viewer saw them, and the speech played.
  */
 export async function recordSession(
   rig: VoiceRig,
@@ -139,7 +138,6 @@ export async function recordSession(
     by: string;
     turns: Turn[];
     name?: string;
-    lines?: number;
     pauseSeconds?: number;
   },
 ): Promise<{ tid: string; lines: LiveLine[]; spoken: Awaited<ReturnType<VoiceTable['prepare']>> }> {
@@ -158,7 +156,7 @@ export async function recordSession(
   const viewer = new LiveViewer(system.url, tid, owner);
   try {
     await table.play(spoken, { pauseSeconds: opts.pauseSeconds ?? 1.5 });
-    await viewer.untilLines(opts.lines ?? opts.turns.length, 30_000);
+    await viewer.untilLines(opts.turns.length, 30_000);
     const stopped = await discord.command(opts.guildId, opts.textChannelId, opts.by, 'stop');
     expect(stopped.content).toContain('Recording stopped');
     await viewer.untilEnded(30_000);
@@ -169,15 +167,15 @@ export async function recordSession(
 }
 
 /** The session's speaker tracks once `count` of them are kept (the bot hands them over after /stop). */
-export async function keptTracks(
-  rig: VoiceRig,
-  tid: string,
-  count: number,
-  token = rig.owner,
-): Promise<AudioTrack[]> {
+export async function keptTracks(rig: VoiceRig, tid: string, count: number): Promise<AudioTrack[]> {
   let tracks: AudioTrack[] = [];
   await waitFor(async () => {
-    const res = await apiCall<AudioTrack[]>(rig.system.url, 'GET', `/transcripts/${tid}/audio/tracks`, token);
+    const res = await apiCall<AudioTrack[]>(
+      rig.system.url,
+      'GET',
+      `/transcripts/${tid}/audio/tracks`,
+      rig.owner,
+    );
     tracks = res.status === 200 ? res.body : [];
     return tracks.length === count;
   }, 30_000);
