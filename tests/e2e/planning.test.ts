@@ -101,6 +101,19 @@ describe('campaign planning workspace', () => {
   const documentPanel = () => page.getByRole('region', { name: 'Planning document' });
   const editor = () => documentPanel().locator('.tiptap');
   const input = () => page.getByLabel('Planning message');
+  /**
+   * Sends `text` from the chat box and resolves with the text of its own reply. Earlier replies
+   * may say the same (the offline fallback repeats itself), so it waits for one more reply, not
+   * for a text.
+   */
+  const ask = async (text: string): Promise<string> => {
+    const replies = chat().locator('.planning-message.is-assistant:not(.planning-waiting)');
+    const before = await replies.count();
+    await input().fill(text);
+    await input().press('Enter');
+    await replies.nth(before).waitFor();
+    return (await replies.nth(before).textContent()) ?? '';
+  };
 
   beforeAll(async () => {
     system = await startSystem({ mode: 'embedded' });
@@ -199,24 +212,19 @@ describe('campaign planning workspace', () => {
     await expect.poll(() => editorSelection(page)).toBe('The party enters the tomb.');
     const before = await chat().locator('.planning-message').count();
     const documentBefore = await editor().innerHTML();
-    await input().fill('Rewrite the selected text in the document to be more dramatic.');
-    await input().press('Enter');
     // Offline, the fallback cannot rewrite: it says so in the chat, and the document stays as it was.
-    await chat()
-      .getByText(/The offline fallback cannot write or change the planning document/)
-      .waitFor();
+    expect(await ask('Rewrite the selected text in the document to be more dramatic.')).toMatch(
+      /^The offline fallback cannot write or change the planning document/,
+    );
     expect(await chat().locator('.planning-message').count()).toBe(before + 2);
     expect(await chat().textContent()).not.toContain('actionHint');
     expect(await chat().locator('.offline-notice').count()).toBe(1);
     expect(await editor().innerHTML()).toBe(documentBefore);
     expect(await chat().getByText('✅ Document updated.').count()).toBe(0);
 
-    await input().fill('Add a list of encounter ideas to the document.');
-    await input().press('Enter');
-    await chat()
-      .getByText(/Threads your sessions left open|list no open threads yet/)
-      .last()
-      .waitFor();
+    expect(await ask('Add a list of encounter ideas to the document.')).toMatch(
+      /Threads your sessions left open|list no open threads yet/,
+    );
     expect(await editor().innerHTML()).toBe(documentBefore);
     const html = await editor().innerHTML();
 

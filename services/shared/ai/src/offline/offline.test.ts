@@ -128,5 +128,12 @@ describe('offline campaign digests and planning', () => {
     });
     expect(rewrite).toContain('cannot write or change the planning document; nothing in it was changed');
     expect(() => JSON.parse(rewrite)).toThrow();
+    const editor = { content: 'The ogres guard the bridge', selection: null, selectedText: '' };
+    const draft = planText({ ...input, message: 'Draft the ambush at the bridge', editor });
+    expect(draft).toContain('cannot write or change the planning document');
+    // A question asks for no change: it is answered without the note.
+    const question = planText({ ...input, message: 'Who is Mother Sallow?', editor });
+    expect(question).not.toContain('planning document');
+    expect(question).toContain('Mother Sallow');
   });
 });

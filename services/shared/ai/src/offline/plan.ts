@@ -38,10 +38,21 @@ export function planText(input: PlanInput): string {
   const answer = found.length
     ? `What your sessions’ summaries say about it:\n\n${found.map((f) => `> ${f}`).join('\n>\n')}`
     : 'The offline fallback cannot answer that: no summary of your sessions mentions it.';
-  const untouched = input.editor
+  const untouched = asksForAnEdit(input, message)
     ? 'The offline fallback cannot write or change the planning document; nothing in it was changed.\n\n'
     : '';
   return offlineText(`${untouched}${answer}\n\n${quoted}`);
+}
+
+const EDIT_WORDS = /\b(write|rewrite|edit|change|add|insert|replace|draft|make|doc|document)\b/i;
+
+/**
+ * Whether the message asks for the document to change: text is selected in it, or the message
+ * says so. A question ("Where is Vesper?") is answered without the note that nothing changed.
+ */
+function asksForAnEdit(input: PlanInput, message: string): boolean {
+  if (!input.editor) return false;
+  return input.editor.selectedText.trim() !== '' || EDIT_WORDS.test(message);
 }
 
 /** The summary sentences sharing the most words with the message, quoted with their session. */
