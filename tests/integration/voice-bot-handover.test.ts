@@ -184,6 +184,8 @@ describe.runIf(hasEspeak && testMode === 'cluster')('a recording handed over bet
     console.log(
       `[handover] 1 -> 2 shards, "recording resumed" after ${((Date.now() - growAt) / 1000).toFixed(1)} s`,
     );
+    // Shard 1 may resume the recording before shard 0 has identified: wait for both.
+    await waitFor(() => discord.identifies.filter((i) => i.shard[1] === 2).length >= 2, 30_000);
     expect(
       discord.identifies
         .slice(-2)

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import { startDeepgramLivePeer, type DeepgramLivePeer } from '../peers/deepgram-live.ts';
 import { MODES, type EncryptionMode } from '../peers/discord-voice/rtp.ts';
 import { voiceTable, type VoiceTable } from '../peers/discord-voice/table.ts';
@@ -108,6 +108,18 @@ describe.runIf(hasEspeak)(`the voice bot on Discord's voice protocol (${testMode
     if (recordings) rmSync(recordings, { recursive: true, force: true });
   });
 
+  // A failed test shows what the services logged while it ran (the log goes to `logLines`).
+  beforeEach(() => {
+    const from = logLines.length;
+    onTestFailed(() => {
+      const during = logLines.slice(from);
+      console.error(
+        `--- the services' log during the failed test: ${during.length} lines, the last 200 ---\n` +
+          during.slice(-200).join(''),
+      );
+    });
+  });
+
   const botEvents = () => discord.voice.events.filter((e) => e.userId === discord.botUser.id);
 
   /** /start, the owner's live view, `during`, `n` lines seen, /stop; the lines the owner saw. */
@@ -118,9 +130,11 @@ describe.runIf(hasEspeak)(`the voice bot on Discord's voice protocol (${testMode
       async () => (await apiCall(system.url, 'GET', `/transcripts/${tid}`, owner)).status === 200,
     );
     const viewer = new LiveViewer(system.url, tid, owner);
+    let stopSent = false;
     try {
       await during();
       await viewer.untilLines(n, 30_000);
+      stopSent = true;
       const stopped = await discord.command(where.guildId, where.text, '2001', 'stop');
       expect(stopped.content).toContain('Recording stopped');
       await viewer.untilEnded(30_000);
@@ -136,6 +150,9 @@ describe.runIf(hasEspeak)(`the voice bot on Discord's voice protocol (${testMode
       };
     } finally {
       viewer.close();
+      // A test that failed before its /stop ends its recording here, so the next test's /start
+      // begins a session of its own instead of finding this one still running.
+      if (!stopSent) await discord.command(where.guildId, where.text, '2001', 'stop').catch(() => undefined);
     }
   }
   /** The speech peer will recognise the turns' lines, in order; their speech, synthesized. */
