@@ -96,7 +96,10 @@ export function discordVoiceReceiver(logger: Logger): VoiceReceiver {
         } else {
           handlers.speakingStart(userId);
         }
-        if (subscriptions.has(userId)) return;
+        subscribe(userId);
+      };
+      const subscribe = (userId: string): void => {
+        if (closing || subscriptions.has(userId)) return;
         const stream = receiver.subscribe(userId, {
           end: { behavior: EndBehaviorType.AfterSilence, duration: SUBSCRIPTION_SILENCE_MS },
         });
@@ -104,11 +107,16 @@ export function discordVoiceReceiver(logger: Logger): VoiceReceiver {
         stream.on('data', (packet: Buffer) => {
           if (!isUndecryptedDaveFrame(packet)) handlers.opus(userId, packet);
         });
-        const done = (): void => {
-          if (subscriptions.get(userId) === stream) subscriptions.delete(userId);
-        };
-        stream.once('end', done);
-        stream.once('close', done);
+        // The library ends a subscription after a second without a packet other than Opus's
+        // silence frame, while it counts any packet, silence frames too, as speech: and it
+        // hands packets only to a subscription, and says `start` only after 100 ms without
+        // one. So a subscription that closes while its user still speaks (a second of silence
+        // frames, or a stalled event loop) is renewed here, or the rest of the line is dropped.
+        stream.once('close', () => {
+          if (subscriptions.get(userId) !== stream) return;
+          subscriptions.delete(userId);
+          if (receiver.speaking.users.has(userId)) subscribe(userId);
+        });
         stream.on('error', (err) => log.debug({ err, userId }, 'receive stream error'));
       };
       const onEnd = (userId: string): void => {
