@@ -21,3 +21,7 @@ const all = results.filter((r) => r.quoted).length;
 console.log(
   `answer quoted for ${all} of ${results.length} questions (${((Date.now() - started) / 1000).toFixed(1)} s)`,
 );
+
+// The codex section: the offline codex against the names the human synopses give (codex.ts).
+const { printCodexEval, runCodexEval } = await import('./codex.ts');
+printCodexEval(runCodexEval());

@@ -1,0 +1,104 @@
+/**
+ * How a name is used in a sentence, as the offline codex reads it: the words around a mention
+ * that say it is someone (a title before it, a verb of speech or gesture after it, being spoken
+ * to), somewhere (a preposition of place, a place noun), a thing, a group, or a spell, ability
+ * or rule of the game (cast before it, a rules noun after it), and table talk that is not the
+ * game (the show, its sponsors, its stream). Plain English grammar and the vocabulary of any
+ * game, never the names of one game's spells or one show's people.
+ */
+
+/** A title or form of address right before a name: it names a person. */
+export const TITLE_BEFORE =
+  /\b(?:lady|lord|sir|dame|king|queen|prince|princess|captain|master|mistress|mister|mr|mrs|ms|miss|dr|doctor|general|commander|father|mother|brother|sister|uncle|aunt|auntie|grandma|grandpa|madam|duke|duchess|baron|baroness|count|countess|earl|lieutenant|sergeant|archmage|arcanist|huntmaster|elder|chief|chieftain|priest|priestess|emperor|empress|professor|saint|warden|keeper|magister|lieutenant|high priestess|high priest|sheriff|mayor|captain|bishop|abbot)\.?\s+$/i;
+
+/** Being introduced: "named X", "her name is X", "this is X". */
+export const INTRODUCED_BEFORE =
+  /\b(?:named|name is|name's|names are|known as|goes by|introduces (?:himself|herself|themselves) as)\s+$/i;
+
+/** A verb of speech, gesture or mind right after a name: someone does it. */
+export const PERSON_AFTER =
+  /^(?:,\s*)?\s+(?:says|said|asks|asked|tells|told|replies|replied|responds|responded|whispers|whispered|shouts|shouted|yells|yelled|answers|answered|explains|explained|nods|nodded|smiles|smiled|grins|grinned|laughs|laughed|chuckles|chuckled|sighs|sighed|frowns|frowned|looks at|looked at|looks over|looks up|looks down|turns to|turned to|turns around|glances|glanced|shrugs|shrugged|stares|stared|winks|winked|bows|bowed|waves|waved|points|pointed|pauses|paused|mutters|muttered|murmurs|murmured|exclaims|exclaimed|insists|insisted|agrees|agreed|offers|offered|thanks|thanked|hugs|hugged|cries|cried|screams|screamed|gasps|gasped|blinks|blinked|leans|leaned|steps|stepped|walks|walked|sits|sat|stands|stood|reaches|reached|grabs|grabbed|hands you|handed|gives you|gave you|wants|wanted|knows|knew|thinks|thought|remembers|remembered|wonders|believes|promises|promised|warns|warned|begs|begged|greets|greeted|who)\b/i;
+
+/** A possessive with a word only a person has. */
+export const PERSON_POSSESSIVE =
+  /^['’]s\s+(?:father|mother|son|daughter|wife|husband|brother|sister|uncle|aunt|friend|friends|family|parents|children|kids|men|guards|servant|servants|voice|eyes|face|hand|hands|head|arm|arms|body|mind|name|room|bedroom|people|master|boss|heart|smile|expression|lips|beard|hair|throat|shoulder|back|chest|soul)\b/i;
+
+/** A preposition or verb of place right before a name: somewhere. */
+export const PLACE_BEFORE =
+  /(?:\b(?:in|inside|into|within|at|near|across|beyond|outside|through|throughout|toward|towards|around|reach|reached|reaching|enter|entered|entering|leave|left|leaving|visit|visited|visiting|arrive in|arrive at|arrived in|arrived at|arriving in|arriving at|city of|town of|village of|island of|isle of|land of|lands of|kingdom of|streets of|gates of|outskirts of|edge of|north of|south of|east of|west of|(?:go|goes|going|gone|went|come|comes|came|coming|get|gets|got|head|heads|headed|heading|travel|travels|traveled|travelled|traveling|travelling|return|returns|returned|returning|move|moves|moved|run|runs|ran|sail|sails|sailed|ride|rides|rode|fly|flies|flew|walk|walks|walked|march|marched|way|road|path|journey|trip|back|welcome)(?:\s+(?:over|back|down|up|out|on|straight|all the way))?\s+to)|^to)\s+(?:the\s+)?$/i;
+
+/** Nouns that make a name a place when they are its head ("Greyspine Manor", "the Pig Pits"). */
+const PLACE_NOUNS =
+  'tavern inn pub bar manor quarry mountain mountains mount forest wood woods river lake sea ocean keep castle tower temple hall gate gates road pass isle island islands coast bay vale valley hill hills peak peaks mine mines cave caves cavern caverns market markets district square street bridge port harbor harbour city town village hamlet citadel fortress fort palace academy library shrine barrow plane realm kingdom desert swamp marsh canyon cliff cliffs falls spring springs grove garden gardens docks dock quarter ward camp warcamp run cove nest pit pits estate plaza arena prison sanctum spire crossing crossroads lighthouse farm mill reach shore shores glade hollow moor heath fields field plains steppe tundra wastes badlands jungle lagoon reef abbey chapel cathedral church monastery house home lodge hearth hold hold stronghold outpost tunnel tunnels sewers sewer underdark'.split(
+    ' ',
+  );
+/** Nouns that make a name a thing ("Blinkback Belt", "Bag of Holding", "Spark Stone"). */
+const ITEM_NOUNS =
+  'sword swords axe bow crossbow staff ring amulet cloak boots belt armor armour shield dagger wand rod potion scroll tome book crown gem stone orb blade hammer warhammer spear lance bag necklace pendant helm helmet gauntlet gauntlets bracers bracer horn key map coin chest box lantern mirror flute lute sigil idol relic artifact circlet mace flail whip trident glaive halberd rapier scimitar pistol gun rifle cannon carpet deck cube dust oil elixir wine ale brandy instrument harp drum totem mask robe robes gloves goggles coat hat cape'.split(
+    ' ',
+  );
+/** Nouns that make a name a group of people ("House Thunderbrand", "the Iron Shepherds"). */
+const FACTION_NOUNS =
+  'guild order council clan house brotherhood sisterhood church conclave alliance company legion army court circle society cult tribe herd syndicate union watch guard guards knights league assembly cabal coven family families crew band gang clasp shepherds soul empire dynasty republic'.split(
+    ' ',
+  );
+const NOUN_KIND = new Map<string, 'place' | 'item' | 'faction'>([
+  ...ITEM_NOUNS.map((n) => [n, 'item'] as const),
+  ...FACTION_NOUNS.map((n) => [n, 'faction'] as const),
+  ...PLACE_NOUNS.map((n) => [n, 'place'] as const),
+]);
+
+const LEADING_NOUN_KIND = new Map<string, 'place' | 'faction'>([
+  ...'house clan order guild'.split(' ').map((n) => [n, 'faction'] as const),
+  ...'mount port lake castle fort isle temple city'.split(' ').map((n) => [n, 'place'] as const),
+]);
+
+/**
+ * The kind a name's head noun gives it: the word before "of" ("Barrow of Seven Stones"), else
+ * its last word ("Greyspine Manor"); null for a name whose head is no such noun. A one-word
+ * name is its own head only when it is the noun itself used as a name ("the Keep").
+ */
+export function headNounKind(name: string): 'place' | 'item' | 'faction' | null {
+  const words = name
+    .toLowerCase()
+    .replace(/['’]s\b/g, '')
+    .split(/\s+/);
+  if (words.length === 1) return null;
+  // A noun in front names what follows: "House Thunderbrand", "Port Damali", "Mount Hope".
+  const lead = LEADING_NOUN_KIND.get(words[0]!);
+  if (lead) return lead;
+  const of = words.indexOf('of');
+  const head = of > 0 ? words[of - 1]! : words.at(-1)!;
+  return NOUN_KIND.get(head) ?? NOUN_KIND.get(head.replace(/s$/, '')) ?? null;
+}
+
+/** A gesture aimed at someone: "I wave at Thompson", "she glares at Adra" (not a place's "at"). */
+export const AIMED_AT_BEFORE =
+  /\b(?:look|looks|looked|looking|glance|glances|glanced|stare|stares|stared|glare|glares|glared|smile|smiles|smiled|grin|grins|grinned|wave|waves|waved|nod|nods|nodded|wink|winks|winked|point|points|pointed|shout|shouts|shouted|yell|yells|yelled|laugh|laughs|laughed|scream|screams|snap|snaps|snapped|mad|angry|upset|frown|frowns)\s+(?:over\s+|back\s+|up\s+|down\s+|right\s+)?at\s+$/i;
+
+/** An article or quantity before a name: a kind of thing ("a Scorching Ray", "another Fireball"), not someone. */
+export const THING_BEFORE = /\b(?:an?|another|some|two|three|four|five|several|many|more)\s+$/i;
+
+/** A language: "speaks Dwarvish", "all in Common", "written in Infernal". */
+export const LANGUAGE_BEFORE =
+  /\b(?:speak|speaks|spoke|speaking|understand|understands|read|reads|write|writes|written in|said in|all in|translate|translates|fluent in|language of|tongue of)\s+$/i;
+
+/** Casting or using right before a name: a spell or an ability. */
+export const SPELL_BEFORE =
+  /\b(?:cast|casts|casting|recast|upcast|use|uses|using|activate|activates|activating|channel|channels|learn|learned|learns|prepare|prepared|concentrating on|concentration on|drop|dropped)\s+(?:my\s+|a\s+|an\s+|the\s+|his\s+|her\s+|their\s+|another\s+|one more\s+)?(?:(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|\d+(?:st|nd|rd|th))[ -]level\s+)?$/i;
+
+/** A rules noun right after a name: "Perception check", "Fireball at third level", "Bless on him". */
+export const RULES_AFTER =
+  /^(?:['’]s)?\s+(?:spell|spells|cantrip|cantrips|check|checks|save|saves|saving throw|damage|slot|slots|modifier|bonus|attack roll|roll|rolls|feat|proficiency|charges|charge|hit points|at (?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|higher|\d+(?:st|nd|rd|th))(?: |-)level|on (?:him|her|them|it|myself|me|himself|herself|us|you|that|this)|as a (?:bonus action|reaction)|(?:the )?(?:bonus )?action)\b/i;
+
+/** Rules talk on a line: dice, checks, hit points, spell levels. */
+export const RULES_LINE =
+  /\b(?:d4|d6|d8|d10|d12|d20|d100|\d+d\d+|roll(?:s|ed|ing)?|damage|saving throw|save|check|initiative|advantage|disadvantage|hit points|armor class|AC|spell slots?|cantrip|(?:first|second|third|fourth|fifth|\d+(?:st|nd|rd|th))[ -]level|bonus action|reaction|concentration|proficiency|modifier|natural (?:one|twenty|\d+)|nat (?:one|twenty|\d+))\b/i;
+
+/**
+ * Talk about the show, not the game: streams, sponsors, episodes, announcements, merchandise,
+ * charity drives, breaks. A stretch of lines dense with it is out of the game, and a name named
+ * mostly there (a sponsor, a host, a song, the show) belongs to no campaign.
+ */
+export const OUT_OF_GAME =
+  /\b(?:episodes?|stream(?:s|ing|ed)?|livestream|twitch|youtube|podcasts?|sponsor(?:s|ed|ing|ship)?|subscri(?:be|bers?|ption|ptions)|websites?|\.com|www|merch(?:andise)?|promo|discount|coupons?|percent off|announcements?|giveaways?|patreon|kickstarter|twitter|instagram|tweets?|hashtag|fan ?art|viewers?|broadcast|charity|donat(?:e|ed|ing|ion|ions)|t-shirts?|hoodies?|pre-?orders?|release date|comic con|convention|signing|on sale|available now|check (?:it|them) out|link in|the chat|chatroom|mods?|producers?|the crew|tonight's show|the show|this show|next week|last week|the break|right back|welcome back|bathroom|restroom|snacks|pizza|dinner break|camera|microphone|mic|the app|download)\b/gi;

@@ -1,0 +1,384 @@
+/**
+ * The offline codex: what one session's transcript establishes about the campaign's people,
+ * places, items, factions and open threads, read from how names are used. A name is a proper
+ * name of the text (`extractProperNames`: capitalised where grammar does not explain it, not a
+ * common word); the party (speakers and the Who Is Who map) is kept apart; then each use of it
+ * is read (codex-cues.ts): a title or a verb of speech makes it someone, a preposition of place
+ * somewhere, a head noun a place, thing or group, "cast" or a rules noun a spell or rule (left
+ * out), and a name said mostly where the table talks about the show (left out). A name with no
+ * such sign is left out unless it is already in the codex or is named often by the narrator
+ * amid the story. Nothing here knows a game system, a show or its names.
+ */
+import {
+  CODEX_MENTIONS_PER_SESSION,
+  extractProperNames,
+  inferCharacterMap,
+  parseTranscriptLines,
+  speakerLabel,
+  type CodexFinding,
+  type CodexKind,
+  type KnownEntry,
+} from '@chronicler/contracts';
+import type { SpeakerCharacter } from '../engine.ts';
+import { partyNames } from '../party.ts';
+import { partyMatcher } from '../recap/render.ts';
+import {
+  AIMED_AT_BEFORE,
+  headNounKind,
+  INTRODUCED_BEFORE,
+  LANGUAGE_BEFORE,
+  OUT_OF_GAME,
+  PERSON_AFTER,
+  PERSON_POSSESSIVE,
+  PLACE_BEFORE,
+  RULES_AFTER,
+  RULES_LINE,
+  SPELL_BEFORE,
+  THING_BEFORE,
+  TITLE_BEFORE,
+} from './codex-cues.ts';
+import { codexThreads } from './codex-threads.ts';
+
+export interface CodexExtractInput {
+  /** The session's id (mentions and descriptions are of this session). */
+  id?: string;
+  name: string;
+  transcript: string;
+  /** The campaign's Who Is Who map (the user's links and the suggestions); inferred when absent. */
+  characters?: SpeakerCharacter[];
+  /** The codex so far: its names are recognised again, and the game master's kinds kept. */
+  known?: KnownEntry[];
+}
+
+export interface CodexLine {
+  pos: number;
+  seconds: number | null;
+  speaker: string | null;
+  text: string;
+}
+
+interface Use {
+  line: CodexLine;
+  before: string;
+  after: string;
+}
+
+export interface Signs {
+  count: number;
+  person: number;
+  place: number;
+  spell: number;
+  rulesLines: number;
+  outOfGame: number;
+  narrator: number;
+  the: number;
+  /** Uses followed by another capitalised name: a title ("Ironkeeper Gradim"), not a name. */
+  titled: number;
+  /** Introductions and titles: enough for a name said once. */
+  strong: number;
+  /** Spoken or read as a language ("speaks Dwarvish"). */
+  language: number;
+}
+
+/** The fewest uses of a name with no sign of what it is, named by the narrator, to be kept as someone. */
+const PLAIN_PERSON_MIN = 4;
+const MAX_FINDINGS = 150;
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+export function codexLines(transcript: string): CodexLine[] {
+  return parseTranscriptLines(transcript).map((l, pos) => ({
+    pos,
+    seconds: l.seconds,
+    speaker: speakerLabel(l.speaker),
+    text: l.text.trim(),
+  }));
+}
+
+/** Lines in a stretch dense with talk about the show (see OUT_OF_GAME): 3 signs within 4 lines either side. */
+function outOfGameLines(lines: CodexLine[]): boolean[] {
+  const signs = lines.map((l) => l.text.match(OUT_OF_GAME)?.length ?? 0);
+  const out: boolean[] = [];
+  let sum = 0;
+  const w = 4;
+  for (let i = 0; i < Math.min(w, lines.length); i++) sum += signs[i]!;
+  for (let i = 0; i < lines.length; i++) {
+    if (i + w < lines.length) sum += signs[i + w]!;
+    if (i - w - 1 >= 0) sum -= signs[i - w - 1]!;
+    out.push(sum >= 3);
+  }
+  return out;
+}
+
+/** "Barrow of Seven Stones", "Temple of Sarenrae": a name with "of" whose head is a place, thing or group noun. */
+function ofNames(text: string): string[] {
+  const counts = new Map<string, number>();
+  const re =
+    /(?<![\p{L}])(\p{Lu}[\p{L}'’-]+(?: \p{Lu}[\p{L}'’-]+)?) of (?:the )?(\p{Lu}[\p{L}'’-]+(?: \p{Lu}[\p{L}'’-]+)?)/gu;
+  for (const m of text.matchAll(re)) {
+    const name = m[0];
+    if (headNounKind(name) === null || /^(?:The|A|An)\s/.test(name)) continue;
+    counts.set(name, (counts.get(name) ?? 0) + 1);
+  }
+  return [...counts].filter(([, n]) => n >= 2).map(([name]) => name);
+}
+
+/** A sentence of `text` around `at`, cut to a readable length. */
+function sentenceAt(text: string, at: number, max = 240): string {
+  const start = Math.max(0, ...['. ', '! ', '? '].map((p) => text.lastIndexOf(p, at) + 2));
+  const ends = ['. ', '! ', '? '].map((p) => text.indexOf(p, at)).filter((i) => i >= 0);
+  const end = ends.length ? Math.min(...ends) + 1 : text.length;
+  const s = text.slice(start > 1 ? start : 0, end).trim();
+  return s.length <= max ? s : `${s.slice(0, max).replace(/\s+\S*$/, '')} …`;
+}
+
+/**
+ * The party's names and their short forms: "Vex" of "Vex'ahlia", "Molly" of "Mollymauk" (a
+ * name's start, cut where an apostrophe or hyphen joins it, or of 4 letters and more).
+ */
+function partyOf(names: string[]): (name: string) => boolean {
+  const whole = partyMatcher(names);
+  const full = names.map((n) => n.toLowerCase()).filter((n) => n.length > 3);
+  return (name) => {
+    if (whole(name)) return true;
+    const n = name.toLowerCase();
+    return full.some(
+      (p) =>
+        p !== n &&
+        ((p.startsWith(n) && (n.length >= 4 || /[^\p{L}]/u.test(p.charAt(n.length)))) ||
+          (n.startsWith(p) && p.length >= 4)),
+    );
+  };
+}
+
+/**
+ * Who the table gives turns to: "That brings us to Jester!", "Fjord, you're up", "Nott, what do
+ * you do?" (twice at least). The game master asks the players, not the people they meet, so
+ * these are the party even when the Who Is Who map has not linked them to a speaker yet.
+ */
+function turnTakers(lines: CodexLine[]): string[] {
+  const name = "(\\p{Lu}[\\p{L}'’-]{2,})";
+  const patterns = [
+    new RegExp(`\\bbrings? us (?:back )?to ${name}\\b`, 'gu'),
+    new RegExp(
+      `${name},? (?:you['’]re up|it['’]s your turn|what do you (?:want to )?do|what are you doing)\\b`,
+      'gu',
+    ),
+  ];
+  const counts = new Map<string, number>();
+  for (const l of lines) {
+    for (const re of patterns)
+      for (const m of l.text.matchAll(re)) counts.set(m[1]!, (counts.get(m[1]!) ?? 0) + 1);
+  }
+  return [...counts].filter(([n, c]) => c >= 2 && !INTERJECTIONS.has(n.toLowerCase())).map(([n]) => n);
+}
+
+/** Oaths and exclamations written with a capital ("Jesus.", "Christ!"): English, never someone met. */
+const INTERJECTIONS = new Set(
+  'jesus christ god gods lord heavens hell geez jeez gosh golly heck dammit goddammit yikes whoa wow'.split(
+    ' ',
+  ),
+);
+
+/** At most `n` of the uses, spread over the session, the first always among them. */
+function spread<T>(items: T[], n: number): T[] {
+  if (items.length <= n) return items;
+  return Array.from({ length: n }, (_, i) => items[Math.floor((i * items.length) / n)]!);
+}
+
+export function extractCodexOffline(input: CodexExtractInput): CodexFinding[] {
+  return extractCodexSigned(input).map(({ kind, name, aliases, description, count, mentions }) => ({
+    kind,
+    name,
+    aliases,
+    description,
+    count,
+    mentions,
+  }));
+}
+
+/** The findings with the signs each rests on (what `pnpm eval` prints to judge them). */
+export function extractCodexSigned(input: CodexExtractInput): (CodexFinding & { signs?: Signs })[] {
+  const lines = codexLines(input.transcript).filter((l) => l.text);
+  if (lines.length === 0) return [];
+  const characters = input.characters?.length ? input.characters : inferCharacterMap(input.transcript);
+  const isParty = partyOf([...partyNames(input.transcript, characters), ...turnTakers(lines)]);
+  const words = new Map<string, number>();
+  for (const l of lines) {
+    if (l.speaker) words.set(l.speaker, (words.get(l.speaker) ?? 0) + l.text.split(/\s+/).length);
+  }
+  const speakers = [...words].sort((a, b) => b[1] - a[1]);
+  // The narrator (the game master) speaks most; with a single speaker there is no telling.
+  const narrator = speakers.length > 1 ? speakers[0]![0] : null;
+  const oog = outOfGameLines(lines);
+  const known = new Map<string, KnownEntry>();
+  for (const k of input.known ?? []) {
+    for (const n of [k.name, ...k.aliases]) known.set(n.toLowerCase(), k);
+  }
+
+  const text = lines.map((l) => l.text).join('\n');
+  const names = new Set(extractProperNames([{ text }], { limit: 300, minCount: 1 }).map((n) => n.name));
+  for (const n of ofNames(text)) names.add(n);
+  for (const n of known.keys()) {
+    const k = known.get(n)!;
+    for (const spelled of [k.name, ...k.aliases]) if (spelled.toLowerCase() === n) names.add(spelled);
+  }
+  const candidates = [...names]
+    .filter((n) => !isParty(n) && !INTERJECTIONS.has(n.toLowerCase()) && !known.get(n.toLowerCase())?.hidden)
+    .sort((a, b) => b.length - a.length);
+
+  // Each use belongs to the longest name it is part of ("Nostoc Greyspine" before "Greyspine").
+  const taken = new Map<number, [number, number][]>();
+  const uses = new Map<string, Use[]>();
+  for (const name of candidates) {
+    const pattern = new RegExp(
+      `(?<![\\p{L}\\p{N}])${escape(name).replace(/['’]/g, "['’]")}(?![\\p{L}\\p{N}])`,
+      'gu',
+    );
+    const found: Use[] = [];
+    for (const l of lines) {
+      for (const m of l.text.matchAll(pattern)) {
+        const from = m.index;
+        const to = from + m[0].length;
+        const spans = taken.get(l.pos) ?? [];
+        if (spans.some(([a, b]) => from < b && to > a)) continue;
+        spans.push([from, to]);
+        taken.set(l.pos, spans);
+        found.push({
+          line: l,
+          before: l.text.slice(Math.max(0, from - 48), from),
+          after: l.text.slice(to, to + 48),
+        });
+      }
+    }
+    if (found.length > 0) uses.set(name, found);
+  }
+
+  const findings: (CodexFinding & { signs: Signs })[] = [];
+  for (const [name, us] of uses) {
+    const prior = known.get(name.toLowerCase());
+    const signs = signsOf(us, oog, narrator);
+    // Named once: only when introduced, titled, or a place, thing or group by its very name.
+    if (!prior && us.length < 2 && signs.strong === 0 && headNounKind(name) === null) continue;
+    const kind = kindOf(name, signs, prior);
+    if (!kind) continue;
+    const sorted = [...us].sort((a, b) => a.line.pos - b.line.pos);
+    findings.push({
+      kind,
+      name: prior?.name ?? name,
+      aliases: [],
+      description: describe(name, sorted, narrator),
+      count: us.length,
+      mentions: spread(sorted, CODEX_MENTIONS_PER_SESSION).map((u) => ({
+        line: u.line.pos,
+        seconds: u.line.seconds,
+      })),
+      signs,
+    });
+  }
+  const merged = mergeGivenNames(findings);
+  const threads = codexThreads(
+    lines,
+    merged.map((f) => f.name),
+    narrator,
+    oog,
+  );
+  return [...merged, ...threads].sort((a, b) => b.count - a.count).slice(0, MAX_FINDINGS);
+}
+
+function signsOf(us: Use[], oog: boolean[], narrator: string | null): Signs {
+  const s: Signs = {
+    count: us.length,
+    person: 0,
+    place: 0,
+    spell: 0,
+    rulesLines: 0,
+    outOfGame: 0,
+    narrator: 0,
+    the: 0,
+    titled: 0,
+    strong: 0,
+    language: 0,
+  };
+  for (const u of us) {
+    const { before, after, line } = u;
+    if (
+      TITLE_BEFORE.test(before) ||
+      INTRODUCED_BEFORE.test(before) ||
+      PERSON_AFTER.test(after) ||
+      PERSON_POSSESSIVE.test(after) ||
+      AIMED_AT_BEFORE.test(before) ||
+      // Spoken to: "Kima, are you all right?", "Thank you, Adra."
+      (before.trim() === '' && /^,\s+[^.!?]*\byou/i.test(after)) ||
+      (/,\s*$/.test(before) && /^(?:[?!.](?:\s|$)|$)/.test(after))
+    )
+      s.person += 1;
+    if (TITLE_BEFORE.test(before) || INTRODUCED_BEFORE.test(before)) s.strong += 1;
+    if (LANGUAGE_BEFORE.test(before)) s.language += 1;
+    if (PLACE_BEFORE.test(before) && !AIMED_AT_BEFORE.test(before)) s.place += 1;
+    if (SPELL_BEFORE.test(before) || RULES_AFTER.test(after) || THING_BEFORE.test(before)) s.spell += 1;
+    if (/^ \p{Lu}\p{Ll}/u.test(after)) s.titled += 1;
+    if (RULES_LINE.test(line.text)) s.rulesLines += 1;
+    if (oog[line.pos]) s.outOfGame += 1;
+    if (narrator && line.speaker === narrator) s.narrator += 1;
+    if (/\bthe\s+$/i.test(before)) s.the += 1;
+  }
+  return s;
+}
+
+function kindOf(name: string, s: Signs, prior: KnownEntry | undefined): CodexKind | null {
+  if (prior?.confirmed) return prior.kind;
+  // Named mostly while the table talks about the show: a sponsor, a host, the show itself.
+  if (s.outOfGame * 2 >= s.count) return null;
+  if (s.language * 3 >= s.count) return null;
+  // Cast, used, checked or rolled: a spell, an ability or a rule, whatever else it looks like.
+  if (s.spell > 0 && s.spell * 2 >= s.person) return null;
+  const head = headNounKind(name);
+  if (head) return head;
+  // "Ironkeeper Gradim Greyspine": a word that mostly stands before another name is a title.
+  if (!name.includes(' ') && s.titled * 5 >= s.count * 2) return null;
+  if (s.place >= Math.max(1, s.count * 0.3) && s.place > s.person) return 'place';
+  // "The Carvers", "the Ashari": a name used with "the" is a group or a place, not someone.
+  if (s.the * 2 >= s.count) return /[^s]s$/.test(name) || s.place === 0 ? 'faction' : 'place';
+  if (s.person > 0) return 'person';
+  if (prior) return prior.kind;
+  // No sign either way: kept as someone only when the narrator names it often amid the story.
+  if (s.count >= PLAIN_PERSON_MIN && s.narrator * 2 >= s.count && s.rulesLines * 3 < s.count) return 'person';
+  return null;
+}
+
+/** The first sentence that introduces a name ("named X", "X, the ..."), else the narrator's first, else the first. */
+function describe(name: string, uses: Use[], narrator: string | null): string {
+  const intro = uses.find(
+    (u) =>
+      INTRODUCED_BEFORE.test(u.before) ||
+      /^,\s+(?:an?|the)\s/i.test(u.after) ||
+      /^\s+(?:is|was)\s+(?:an?|the)\s/i.test(u.after),
+  );
+  const pick = intro ?? uses.find((u) => u.line.speaker === narrator && u.line.speaker !== null) ?? uses[0]!;
+  const at = pick.line.text.indexOf(name) >= 0 ? pick.line.text.indexOf(name) : pick.before.length;
+  return sentenceAt(pick.line.text, at);
+}
+
+/** "Nostoc" and "Nostoc Greyspine", both someone: one entry, the given name an alias. */
+function mergeGivenNames<T extends CodexFinding>(findings: T[]): T[] {
+  const people = findings.filter((f) => f.kind === 'person' && f.name.includes(' '));
+  const out: T[] = [];
+  for (const f of findings) {
+    const whole =
+      f.kind === 'person' && !f.name.includes(' ')
+        ? people.find((p) => p.name.split(' ')[0] === f.name)
+        : undefined;
+    if (!whole) {
+      out.push(f);
+      continue;
+    }
+    whole.aliases.push(f.name);
+    whole.count += f.count;
+    whole.mentions = spread(
+      [...whole.mentions, ...f.mentions].sort((a, b) => a.line - b.line),
+      CODEX_MENTIONS_PER_SESSION,
+    );
+  }
+  return out;
+}
