@@ -18,6 +18,7 @@ import web from './plugins/web.ts';
 import adminRoutes from './routes/admin/index.ts';
 import authRoutes from './routes/auth/index.ts';
 import chatRoutes from './routes/chat/index.ts';
+import codexRoutes from './routes/codex/index.ts';
 import configRoutes from './routes/config/index.ts';
 import discordRoutes from './routes/discord/index.ts';
 import groupRoutes from './routes/groups/index.ts';
@@ -105,6 +106,7 @@ export async function buildApp(ctx: GatewayContext): Promise<FastifyInstance> {
       await api.register(transcriptToolRoutes);
       await api.register(groupRoutes);
       await api.register(summaryRoutes);
+      await api.register(codexRoutes);
       await api.register(userRoutes);
       await api.register(planningRoutes);
       await api.register(chatRoutes);

@@ -1,4 +1,8 @@
 import {
+  applyCodexRpc,
+  getCodexRpc,
+  mergeCodexEntriesRpc,
+  patchCodexEntryRpc,
   createGroupRpc,
   deleteGroupRpc,
   findGroupsRpc,
@@ -23,6 +27,7 @@ import { Type } from '@sinclair/typebox';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CharacterStore } from './db/characters-store.ts';
+import { CodexStore } from './db/codex-store.ts';
 import { GroupStore } from './db/store.ts';
 import {
   getServerSettings,
@@ -32,6 +37,7 @@ import {
 } from './discord/settings-handlers.ts';
 import { ServerSettingsStore } from './discord/settings-store.ts';
 import { getCharacters, putCharacters } from './handlers/characters.ts';
+import { applyCodexFindings, getCodex, mergeCodexEntries, patchCodexEntry } from './handlers/codex.ts';
 import { createGroup } from './handlers/create-group.ts';
 import { deleteGroup } from './handlers/delete-group.ts';
 import { findGroups } from './handlers/find-groups.ts';
@@ -54,6 +60,7 @@ export default defineService({
     const outbox = new EventOutbox({ db: ctx.db, schema: ctx.schema, bus: ctx.bus, logger: ctx.logger });
     const characters = new CharacterStore(ctx.db, ctx.schema);
     const servers = new ServerSettingsStore(ctx.db, ctx.schema);
+    const codex = new CodexStore(ctx.db, ctx.schema);
     // The durable stream of group events (evt.group.>), de-duplicated by msgId.
     await ctx.bus.ensureStream(groupEventsStream);
     outbox.start();
@@ -75,6 +82,10 @@ export default defineService({
       serve(ctx.bus, putServerSettingsRpc, putServerSettings(servers, store, ctx.bus, ctx.logger)),
       serve(ctx.bus, memberConsentsRpc, memberConsents(servers)),
       serve(ctx.bus, setMemberConsentRpc, setMemberConsent(servers)),
+      serve(ctx.bus, getCodexRpc, getCodex(codex)),
+      serve(ctx.bus, patchCodexEntryRpc, patchCodexEntry(codex)),
+      serve(ctx.bus, mergeCodexEntriesRpc, mergeCodexEntries(codex)),
+      serve(ctx.bus, applyCodexRpc, applyCodexFindings(codex)),
     ];
     return {
       async stop() {

@@ -1,5 +1,9 @@
 import { AiConfigSchema, startAiEngine } from '@chronicler/ai';
 import {
+  characterRecapRpc,
+  previouslyRpc,
+  refreshCodexRpc,
+  summaryReadyEvent,
   checkGroupSummaryRpc,
   generateGroupSummaryRpc,
   generateSessionSummaryRpc,
@@ -12,11 +16,13 @@ import { consume, defineService, Env, packageVersion, serve } from '@chronicler/
 import { Type } from '@sinclair/typebox';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CodexKeeper } from './codex/keeper.ts';
 import { onReadyForSummary, READY_MAX_DELIVER } from './consumers/ready-for-summary.ts';
 import { SummaryStore } from './db/store.ts';
 import { RecapOnce } from './recap-once.ts';
 import { generateSession } from './handlers/generate-session.ts';
 import { checkGroup, generateGroup } from './handlers/group-summary.ts';
+import { characterRecap, previously } from './handlers/stories.ts';
 
 export default defineService({
   name: 'summary',
@@ -37,7 +43,12 @@ export default defineService({
     const store = new SummaryStore(ctx.db, ctx.schema);
     const deps = { bus: ctx.bus, coord: ctx.coord, engine, store, automatic: ctx.config.SUMMARY_AUTOMATIC };
     const sessionDeps = { bus: ctx.bus, engine, recaps: new RecapOnce(store, ctx.coord) };
+    const keeper = new CodexKeeper({ bus: ctx.bus, coord: ctx.coord, engine, logger: ctx.logger });
+    const storyDeps = { bus: ctx.bus, engine, store };
     const subs = [
+      serve(ctx.bus, refreshCodexRpc, (req) => keeper.refresh(req.owner_id, req.id, req.wait ?? false)),
+      serve(ctx.bus, characterRecapRpc, characterRecap(storyDeps)),
+      serve(ctx.bus, previouslyRpc, previously(storyDeps)),
       serve(ctx.bus, generateSessionSummaryRpc, generateSession(sessionDeps)),
       serve(ctx.bus, generateGroupSummaryRpc, generateGroup(deps)),
       serve(ctx.bus, checkGroupSummaryRpc, checkGroup(deps)),
@@ -62,6 +73,39 @@ export default defineService({
           onReadyForSummary(sessionDeps, ctx.logger),
         )
       : null;
+    // After each session (ended, or summarised), its campaign's codex reads what is new. The
+    // keeper is idempotent per content version: a second event for the same text reads nothing.
+    const codexConsumers = ctx.config.SUMMARY_AUTOMATIC
+      ? await Promise.all(
+          (
+            [
+              ['summary-codex-ended', transcriptReadyForSummaryEvent],
+              ['summary-codex-summarised', summaryReadyEvent],
+            ] as const
+          ).map(([durable, event]) =>
+            consume(
+              ctx.bus,
+              {
+                stream: TRANSCRIPT_EVENTS_STREAM,
+                durable,
+                ackWaitMs: 60_000,
+                maxDeliver: 4,
+                concurrency: 1,
+                backoffMs: 5_000,
+              },
+              event,
+              async ({ owner_id, transcript_id }, dctx) => {
+                const heartbeat = setInterval(() => dctx.working(), 10_000);
+                try {
+                  await keeper.refreshSession(owner_id, transcript_id);
+                } finally {
+                  clearInterval(heartbeat);
+                }
+              },
+            ),
+          ),
+        )
+      : [];
     // A member's part of a session was removed: the recap made from it goes (the transcript
     // service asks for a new summary of what is left).
     const removals = await consume(
@@ -75,6 +119,7 @@ export default defineService({
     return {
       async stop() {
         await removals.stop();
+        await Promise.all(codexConsumers.map((c) => c.stop()));
         await consumer?.stop();
         await Promise.all(subs.map((s) => s.unsubscribe()));
       },

@@ -3,6 +3,7 @@ import {
   audioConfigRpc,
   audioJobsStream,
   claimSummaryRpc,
+  contentVersionsRpc,
   createAudioTranscriptRpc,
   createManualTranscriptRpc,
   AUDIO_BLOB_BUCKET,
@@ -82,6 +83,7 @@ import { VocabularyStore } from './db/vocabulary.ts';
 import { adminCounts } from './handlers/admin-counts.ts';
 import { assignGroup } from './handlers/assign-group.ts';
 import { createAudio } from './handlers/create-audio.ts';
+import { contentVersions } from './handlers/content-versions.ts';
 import { createManual } from './handlers/create-manual.ts';
 import { deleteTranscript } from './handlers/delete-transcript.ts';
 import { exportGroup, exportTranscript } from './handlers/export.ts';
@@ -184,6 +186,7 @@ export default defineService({
       serve(ctx.bus, groupNamesRpc, groupNames(new VocabularyStore(ctx.db, ctx.schema))),
       serve(ctx.bus, transcriptAdminCountsRpc, adminCounts(ctx.db, ctx.schema)),
       serve(ctx.bus, searchTranscriptsRpc, search(new SearchStore(ctx.db, ctx.schema))),
+      serve(ctx.bus, contentVersionsRpc, contentVersions(ctx.db, ctx.schema)),
       serve(ctx.bus, createShareRpc, createShare(shares, store)),
       serve(ctx.bus, listSharesRpc, listShares(shares, store)),
       serve(ctx.bus, revokeShareRpc, revokeShare(shares)),

@@ -1,3 +1,4 @@
+import type { CodexFinding, KnownEntry } from '@chronicler/contracts';
 import type { Bus, Coordination, Logger } from '@chronicler/kit';
 
 /**
@@ -18,7 +19,8 @@ export interface ChatMessage {
 }
 
 /** The kinds of AI request, as recorded in the usage ledger's request_type. */
-export type AiRequestType = 'session_summary' | 'campaign_summary' | 'chat' | 'planning';
+export type AiRequestType =
+  'session_summary' | 'campaign_summary' | 'chat' | 'planning' | 'codex' | 'character_recap' | 'previously';
 
 export interface AiRequestContext {
   /** The user the request is made for (rate limits and usage records are per user). */
@@ -94,6 +96,60 @@ export interface PlanInput {
   characters?: SpeakerCharacter[];
 }
 
+export interface CodexExtractInput {
+  /** The session's id (its mentions are of this session). */
+  id?: string;
+  name: string;
+  transcript: string;
+  /** The campaign's Who Is Who map (links and suggestions); the party is never listed as met. */
+  characters?: SpeakerCharacter[];
+  /** The codex so far, so that names are recognised again and the game master's kinds kept. */
+  known?: KnownEntry[];
+}
+
+/** A session as a character's story is told from it: its text, and who plays the character. */
+export interface StorySession {
+  id: string;
+  name: string;
+  /** ISO date-time of the session. */
+  date: string;
+  transcript: string;
+}
+
+/** An entry of the codex as a story may name it (for players: theirs only). */
+export interface StoryEntry {
+  kind: string;
+  name: string;
+  aliases: string[];
+  description: string;
+}
+
+export interface CharacterRecapInput {
+  campaign: string;
+  character: string;
+  /** The speaker who plays the character: what they did not witness is left out. */
+  player: string;
+  /** The campaign's sessions, oldest first. */
+  sessions: StorySession[];
+  entries: StoryEntry[];
+  /** Entries the audience may not read: a line naming one is left out. */
+  secrets: StoryEntry[];
+  characters?: SpeakerCharacter[];
+}
+
+export interface PreviouslyInput {
+  campaign: string;
+  /** The latest sessions with their summaries, oldest first (the last is the one before the next). */
+  sessions: SessionDigest[];
+  /** The last session's text, for the offline engine when it has no summary. */
+  lastTranscript: string;
+  /** Open threads and the entries the last session named. */
+  threads: StoryEntry[];
+  entries: StoryEntry[];
+  secrets: StoryEntry[];
+  characters?: SpeakerCharacter[];
+}
+
 export interface AiEngine {
   /** 'openai' for any OpenAI-compatible server, 'offline' for the built-in engine. */
   readonly kind: 'openai' | 'offline';
@@ -123,6 +179,19 @@ export interface AiEngine {
    * showing it); otherwise plain text or markdown.
    */
   plan(ctx: AiRequestContext, input: PlanInput): Promise<string>;
+
+  /**
+   * What one session establishes for the campaign codex: people met, places, items, factions
+   * and open threads, with the lines that name them. Within the model's context (chunked when
+   * the session does not fit), given the codex so far.
+   */
+  extractCodex(ctx: AiRequestContext, input: CodexExtractInput): Promise<CodexFinding[]>;
+
+  /** One character's story across the campaign, from what their player witnessed, with links. */
+  characterRecap(ctx: AiRequestContext, input: CharacterRecapInput): Promise<string>;
+
+  /** "Previously on": what the next session starts from. */
+  previously(ctx: AiRequestContext, input: PreviouslyInput): Promise<string>;
 }
 
 /** Thrown when a user has made too many AI requests in the current window. */

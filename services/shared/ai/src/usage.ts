@@ -22,6 +22,9 @@ const AI_REQUEST_TYPES = [
   'campaign_summary',
   'chat',
   'planning',
+  'codex',
+  'character_recap',
+  'previously',
 ] as const satisfies readonly AiRequestType[];
 
 /**

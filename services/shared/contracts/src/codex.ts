@@ -255,3 +255,29 @@ export const momentLink = (transcriptId: string, line: number, seconds: number |
   seconds !== null
     ? `/sessions/${transcriptId}#t=${formatOffset(seconds)}`
     : `/sessions/${transcriptId}#line=${line}`;
+
+/** A session of a campaign as the codex keeper sees it: which version of its text there is to read. */
+export const ContentVersionSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  session_timestamp: Type.String(),
+  /** A digest of the name, the text and the speakers' names, computed where the text is. */
+  version: Type.String(),
+});
+export type ContentVersion = Static<typeof ContentVersionSchema>;
+
+/**
+ * svc.transcript.content-versions: the ended sessions with a text of one of the owner's groups
+ * (or of the group `transcript_id` is in), each with a digest of what it says, without the texts
+ * crossing the bus. `group_id` is '' when the transcript has no group.
+ */
+export const contentVersionsRpc = rpc(
+  'transcript',
+  'content-versions',
+  Type.Object({
+    owner_id: Type.String({ minLength: 1 }),
+    group_id: Type.Optional(Type.String()),
+    transcript_id: Type.Optional(Type.String()),
+  }),
+  Type.Object({ group_id: Type.String(), sessions: Type.Array(ContentVersionSchema) }),
+);

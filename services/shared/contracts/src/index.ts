@@ -27,3 +27,4 @@ export * from './member-data.ts';
 export * from './recap-posts.ts';
 export * from './recordings.ts';
 export * from './codex.ts';
+export * from './stories.ts';

@@ -1,9 +1,19 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { CodexEntrySchema } from './codex.ts';
 import { OkSchema } from './owner-scoped.ts';
 import { rpc } from './rpc.ts';
 
-/** What a read-only link shows: one session, or a campaign (group) and its sessions. */
-export const ShareKindSchema = Type.Union([Type.Literal('transcript'), Type.Literal('group')]);
+/**
+ * What a read-only link shows: one session, a campaign (group) and its sessions, one character's
+ * story in a campaign, or a campaign's "previously on" (the last two showing only the codex
+ * entries marked for players).
+ */
+export const ShareKindSchema = Type.Union([
+  Type.Literal('transcript'),
+  Type.Literal('group'),
+  Type.Literal('character-recap'),
+  Type.Literal('previously'),
+]);
 export type ShareKind = Static<typeof ShareKindSchema>;
 
 /** Most live links one session or campaign may have. */
@@ -14,6 +24,8 @@ export const ShareSchema = Type.Object({
   id: Type.String(),
   kind: ShareKindSchema,
   target_id: Type.String(),
+  /** The character a character-recap link tells of ('' for other kinds). */
+  subject: Type.Optional(Type.String()),
   created_at: Type.String(),
   /** When the link stops working; null: until revoked. */
   expires_at: Type.Union([Type.String(), Type.Null()]),
@@ -73,6 +85,22 @@ export const SharedViewSchema = Type.Union([
     group: Type.Object({ name: Type.String(), summary: Type.String() }),
     sessions: Type.Array(SharedSessionItemSchema),
   }),
+  Type.Object({
+    kind: Type.Literal('character-recap'),
+    expires_at: Type.Union([Type.String(), Type.Null()]),
+    group: Type.Object({ name: Type.String() }),
+    character: Type.String(),
+    /** Markdown; its moment links open the shared sessions (/shared/{token}/sessions/{id}). */
+    text: Type.String(),
+    entries: Type.Array(CodexEntrySchema),
+  }),
+  Type.Object({
+    kind: Type.Literal('previously'),
+    expires_at: Type.Union([Type.String(), Type.Null()]),
+    group: Type.Object({ name: Type.String() }),
+    text: Type.String(),
+    entries: Type.Array(CodexEntrySchema),
+  }),
 ]);
 export type SharedView = Static<typeof SharedViewSchema>;
 
@@ -86,7 +114,11 @@ const ShareTargetRequest = {
 export const createShareRpc = rpc(
   'transcript',
   'share-create',
-  Type.Object({ ...ShareTargetRequest, expires_at: Type.Optional(Type.String()) }),
+  Type.Object({
+    ...ShareTargetRequest,
+    expires_at: Type.Optional(Type.String()),
+    subject: Type.Optional(Type.String({ maxLength: 200 })),
+  }),
   CreatedShareSchema,
 );
 
@@ -115,6 +147,7 @@ export const resolveShareRpc = rpc(
     owner_id: Type.String(),
     kind: ShareKindSchema,
     target_id: Type.String(),
+    subject: Type.String(),
     expires_at: Type.Union([Type.String(), Type.Null()]),
   }),
 );

@@ -10,6 +10,27 @@ export class SummaryStore {
   ) {
     this.table = `"${schema}".campaign_sources`;
     this.recaps = `"${schema}".session_recaps`;
+    this.stories = `"${schema}".story_cache`;
+  }
+
+  private readonly stories: string;
+
+  /** A story made before from the same things (see handlers/stories.ts), or null. */
+  async story(ownerId: string, key: string): Promise<string | null> {
+    const [r] = await this.db.query<{ text: string }>(
+      `select text from ${this.stories} where key = $1 and owner_id = $2`,
+      [key, ownerId],
+    );
+    return r ? r.text : null;
+  }
+
+  async setStory(ownerId: string, key: string, text: string): Promise<void> {
+    await this.db.query(
+      `insert into ${this.stories} (key, owner_id, text) values ($1, $2, $3)
+       on conflict (key) do update set text = excluded.text, created_at = now()`,
+      [key, ownerId, text],
+    );
+    await this.db.query(`delete from ${this.stories} where created_at < now() - interval '30 days'`);
   }
 
   /** The owner's stored recap of this session at this version, or null. */

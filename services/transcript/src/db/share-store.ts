@@ -9,10 +9,13 @@ export const newShareToken = (): string => randomBytes(32).toString('base64url')
 /** What is stored of a token: its SHA-256 (a 256-bit random token needs no slow hash). */
 const tokenHash = (token: string): Buffer => createHash('sha256').update(token, 'utf8').digest();
 
+const KINDS: readonly ShareKind[] = ['transcript', 'group', 'character-recap', 'previously'];
+
 const toShare = (r: Record<string, unknown>): Share => ({
   id: String(r.id),
-  kind: r.kind === 'group' ? 'group' : 'transcript',
+  kind: KINDS.find((k) => k === r.kind) ?? 'transcript',
   target_id: String(r.target_id),
+  ...(r.kind === 'character-recap' ? { subject: typeof r.subject === 'string' ? r.subject : '' } : {}),
   created_at: iso(r.created_at),
   expires_at: r.expires_at === null || r.expires_at === undefined ? null : iso(r.expires_at),
 });
@@ -33,11 +36,12 @@ export class ShareStore {
     targetId: string,
     token: string,
     expiresAt: string | null,
+    subject = '',
   ): Promise<Share> {
     const [r] = await this.db.query<Record<string, unknown>>(
-      `insert into ${this.table} (owner_id, kind, target_id, token_hash, expires_at)
-       values ($1, $2, $3, $4, $5) returning id, kind, target_id, created_at, expires_at`,
-      [ownerId, kind, targetId, tokenHash(token), expiresAt],
+      `insert into ${this.table} (owner_id, kind, target_id, token_hash, expires_at, subject)
+       values ($1, $2, $3, $4, $5, $6) returning id, kind, target_id, subject, created_at, expires_at`,
+      [ownerId, kind, targetId, tokenHash(token), expiresAt, subject],
     );
     return toShare(r!);
   }
@@ -46,7 +50,7 @@ export class ShareStore {
   async list(ownerId: string, kind: ShareKind, targetId: string): Promise<Share[]> {
     if (!isUuid(targetId)) return [];
     const rows = await this.db.query<Record<string, unknown>>(
-      `select id, kind, target_id, created_at, expires_at from ${this.table}
+      `select id, kind, target_id, subject, created_at, expires_at from ${this.table}
         where owner_id = $1 and kind = $2 and target_id = $3 and (expires_at is null or expires_at > now())
         order by created_at, id`,
       [ownerId, kind, targetId],
@@ -64,11 +68,15 @@ export class ShareStore {
   }
 
   /** The link a token opens, while it is neither revoked nor expired. */
-  async resolve(
-    token: string,
-  ): Promise<{ owner_id: string; kind: ShareKind; target_id: string; expires_at: string | null } | null> {
+  async resolve(token: string): Promise<{
+    owner_id: string;
+    kind: ShareKind;
+    target_id: string;
+    subject: string;
+    expires_at: string | null;
+  } | null> {
     const [r] = await this.db.query<Record<string, unknown>>(
-      `select owner_id, kind, target_id, expires_at from ${this.table}
+      `select owner_id, kind, target_id, subject, expires_at from ${this.table}
         where token_hash = $1 and (expires_at is null or expires_at > now())`,
       [tokenHash(token)],
     );
@@ -78,15 +86,16 @@ export class ShareStore {
       owner_id: String(r.owner_id),
       kind: share.kind,
       target_id: share.target_id,
+      subject: share.subject ?? '',
       expires_at: share.expires_at,
     };
   }
 
-  /** A deleted group's links. */
+  /** A deleted group's links (to it, its characters' stories and its "previously on"). */
   async deleteForGroup(ownerId: string, groupId: string): Promise<void> {
     if (!isUuid(groupId)) return;
     await this.db.query(
-      `delete from ${this.table} where owner_id = $1 and kind = 'group' and target_id = $2`,
+      `delete from ${this.table} where owner_id = $1 and kind <> 'transcript' and target_id = $2`,
       [ownerId, groupId],
     );
   }

@@ -42,7 +42,8 @@ export const createShare =
       throw bad(`At most ${SHARES_PER_TARGET_MAX} links per session or campaign: revoke one first`);
     }
     const token = newShareToken();
-    const share = await shares.create(req.owner_id, req.kind, req.target_id, token, expiresAt);
+    const subject = req.kind === 'character-recap' ? (req.subject ?? '').trim() : '';
+    const share = await shares.create(req.owner_id, req.kind, req.target_id, token, expiresAt, subject);
     return { ...share, token, path: `/shared/${token}` };
   };
 

@@ -1,4 +1,7 @@
 import {
+  characterRecapRpc,
+  previouslyRpc,
+  SUMMARY_CALL_TIMEOUT_MS,
   getGroupRpc,
   getTranscriptRpc,
   LIST_PAGE_MAX,
@@ -12,6 +15,7 @@ import {
   type SharedTranscript,
   type SharedView,
   type Transcript,
+  type CodexEntry,
 } from '@chronicler/contracts';
 import { call, ServiceError, type Bus } from '@chronicler/kit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -28,6 +32,27 @@ const sharedTranscript = (t: Transcript): SharedTranscript => ({
   summary: t.summary,
   content: t.content,
 });
+
+/**
+ * A character's story or "previously on" as a player reads it: only the codex entries marked for
+ * players, and the moments it links open the link's own session pages (signed out).
+ */
+async function sharedStory(
+  bus: Bus,
+  token: string,
+  share: { owner_id: string; kind: 'character-recap' | 'previously'; target_id: string; subject: string },
+): Promise<{ text: string; entries: CodexEntry[] }> {
+  const request = { owner_id: share.owner_id, id: share.target_id, audience: 'players' as const };
+  const slow = { timeoutMs: SUMMARY_CALL_TIMEOUT_MS };
+  const story =
+    share.kind === 'character-recap'
+      ? await call(bus, characterRecapRpc, { ...request, character: share.subject }, slow)
+      : await call(bus, previouslyRpc, request, slow);
+  return {
+    text: story.text.replaceAll('](/sessions/', `](/shared/${token}/sessions/`),
+    entries: story.entries,
+  };
+}
 
 async function groupSessions(bus: Bus, ownerId: string, groupId: string): Promise<SharedSessionItem[]> {
   const sessions: SharedSessionItem[] = [];
@@ -69,6 +94,14 @@ export default async function sharedRoutes(fastify: FastifyInstance): Promise<vo
         const t = await call(bus, getTranscriptRpc, { owner_id: share.owner_id, id: share.target_id });
         return { kind: 'transcript', expires_at: share.expires_at, transcript: sharedTranscript(t) };
       }
+      if (share.kind === 'character-recap' || share.kind === 'previously') {
+        const group = await call(bus, getGroupRpc, { owner_id: share.owner_id, id: share.target_id });
+        const story = await sharedStory(bus, req.params.token, { ...share, kind: share.kind });
+        const common = { expires_at: share.expires_at, group: { name: group.name }, ...story };
+        return share.kind === 'previously'
+          ? { kind: 'previously', ...common }
+          : { kind: 'character-recap', character: share.subject, ...common };
+      }
       const group = await call(bus, getGroupRpc, { owner_id: share.owner_id, id: share.target_id });
       return {
         kind: 'group',
@@ -85,12 +118,17 @@ export default async function sharedRoutes(fastify: FastifyInstance): Promise<vo
     async (req) => {
       const share = await call(bus, resolveShareRpc, { token: req.params.token });
       const wanted = req.params.sessionId;
-      // A campaign's link opens its sessions; a session's link opens that session only.
+      // A campaign's link opens its sessions; a session's link opens that session only; a story's
+      // link the sessions its text links to (a character's story: those the character was at).
       if (share.kind === 'transcript' && wanted !== share.target_id) throw notFound();
+      if (share.kind === 'character-recap' || share.kind === 'previously') {
+        const story = await sharedStory(bus, req.params.token, { ...share, kind: share.kind });
+        if (!story.text.includes(`/sessions/${wanted}`)) throw notFound();
+      }
       const t = await call(bus, getTranscriptRpc, { owner_id: share.owner_id, id: wanted }).catch(() => {
         throw notFound();
       });
-      if (share.kind === 'group' && t.group_id !== share.target_id) throw notFound();
+      if (share.kind !== 'transcript' && t.group_id !== share.target_id) throw notFound();
       return sharedTranscript(t);
     },
   );

@@ -19,7 +19,7 @@ import {
   type CodexKind,
   type KnownEntry,
 } from '@chronicler/contracts';
-import type { SpeakerCharacter } from '../engine.ts';
+import type { CodexExtractInput } from '../engine.ts';
 import { partyNames } from '../party.ts';
 import { partyMatcher } from '../recap/render.ts';
 import {
@@ -38,17 +38,6 @@ import {
   TITLE_BEFORE,
 } from './codex-cues.ts';
 import { codexThreads } from './codex-threads.ts';
-
-export interface CodexExtractInput {
-  /** The session's id (mentions and descriptions are of this session). */
-  id?: string;
-  name: string;
-  transcript: string;
-  /** The campaign's Who Is Who map (the user's links and the suggestions); inferred when absent. */
-  characters?: SpeakerCharacter[];
-  /** The codex so far: its names are recognised again, and the game master's kinds kept. */
-  known?: KnownEntry[];
-}
 
 export interface CodexLine {
   pos: number;

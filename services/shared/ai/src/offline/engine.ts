@@ -15,10 +15,14 @@ import type {
   AiRequestContext,
   AnswerInput,
   CampaignSummaryInput,
+  CharacterRecapInput,
   ChatMessage,
+  CodexExtractInput,
   PlanInput,
+  PreviouslyInput,
   SessionSummaryInput,
 } from '../engine.ts';
+import type { CodexFinding } from '@chronicler/contracts';
 import { enforceAiRateLimit, recordAiRequest } from '../usage.ts';
 import { runOffline } from './pool.ts';
 import type { OfflineTask } from './tasks.ts';
@@ -54,6 +58,21 @@ export class OfflineEngine implements AiEngine {
       historySize(input.history) +
       (input.editor?.content.length ?? 0);
     return this.run(ctx, size, { kind: 'plan', input });
+  }
+
+  async extractCodex(ctx: AiRequestContext, input: CodexExtractInput): Promise<CodexFinding[]> {
+    const text = await this.run(ctx, input.transcript.length, { kind: 'codex', input });
+    return JSON.parse(text) as CodexFinding[];
+  }
+
+  characterRecap(ctx: AiRequestContext, input: CharacterRecapInput): Promise<string> {
+    const size = input.sessions.reduce((n, s) => n + s.transcript.length, 0);
+    return this.run(ctx, size, { kind: 'character-recap', input });
+  }
+
+  previously(ctx: AiRequestContext, input: PreviouslyInput): Promise<string> {
+    const size = input.sessions.reduce((n, s) => n + s.summary.length, input.lastTranscript.length);
+    return this.run(ctx, size, { kind: 'previously', input });
   }
 
   /** Rate limit, work, usage record: the same for every kind of request. */

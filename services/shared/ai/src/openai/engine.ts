@@ -7,7 +7,10 @@ import {
   type AiRequestContext,
   type AnswerInput,
   type CampaignSummaryInput,
+  type CharacterRecapInput,
   type ChatMessage,
+  type CodexExtractInput,
+  type PreviouslyInput,
   type PlanInput,
   type SessionDigest,
   type SessionSummaryInput,
@@ -33,7 +36,10 @@ import {
   whoIsWhoBlock,
   sessionsBlock,
 } from './prompts.ts';
+import type { CodexFinding } from '@chronicler/contracts';
+import { extractCodexWithModel } from './codex.ts';
 import { campaignRecap, sessionRecap } from './recap.ts';
+import { characterStoryWithModel, previouslyWithModel } from './story.ts';
 import type { ModelPort } from './structured.ts';
 import {
   countMessages,
@@ -126,6 +132,21 @@ export class OpenAiEngine implements AiEngine, ModelPort {
   async summarizeCampaign(ctx: AiRequestContext, input: CampaignSummaryInput): Promise<string> {
     await this.ready();
     return campaignRecap(this, ctx, input);
+  }
+
+  async extractCodex(ctx: AiRequestContext, input: CodexExtractInput): Promise<CodexFinding[]> {
+    await this.ready();
+    return extractCodexWithModel(this, ctx, input);
+  }
+
+  async characterRecap(ctx: AiRequestContext, input: CharacterRecapInput): Promise<string> {
+    await this.ready();
+    return characterStoryWithModel(this, ctx, input);
+  }
+
+  async previously(ctx: AiRequestContext, input: PreviouslyInput): Promise<string> {
+    await this.ready();
+    return previouslyWithModel(this, ctx, input);
   }
 
   /** One request of a recap step (ModelPort). */

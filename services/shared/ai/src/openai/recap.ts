@@ -144,7 +144,7 @@ function notesText(n: ChunkNotes, i: number, count: number): string {
  * Time-ordered chunks of whole lines of at most `room` tokens, each starting with the last
  * tenth of the previous one marked as overlap. A line longer than a chunk is cut.
  */
-function chunkLines(port: ModelPort, transcript: string, room: number): string[] {
+export function chunkLines(port: ModelPort, transcript: string, room: number): string[] {
   const overlapRoom = Math.floor(room * OVERLAP_SHARE);
   const bodyRoom = room - overlapRoom - 16;
   const lines = transcript
