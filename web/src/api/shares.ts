@@ -4,18 +4,28 @@ import { apiRequest } from './http.ts';
 export type { CreatedShare, Share, ShareKind, SharedTranscript, SharedView } from '@chronicler/contracts';
 
 const collection = (kind: ShareKind, id: string) =>
-  `/${kind === 'group' ? 'groups' : 'transcripts'}/${encodeURIComponent(id)}/shares`;
+  kind === 'character-recap' || kind === 'previously'
+    ? `/groups/${encodeURIComponent(id)}/${kind}/shares`
+    : `/${kind === 'group' ? 'groups' : 'transcripts'}/${encodeURIComponent(id)}/shares`;
 
 /** GET .../shares: the owner's links that still work; errors are rethrown. */
 export function listShares(kind: ShareKind, id: string): Promise<Share[]> {
   return apiRequest<Share[]>(collection(kind, id), { errorMessage: 'Failed to load the share links' });
 }
 
-/** POST .../shares: a new read-only link (its token is shown this once); errors are rethrown. */
-export function createShare(kind: ShareKind, id: string, expiresAt: string | null): Promise<CreatedShare> {
+/**
+ * POST .../shares: a new read-only link (its token is shown this once); `subject` names the
+ * character of a character's story. Errors are rethrown.
+ */
+export function createShare(
+  kind: ShareKind,
+  id: string,
+  expiresAt: string | null,
+  subject?: string,
+): Promise<CreatedShare> {
   return apiRequest<CreatedShare>(collection(kind, id), {
     method: 'POST',
-    body: expiresAt ? { expires_at: expiresAt } : {},
+    body: { ...(expiresAt ? { expires_at: expiresAt } : {}), ...(subject ? { character: subject } : {}) },
     errorMessage: 'Failed to create the share link',
   });
 }

@@ -20,6 +20,9 @@ const AdminPage = lazy(() =>
 const GroupDashboardPage = lazy(() =>
   import('../features/groups/GroupDashboardPage.tsx').then((m) => ({ default: m.GroupDashboardPage })),
 );
+const CodexPage = lazy(() =>
+  import('../features/codex/CodexPage.tsx').then((m) => ({ default: m.CodexPage })),
+);
 const SearchResultsPage = lazy(() =>
   import('../features/search/SearchResultsPage.tsx').then((m) => ({ default: m.SearchResultsPage })),
 );
@@ -97,6 +100,7 @@ export const router = createBrowserRouter([
               { path: 'welcome', element: <WelcomePage /> },
               { path: 'groups/:groupId', element: <GroupDashboardPage /> },
               { path: 'groups/:groupId/planning', element: <PlanningPage /> },
+              { path: 'groups/:groupId/codex', element: <CodexPage /> },
               { path: 'groups/:groupId/add-session', element: <SessionCreatePage /> },
               { path: 'add-session', element: <SessionCreatePage /> },
               { path: 'sessions/:sessionId', element: <TranscriptViewerPage /> },

@@ -17,7 +17,7 @@ export interface CodexTables {
   sources: string;
 }
 
-export const codexTables = (schema: string): CodexTables => ({
+const codexTables = (schema: string): CodexTables => ({
   groups: `"${schema}".groups`,
   entries: `"${schema}".codex_entries`,
   sessions: `"${schema}".codex_entry_sessions`,

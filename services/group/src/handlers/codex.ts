@@ -24,7 +24,7 @@ function checkName(raw: string, what: string): string {
   const name = raw.replace(/\s+/g, ' ').trim();
   if (!name) throw bad(`${what} cannot be empty.`);
   if (name.length > CODEX_NAME_MAX) throw bad(tooLongMessage(what, CODEX_NAME_MAX));
-  if (/[\u0000-\u001f]/.test(name)) throw bad(`${what} cannot contain control characters.`);
+  if ([...name].some((c) => c.charCodeAt(0) < 0x20)) throw bad(`${what} cannot contain control characters.`);
   return name;
 }
 

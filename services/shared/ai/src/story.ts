@@ -17,9 +17,9 @@ import { codexLines, type CodexLine } from './offline/codex.ts';
  * at most SCENE_GAP_LINES apart (and SCENE_GAP_SECONDS), and SCENE_MARGIN lines either side of
  * each (the narrator setting the scene just before they answer, the outcome just after).
  */
-export const SCENE_GAP_LINES = 24;
-export const SCENE_GAP_SECONDS = 480;
-export const SCENE_MARGIN = 2;
+const SCENE_GAP_LINES = 24;
+const SCENE_GAP_SECONDS = 480;
+const SCENE_MARGIN = 2;
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -36,7 +36,7 @@ export function namesPattern(names: string[]): RegExp | null {
 }
 
 /** Which lines the player witnessed (see SCENE_GAP_LINES). */
-export function witnessed(lines: CodexLine[], player: string): boolean[] {
+function witnessed(lines: CodexLine[], player: string): boolean[] {
   const own = lines.flatMap((l, i) => (l.speaker === player ? [i] : []));
   const seen = lines.map(() => false);
   const mark = (from: number, to: number) => {
@@ -53,7 +53,7 @@ export function witnessed(lines: CodexLine[], player: string): boolean[] {
   return seen;
 }
 
-export interface StoryLine {
+interface StoryLine {
   line: CodexLine;
   score: number;
 }

@@ -15,7 +15,7 @@ import { call, type Bus, type Coordination, type Logger } from '@chronicler/kit'
 const LOCK_TTL_MS = 15 * 60 * 1000;
 
 /** The codex so far as an extraction is given it. */
-export const knownOf = (entries: CodexEntry[]): KnownEntry[] =>
+const knownOf = (entries: CodexEntry[]): KnownEntry[] =>
   entries.map((e) => ({
     kind: e.kind,
     name: e.name,

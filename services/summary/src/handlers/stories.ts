@@ -158,11 +158,11 @@ export const previously =
       .filter((e) => e.kind !== 'thread' && inLast(e))
       .sort((a, b) => b.mention_count - a.mention_count)
       .slice(0, 12);
-    const lastTranscript =
-      last && !last.summary.trim()
-        ? (await call(bus, getTranscriptRpc, { owner_id: req.owner_id, id: last.id }, { timeoutMs: 30_000 }))
-            .content
-        : '';
+    // The offline engine quotes it when the last session has no summary the reader may read.
+    const lastTranscript = last
+      ? (await call(bus, getTranscriptRpc, { owner_id: req.owner_id, id: last.id }, { timeoutMs: 30_000 }))
+          .content
+      : '';
     const characters = await whoIsWho(bus, req.owner_id, req.id).catch(() => []);
     const input = {
       campaign: group.name,

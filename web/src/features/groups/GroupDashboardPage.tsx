@@ -51,6 +51,17 @@ function GroupDashboard({ group, sessions }: { group: GroupSummaryItem; sessions
       <CharacterMap group={group} />
 
       <section className="card group-section">
+        <h2 className="card-title">Campaign Codex</h2>
+        <p className="muted">
+          The people, places, items, factions and open threads of every session, each linked to the moments
+          that name them; a recap per character and "previously on" to share with players.
+        </p>
+        <Link to={`/groups/${routeId}/codex`} className="button button-secondary">
+          Open Codex
+        </Link>
+      </section>
+
+      <section className="card group-section">
         <h2 className="card-title">Campaign Planning</h2>
         <p className="muted">Plan the next session with an AI assistant beside a shared planning document.</p>
         <Link to={`/groups/${routeId}/planning`} className="button button-primary">

@@ -3,7 +3,17 @@ import type { ShareKind } from '../../api/shares.ts';
 import { ShareDialog } from './ShareDialog.tsx';
 
 /** 'Share': opens the owner's read-only links to this session or campaign. */
-export function ShareButton({ kind, targetId, name }: { kind: ShareKind; targetId: string; name: string }) {
+export function ShareButton({
+  kind,
+  targetId,
+  name,
+  subject,
+}: {
+  kind: ShareKind;
+  targetId: string;
+  name: string;
+  subject?: string;
+}) {
   const [open, setOpen] = useState(false);
   return (
     <>
@@ -11,7 +21,13 @@ export function ShareButton({ kind, targetId, name }: { kind: ShareKind; targetI
         Share
       </button>
       {open ? (
-        <ShareDialog kind={kind} targetId={targetId} name={name} onClose={() => setOpen(false)} />
+        <ShareDialog
+          kind={kind}
+          targetId={targetId}
+          name={name}
+          {...(subject ? { subject } : {})}
+          onClose={() => setOpen(false)}
+        />
       ) : null}
     </>
   );

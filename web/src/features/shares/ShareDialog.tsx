@@ -16,6 +16,13 @@ const EXPIRY_CHOICES = [
   { value: '30', label: '30 days' },
 ];
 
+const TITLES: Record<ShareKind, string> = {
+  transcript: 'Share session',
+  group: 'Share campaign',
+  'character-recap': "Share a character's story",
+  previously: 'Share "previously on"',
+};
+
 const dateTime = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'short' });
 const when = (iso: string) => dateTime.format(new Date(iso));
 
@@ -31,16 +38,24 @@ export function ShareDialog({
   kind,
   targetId,
   name,
+  subject,
   onClose,
 }: {
   kind: ShareKind;
   targetId: string;
   name: string;
+  /** The character of a character's story. */
+  subject?: string;
   onClose: () => void;
 }) {
   const queryClient = useQueryClient();
-  const key = ['shares', kind, targetId];
-  const shares = useQuery({ queryKey: key, queryFn: () => listShares(kind, targetId) });
+  const key = ['shares', kind, targetId, subject ?? ''];
+  const shares = useQuery({
+    queryKey: key,
+    // A campaign's character stories are listed together: this dialog shows this character's.
+    queryFn: async () =>
+      (await listShares(kind, targetId)).filter((s) => subject === undefined || s.subject === subject),
+  });
   const [expiry, setExpiry] = useState('');
   const [created, setCreated] = useState<CreatedShare | null>(null);
   const create = useMutation({
@@ -49,6 +64,7 @@ export function ShareDialog({
         kind,
         targetId,
         expiry ? new Date(Date.now() + Number(expiry) * DAY_MS).toISOString() : null,
+        subject,
       ),
     onSuccess: (share) => {
       setCreated(share);
@@ -76,7 +92,7 @@ export function ShareDialog({
 
   return (
     <Modal
-      title={kind === 'group' ? 'Share campaign' : 'Share session'}
+      title={TITLES[kind]}
       onClose={onClose}
       footer={
         <button type="button" className="button button-secondary" onClick={onClose}>
@@ -85,9 +101,18 @@ export function ShareDialog({
       }
     >
       <p className="muted small">
-        Anyone with a link can read <strong>{name}</strong>
-        {kind === 'group' ? ', its sessions' : ''}: transcript and summary, never your notes or planning. They
-        cannot change anything.
+        {kind === 'character-recap' || kind === 'previously' ? (
+          <>
+            Anyone with a link can read <strong>{name}</strong> and the codex entries you show to players,
+            never your secrets, notes or planning. They cannot change anything.
+          </>
+        ) : (
+          <>
+            Anyone with a link can read <strong>{name}</strong>
+            {kind === 'group' ? ', its sessions' : ''}: transcript and summary, never your notes or planning.
+            They cannot change anything.
+          </>
+        )}
       </p>
       <div className="share-create">
         <label className="small" htmlFor="share-expiry">

@@ -9,6 +9,7 @@ import { formatSessionDate } from '../dashboard/dashboard-data.ts';
 import { useMoment } from '../search/moment.ts';
 import { TranscriptLines } from '../transcripts/TranscriptLines.tsx';
 import { linesFromContent } from '../transcripts/transcript-view.ts';
+import { SharedStory } from './SharedStory.tsx';
 import '../transcripts/transcript-viewer.css';
 import './shares.css';
 
@@ -90,7 +91,17 @@ export function SharedPage() {
   else if (view.isPending) body = <Spinner label="Loading shared link..." />;
   else if (view.isError) body = <Failure error={view.error} />;
   else if (view.data.kind === 'transcript') body = <SharedSession session={view.data.transcript} />;
-  else {
+  else if (view.data.kind === 'character-recap' || view.data.kind === 'previously') {
+    const story = view.data;
+    body = (
+      <SharedStory
+        title={story.kind === 'previously' ? 'Previously on…' : `${story.character}'s story`}
+        campaign={story.group.name}
+        text={story.text}
+        entries={story.entries}
+      />
+    );
+  } else {
     const { group, sessions } = view.data;
     body = (
       <>

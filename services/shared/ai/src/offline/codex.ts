@@ -52,7 +52,7 @@ interface Use {
   after: string;
 }
 
-export interface Signs {
+interface Signs {
   count: number;
   person: number;
   place: number;
@@ -186,8 +186,8 @@ export function extractCodexOffline(input: CodexExtractInput): CodexFinding[] {
   }));
 }
 
-/** The findings with the signs each rests on (what `pnpm eval` prints to judge them). */
-export function extractCodexSigned(input: CodexExtractInput): (CodexFinding & { signs?: Signs })[] {
+/** The findings with the signs each rests on (kept beside them while they are chosen and merged). */
+function extractCodexSigned(input: CodexExtractInput): (CodexFinding & { signs?: Signs })[] {
   const lines = codexLines(input.transcript).filter((l) => l.text);
   if (lines.length === 0) return [];
   const characters = input.characters?.length ? input.characters : inferCharacterMap(input.transcript);

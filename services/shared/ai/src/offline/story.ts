@@ -71,6 +71,7 @@ export function previouslyText(input: PreviouslyInput): string {
   );
   const secret = namesPattern(input.secrets.flatMap((e) => [e.name, ...e.aliases]));
   const summary = last.summary.replace(/^\s*<!--[^>]*-->\s*/, '').trim();
+  // A summary that names a secret is not read to players: the session's own lines are, without it.
   if (summary && !(secret && secret.test(summary))) {
     out.push('', summary);
   } else {

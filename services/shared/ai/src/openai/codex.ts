@@ -54,9 +54,9 @@ const CodexNotesSchema = Type.Object(
   },
   strict,
 );
-export const CODEX_NOTES = { name: 'codex_entries', schema: CodexNotesSchema };
+const CODEX_NOTES = { name: 'codex_entries', schema: CodexNotesSchema };
 
-export const CODEX_INSTRUCTIONS = [
+const CODEX_INSTRUCTIONS = [
   'You keep the codex of a tabletop role-playing campaign: the people the party meets (never the',
   'party: the speakers and the characters they play), places, items, factions and open threads.',
   'Read the part of a session below (lines look like "[HH:MM:SS] Speaker: text") and list what it',

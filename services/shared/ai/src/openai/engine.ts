@@ -36,7 +36,6 @@ import {
   whoIsWhoBlock,
   sessionsBlock,
 } from './prompts.ts';
-import type { CodexFinding } from '@chronicler/contracts';
 import { extractCodexWithModel } from './codex.ts';
 import { campaignRecap, sessionRecap } from './recap.ts';
 import { characterStoryWithModel, previouslyWithModel } from './story.ts';
@@ -134,19 +133,15 @@ export class OpenAiEngine implements AiEngine, ModelPort {
     return campaignRecap(this, ctx, input);
   }
 
-  async extractCodex(ctx: AiRequestContext, input: CodexExtractInput): Promise<CodexFinding[]> {
-    await this.ready();
-    return extractCodexWithModel(this, ctx, input);
+  // The codex and the stories (codex.ts, story.ts), once the context is known.
+  extractCodex(ctx: AiRequestContext, input: CodexExtractInput) {
+    return this.ready().then(() => extractCodexWithModel(this, ctx, input));
   }
-
-  async characterRecap(ctx: AiRequestContext, input: CharacterRecapInput): Promise<string> {
-    await this.ready();
-    return characterStoryWithModel(this, ctx, input);
+  characterRecap(ctx: AiRequestContext, input: CharacterRecapInput) {
+    return this.ready().then(() => characterStoryWithModel(this, ctx, input));
   }
-
-  async previously(ctx: AiRequestContext, input: PreviouslyInput): Promise<string> {
-    await this.ready();
-    return previouslyWithModel(this, ctx, input);
+  previously(ctx: AiRequestContext, input: PreviouslyInput) {
+    return this.ready().then(() => previouslyWithModel(this, ctx, input));
   }
 
   /** One request of a recap step (ModelPort). */
