@@ -85,6 +85,21 @@ describe('the viewer plays a recorded session from a line', () => {
     expect(errors).toEqual([]);
   });
 
+  it('a link to a moment (search, the codex) opens the session there and plays the recording from it', async () => {
+    await page.goto('/');
+    await page.goto(`/sessions/${id}#t=00:00:03`);
+    const audio = page.locator('audio.session-audio-player');
+    await audio.waitFor({ state: 'attached' });
+    await page.locator('.transcript-line.is-target').waitFor();
+    await expect
+      .poll(() => audio.evaluate((el) => (el as unknown as AudioState).currentTime), { timeout: 20_000 })
+      .toBeGreaterThanOrEqual(3);
+    await expect
+      .poll(() => page.locator('.transcript-line.is-playing').textContent())
+      .toContain('I roll for initiative.');
+    expect(errors).toEqual([]);
+  });
+
   it('the dashboard shows the storage recordings take and sets how long they are kept', async () => {
     await page.goto('/');
     const card = page.getByRole('region', { name: 'Recordings' });

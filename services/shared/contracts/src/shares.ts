@@ -42,6 +42,8 @@ export type CreatedShare = Static<typeof CreatedShareSchema>;
 /** POST /api/transcripts/{id}/shares and /api/groups/{id}/shares: an optional expiry in the future. */
 export const CreateShareBodySchema = Type.Object({
   expires_at: Type.Optional(Type.Union([Type.String({ maxLength: 40 }), Type.Null()])),
+  /** A character's story's link: the character (of the campaign's Who Is Who map). */
+  character: Type.Optional(Type.String({ maxLength: 1_000 })),
 });
 export type CreateShareBody = Static<typeof CreateShareBodySchema>;
 

@@ -4,7 +4,6 @@
  * a share link, by a player signed out, who then sees only the codex entries marked for players.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { CHARACTER_NAME_MAX } from './characters.ts';
 import { CodexEntrySchema } from './codex.ts';
 import { rpc } from './rpc.ts';
 
@@ -70,13 +69,3 @@ export const previouslyRpc = rpc(
   Type.Object({ owner_id: Type.String({ minLength: 1 }), id: Type.String(), audience: StoryAudienceSchema }),
   PreviouslySchema,
 );
-
-/** POST /api/groups/{id}/character-recap/shares: a link to one character's story. */
-export const CreateStoryShareBodySchema = Type.Object({
-  character: Type.Optional(Type.String({ maxLength: 1_000 })),
-  expires_at: Type.Optional(Type.Union([Type.String({ maxLength: 40 }), Type.Null()])),
-});
-export type CreateStoryShareBody = Static<typeof CreateStoryShareBodySchema>;
-
-/** The longest character name a link names (the Who Is Who map's). */
-export const STORY_CHARACTER_MAX = CHARACTER_NAME_MAX;

@@ -70,3 +70,21 @@ export function useSessionPlayer(
     lineProps: { onTimeClick: play, playingTime: time },
   };
 }
+
+/**
+ * A link to a moment (`#t=`, from search, the codex or a story) plays the recording from there,
+ * on the track of whoever speaks at that moment, once per moment, as soon as the tracks are known.
+ */
+export function usePlayMoment(
+  moment: { seconds: number } | { line: number } | null,
+  lines: readonly { seconds: number | null; speaker: string | null }[],
+  play: ((seconds: number, speaker: string | null) => void) | undefined,
+): void {
+  const [played, setPlayed] = useState<typeof moment>(null);
+  useEffect(() => {
+    if (!moment || !('seconds' in moment) || !play || played === moment) return;
+    setPlayed(moment);
+    const line = lines.find((l) => l.seconds !== null && l.seconds >= moment.seconds);
+    play(moment.seconds, line?.speaker ?? null);
+  }, [moment, lines, play, played]);
+}

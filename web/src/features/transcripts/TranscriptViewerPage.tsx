@@ -12,7 +12,7 @@ import { SessionHeader } from './SessionHeader.tsx';
 import { SummarySection } from './SummarySection.tsx';
 import { useLiveTranscript } from '../../realtime/live-socket.ts';
 import type { LiveSnapshot, LiveStatus } from '../../realtime/live-types.ts';
-import { useSessionPlayer } from '../audio/use-session-player.tsx';
+import { usePlayMoment, useSessionPlayer } from '../audio/use-session-player.tsx';
 import { useMoment } from '../search/moment.ts';
 import { ConnectionState, DeleteSessionModal, RetryTranscriptionButton } from './SessionControls.tsx';
 import { TranscriptLines } from './TranscriptLines.tsx';
@@ -79,6 +79,7 @@ function TranscriptSection({
   );
   const moment = useMoment();
   const { player, lineProps } = useSessionPlayer(session, speakerNames);
+  usePlayMoment(moment, tools.lines, lineProps.onTimeClick);
 
   let body;
   if (isTranscribing(session)) {

@@ -23,7 +23,6 @@ import { call } from '@chronicler/kit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { requireAuth } from '../../plugins/auth.ts';
-import storyShareRoutes from './story-shares.ts';
 
 /** Stories wait on the model, or on the offline engine reading every session. */
 const slow = { timeoutMs: SUMMARY_CALL_TIMEOUT_MS };
@@ -118,6 +117,4 @@ export default async function codexRoutes(fastify: FastifyInstance): Promise<voi
     { schema: { params: IdParamsSchema, response: { 200: PreviouslySchema } } },
     (req) => call(bus, previouslyRpc, { owner_id: req.user!.id, id: req.params.id, audience: 'gm' }, slow),
   );
-
-  await app.register(storyShareRoutes);
 }

@@ -28,7 +28,7 @@ import { partyNames } from '../party.ts';
 import { partyMatcher } from '../recap/render.ts';
 import { namesPattern } from '../story.ts';
 import { whoIsWhoBlock } from './prompts.ts';
-import { chunkLines } from './recap.ts';
+import { chunkLines, promptBudget } from './recap.ts';
 import { clipTokens, completeStructured, structuredOverhead, type ModelPort } from './structured.ts';
 
 const strict = { additionalProperties: false } as const;
@@ -72,8 +72,6 @@ const CODEX_INSTRUCTIONS = [
 const KNOWN_SHARE = 0.2;
 /** Tries of one part when the user's AI limit is met on an automatic reading. */
 const LIMIT_TRIES = 6;
-
-const promptBudget = (port: ModelPort) => port.contextTokens - port.answerTokens - 32;
 
 function knownBlock(known: KnownEntry[], found: Map<string, Draft>): string {
   const all = [

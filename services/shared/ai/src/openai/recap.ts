@@ -24,7 +24,7 @@ const MAX_MERGE_ROUNDS = 6;
 const OVERLAP_SHARE = 0.1;
 
 /** Prompt tokens one request may hold: the context less the answer's room and a margin. */
-const promptBudget = (port: ModelPort) => port.contextTokens - port.answerTokens - 32;
+export const promptBudget = (port: ModelPort) => port.contextTokens - port.answerTokens - 32;
 
 /**
  * A session recap on any context: one request when the transcript fits; else a map over

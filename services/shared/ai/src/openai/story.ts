@@ -10,6 +10,7 @@ import { Type } from '@sinclair/typebox';
 import type { AiRequestContext, CharacterRecapInput, PreviouslyInput, StoryEntry } from '../engine.ts';
 import { sessionHeading, sessionStory, namesPattern } from '../story.ts';
 import { whoIsWhoBlock } from './prompts.ts';
+import { promptBudget } from './recap.ts';
 import { clipTokens, completeStructured, structuredOverhead, type ModelPort } from './structured.ts';
 
 const strict = { additionalProperties: false } as const;
@@ -54,8 +55,6 @@ const PREVIOUSLY_INSTRUCTIONS = [
   'session, from the session summaries and open threads below, and the threads still open. Name',
   'characters, not players. Add nothing the summaries do not say.',
 ].join('\n');
-
-const promptBudget = (port: ModelPort) => port.contextTokens - port.answerTokens - 32;
 
 const entriesBlock = (entries: StoryEntry[]) =>
   entries.length
