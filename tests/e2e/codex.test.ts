@@ -104,6 +104,8 @@ describe('the campaign codex in the browser', () => {
     await dialog.getByRole('button', { name: 'Close' }).click();
     await page.setViewportSize({ width: 390, height: 844 });
     await page.screenshot({ path: `${SHOTS}/codex-phone.png`, fullPage: true });
+    await page.locator('.codex-tools').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${SHOTS}/codex-phone-list.png` });
     expect(await pageScrollWidth(page)).toBeLessThanOrEqual(390);
 
     const player = await browser.newContext({ viewport: { width: 390, height: 844 } });
