@@ -12,7 +12,7 @@ import {
   transcriptEventsStream,
   transcriptReadyForSummaryEvent,
 } from '@chronicler/contracts';
-import { consume, defineService, Env, packageVersion, serve } from '@chronicler/kit';
+import { consume, defineService, Env, packageVersion, serve, ServiceError } from '@chronicler/kit';
 import { Type } from '@sinclair/typebox';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -98,6 +98,9 @@ export default defineService({
                 const heartbeat = setInterval(() => dctx.working(), 10_000);
                 try {
                   await keeper.refreshSession(owner_id, transcript_id);
+                } catch (err) {
+                  // The session or its campaign is gone: nothing left to read.
+                  if (!(ServiceError.is(err) && err.code === 'not_found')) throw err;
                 } finally {
                   clearInterval(heartbeat);
                 }
