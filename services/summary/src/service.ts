@@ -1,5 +1,6 @@
 import { AiConfigSchema, startAiEngine } from '@chronicler/ai';
 import {
+  checkGroupDueRpc,
   checkGroupSummaryRpc,
   generateGroupSummaryRpc,
   generateSessionSummaryRpc,
@@ -16,7 +17,7 @@ import { onReadyForSummary, READY_MAX_DELIVER } from './consumers/ready-for-summ
 import { SummaryStore } from './db/store.ts';
 import { RecapOnce } from './recap-once.ts';
 import { generateSession } from './handlers/generate-session.ts';
-import { checkGroup, generateGroup } from './handlers/group-summary.ts';
+import { checkDue, checkGroup, generateGroup } from './handlers/group-summary.ts';
 
 export default defineService({
   name: 'summary',
@@ -35,12 +36,20 @@ export default defineService({
   async start(ctx) {
     const engine = await startAiEngine(ctx.config, { bus: ctx.bus, coord: ctx.coord, logger: ctx.logger });
     const store = new SummaryStore(ctx.db, ctx.schema);
-    const deps = { bus: ctx.bus, coord: ctx.coord, engine, store, automatic: ctx.config.SUMMARY_AUTOMATIC };
-    const sessionDeps = { bus: ctx.bus, engine, recaps: new RecapOnce(store, ctx.coord) };
+    const deps = {
+      bus: ctx.bus,
+      coord: ctx.coord,
+      engine,
+      store,
+      automatic: ctx.config.SUMMARY_AUTOMATIC,
+      logger: ctx.logger,
+    };
+    const sessionDeps = { bus: ctx.bus, engine, recaps: new RecapOnce(store, ctx.coord), logger: ctx.logger };
     const subs = [
       serve(ctx.bus, generateSessionSummaryRpc, generateSession(sessionDeps)),
       serve(ctx.bus, generateGroupSummaryRpc, generateGroup(deps)),
       serve(ctx.bus, checkGroupSummaryRpc, checkGroup(deps)),
+      serve(ctx.bus, checkGroupDueRpc, checkDue(deps)),
     ];
     // The transcript service owns the stream; ensuring it here too (idempotent) lets either start first.
     await ctx.bus.ensureStream(transcriptEventsStream);

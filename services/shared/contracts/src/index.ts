@@ -26,3 +26,5 @@ export * from './discord-servers.ts';
 export * from './member-data.ts';
 export * from './recap-posts.ts';
 export * from './recordings.ts';
+export * from './passages.ts';
+export * from './summary-versions.ts';

@@ -167,7 +167,7 @@ async function refusal(promise: Promise<unknown>): Promise<{ code: string; messa
   return { code, message };
 }
 
-const deps = (automatic = true) => ({ bus: bed.bus, coord, engine, store, automatic });
+const deps = (automatic = true) => ({ bus: bed.bus, coord, engine, store, automatic, logger });
 
 describe('svc.summary.check-group', () => {
   it('generates and stores a campaign summary when the sessions changed, and not again until they change', async () => {
@@ -277,7 +277,7 @@ describe('evt.transcript.ready-for-summary', () => {
     working: () => undefined,
   });
   const consume = () =>
-    onReadyForSummary({ bus: bed.bus, engine, recaps: new RecapOnce(store, coord) }, logger);
+    onReadyForSummary({ bus: bed.bus, engine, recaps: new RecapOnce(store, coord), logger }, logger);
 
   it('summarises a claimed session once and stores it; a redelivery finds nothing to claim', async () => {
     const owner = randomUUID();

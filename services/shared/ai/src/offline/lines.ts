@@ -3,9 +3,14 @@
  * terms for ranking, and quotes cut at a sentence. Nothing here knows a show, a platform or a
  * game system: only lines, speakers, words and times.
  */
-import { formatOffset, OFFLINE_AI_MARKER, parseTranscriptLines, speakerLabel } from '@chronicler/contracts';
+import {
+  formatOffset,
+  OFFLINE_AI_MARKER,
+  parseTranscriptLines,
+  speakerLabel,
+  STOP_WORDS,
+} from '@chronicler/contracts';
 import { stemmer } from 'stemmer';
-import { STOP_WORDS } from '../retrieval.ts';
 
 export interface Line {
   /** Position among the transcript's non-blank lines. */

@@ -8,6 +8,7 @@ import { partyNames } from '../party.ts';
 import { renderCampaignRecap, renderRecap } from '../recap/render.ts';
 import { CAMPAIGN_RECAP, CHUNK_NOTES, RECAP, type ChunkNotes } from '../recap/schema.ts';
 import {
+  campaignBlock,
   CAMPAIGN_RECAP_INSTRUCTIONS,
   MERGE_NOTES_INSTRUCTIONS,
   PART_NOTES_INSTRUCTIONS,
@@ -20,6 +21,8 @@ import { clipTokens, completeStructured, structuredOverhead, type ModelPort } fr
 const MAP_CONCURRENCY = 4;
 /** Merge rounds before notes that will not shrink to the context are given up. */
 const MAX_MERGE_ROUNDS = 6;
+/** Share of a request the campaign's context may take in a session's recap. */
+const CAMPAIGN_SHARE = 0.2;
 /** Share of a chunk repeated at the start of the next, so a scene cut in two is seen whole. */
 const OVERLAP_SHARE = 0.1;
 
@@ -36,7 +39,7 @@ export async function sessionRecap(
   ctx: AiRequestContext,
   input: SessionSummaryInput,
 ): Promise<string> {
-  const header = `Session: ${input.name}\n\n${whoIsWhoBlock(input.characters)}`;
+  const header = `Session: ${input.name}\n\n${whoIsWhoBlock(input.characters)}${campaignHeader(port, input)}`;
   const render = (recap: Parameters<typeof renderRecap>[0]) =>
     renderRecap(recap, { sessionId: input.id, party: partyNames(input.transcript, input.characters) });
   const whole = `${header}Transcript:\n${input.transcript}`;
@@ -84,6 +87,29 @@ export async function sessionRecap(
     );
   }
   throw new AiUnavailableError('The recap could not be condensed to fit the model context.');
+}
+
+/**
+ * The campaign's block of a recap's header, within CAMPAIGN_SHARE of a request: names and open
+ * threads first (each list cut to fit), then as much of the previous session's recap as is left.
+ */
+function campaignHeader(port: ModelPort, input: SessionSummaryInput): string {
+  const campaign = input.campaign;
+  if (!campaign) return '';
+  const budget = Math.floor(promptBudget(port) * CAMPAIGN_SHARE);
+  const fits = (c: typeof campaign, recap: string) => port.counter.count(campaignBlock(c, recap)) <= budget;
+  let c = { ...campaign, knownNames: [...campaign.knownNames], openThreads: [...campaign.openThreads] };
+  while (!fits(c, '') && (c.knownNames.length > 0 || c.openThreads.length > 0)) {
+    // The longer list gives way first; the most recent threads are kept.
+    if (c.knownNames.length >= c.openThreads.length) c.knownNames = c.knownNames.slice(0, -1);
+    else c.openThreads = c.openThreads.slice(1);
+  }
+  if (!fits(c, '')) return '';
+  const previous = campaign.previous?.recap ?? '';
+  const room = budget - port.counter.count(campaignBlock(c, '')) - 24;
+  const recap = room > 40 ? clipTokens(port.counter, previous, room) : '';
+  c = recap ? c : { ...c, previous: undefined };
+  return campaignBlock(c, recap);
 }
 
 /** A campaign recap from its sessions' recaps (never their transcripts), the longest cut to fit. */
