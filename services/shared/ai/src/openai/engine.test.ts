@@ -188,7 +188,7 @@ describe('OpenAiEngine against an OpenAI-compatible peer', () => {
     });
   });
 
-  it.each([6_000, 8_000])(
+  it.each([4_096, 6_000, 8_000])(
     'recaps a 4-hour session on a server reporting a %i-token context in several requests, none over it, keeping the map step’s times',
     async (contextTokens) => {
       peer.modelInfo = { flavour: 'vllm', contextTokens, numCtx: null, loadedContext: null };
