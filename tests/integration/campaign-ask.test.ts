@@ -168,7 +168,7 @@ describe(`ask the campaign and keep every campaign summary (${testMode} mode, of
       `/groups/${group.id}/summary-versions/${crypto.randomUUID()}/restore`,
     );
     expect(unknown).toEqual({ status: 404, body: { detail: 'Summary version not found' } });
-    expect((await as(alice)<Group>('GET', `/groups`)).body.find((g) => g.id === group.id)!.summary).toBe(
+    expect((await as(alice)<Group[]>('GET', `/groups`)).body.find((g) => g.id === group.id)!.summary).toBe(
       'Second thoughts.',
     );
 
