@@ -13,7 +13,7 @@ export type CodexSource = (
   groupId: string,
 ) => Promise<{ names: string[]; threads: string[] }>;
 
-export const noCodex: CodexSource = () => Promise.resolve({ names: [], threads: [] });
+const noCodex: CodexSource = () => Promise.resolve({ names: [], threads: [] });
 
 /** Names the context keeps at most (the model is told them within its budget anyway). */
 const MAX_NAMES = 80;

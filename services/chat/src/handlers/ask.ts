@@ -14,7 +14,7 @@ import { findPassages } from './find-passages.ts';
 import type { ChatDeps } from './reply.ts';
 
 /** A question to a campaign, trimmed; blank, over-long or NUL-carrying ones are refused in words. */
-export function checkAskQuestion(question: string): string {
+function checkAskQuestion(question: string): string {
   const trimmed = question.trim();
   if (!trimmed) throw bad(ASK_QUESTION_EMPTY);
   if (trimmed.length > ASK_QUESTION_MAX_CHARS) throw bad(ASK_QUESTION_TOO_LONG);

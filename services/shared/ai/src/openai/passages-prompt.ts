@@ -4,7 +4,7 @@ import type { AnswerInput } from '../engine.ts';
 /** Marks lines left out between two passages of a session, so the model knows the text goes on. */
 const GAP = '…';
 
-export const promptLine = (l: PassageLine): string =>
+const promptLine = (l: PassageLine): string =>
   `${l.seconds === null ? '' : `[${formatOffset(l.seconds)}] `}${l.speaker ? `${l.speaker}: ` : ''}${l.text}`;
 
 /** The lines of a session's passages, in the session's order, once each, '…' where lines were left out. */

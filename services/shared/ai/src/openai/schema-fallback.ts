@@ -30,7 +30,7 @@ type Json = unknown;
 const DROP = Symbol('drop');
 
 /** The first JSON object in a text: the whole text, a fenced block, or the outermost braces. */
-export function jsonIn(raw: string): Json | undefined {
+function jsonIn(raw: string): Json | undefined {
   const candidates = [raw.trim()];
   const fenced = /```(?:json)?\s*([\s\S]*?)```/.exec(raw);
   if (fenced) candidates.push(fenced[1]!.trim());

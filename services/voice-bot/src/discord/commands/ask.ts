@@ -37,7 +37,7 @@ function cutLines(text: string, max: number): string {
 }
 
 /** The answer as an embed: the question, the answer (quotes offline), the cited moments as links. */
-export function askEmbed(question: string, answer: AskAnswer, publicUrl: string | null) {
+function askEmbed(question: string, answer: AskAnswer, publicUrl: string | null) {
   const offline = isOfflineAiText(answer.answer);
   const text = absolute(withoutOfflineMarker(answer.answer), publicUrl);
   const moments = answer.citations.map((c, i) => {
