@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startOpenAiPeer, peerTokens, type OpenAiPeer } from '../../../../../tests/peers/openai.ts';
 import { CRD3_EPISODES, crd3Transcript } from '../../../../../tests/support/crd3.ts';
-import { openPassageBed } from '../../../../../tests/support/passage-bed.ts';
+import { openPassageBed, type PassageBed } from '../../../../../tests/support/passage-bed.ts';
 import type { AiConfig } from '../config.ts';
 import { estimateCostUsd } from '../cost.ts';
 import { createAiEngine } from '../create.ts';
@@ -71,7 +71,11 @@ describe('OpenAiEngine against an OpenAI-compatible peer', () => {
   const logger = createLogger('ai-test', { level: 'silent' });
   let coord: MemoryCoordination;
 
+  /** The transcript service's passage search, for the chat tests (PGlite: opened once). */
+  let bed: PassageBed;
+
   beforeAll(async () => {
+    bed = await openPassageBed();
     peer = await startOpenAiPeer();
     bus = await createBus({ prefix: `ai${randomUUID().slice(0, 8)}`, name: 'ai-test' });
     await bus.ensureStream(usageEventsStream);
@@ -86,6 +90,7 @@ describe('OpenAiEngine against an OpenAI-compatible peer', () => {
     );
   });
   afterAll(async () => {
+    await bed?.close();
     await consumer?.stop();
     await bus?.close();
     await peer?.close();
@@ -231,6 +236,28 @@ describe('OpenAiEngine against an OpenAI-compatible peer', () => {
     },
   );
 
+  it('counts a recap of many calls as one request against the per-minute limit, and each answer after it as one', async () => {
+    peer.modelInfo = { flavour: 'vllm', contextTokens: 4_096, numCtx: null, loadedContext: null };
+    try {
+      const engine = engineWith({ OPENAI_CONTEXT_TOKENS: undefined, AI_RATE_LIMIT_PER_MINUTE: 2 });
+      const transcript = crd3Transcript('C1E005', { timed: true, maxChars: 60_000 });
+      const recap = await engine.summarizeSession(ctx('session_summary'), { name: 'Long', transcript });
+      expect(recap).toContain('### Story');
+      expect(peer.requests.length).toBeGreaterThan(2);
+      const calls = peer.requests.length;
+      await engine.answer(ctx(), { ...wholeSession('S', 'short'), question: 'Q?' });
+      const err = await engine
+        .answer(ctx(), { ...wholeSession('S', 'short'), question: 'Q?' })
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(AiRateLimitedError);
+      expect(peer.requests).toHaveLength(calls + 1);
+      // Every call is still in the usage ledger.
+      expect(await newRecords(calls + 1)).toHaveLength(calls + 1);
+    } finally {
+      peer.modelInfo = { flavour: 'vllm', contextTokens: 128_000, numCtx: null, loadedContext: null };
+    }
+  });
+
   it('repairs an answer that misses the schema, then coerces it where safe, then answers with the offline digest and says why', async () => {
     const transcript = crd3Transcript('C1E001', { timed: true, maxChars: 5_000 });
     const input = { id: 's1', name: 'S', transcript };
@@ -327,8 +354,7 @@ describe('OpenAiEngine against an OpenAI-compatible peer', () => {
     expect(transcript.length).toBeGreaterThan(499_000);
     const engine = engineWith();
     await engine.ready();
-    const bed = await openPassageBed();
-    try {
+    {
       const id = await bed.add({ name: 'Marathon', content: transcript });
       const ask = async (question: string, history: ChatMessage[]) => {
         // What the chat service does: the engine's plan, the transcript service's passages.
@@ -349,8 +375,6 @@ describe('OpenAiEngine against an OpenAI-compatible peer', () => {
       ];
       await ask('What did they find in the dragon lair?', history);
       await ask('Who paid the gold to the innkeeper?', []);
-    } finally {
-      await bed.close();
     }
     expect(peer.requests).toHaveLength(2);
     for (const r of peer.requests) {
