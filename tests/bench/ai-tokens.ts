@@ -53,14 +53,7 @@ export async function benchAiTokens(): Promise<void> {
         { role: 'assistant' as const, content: 'Grog Strongjaw is the goliath barbarian of the party.' },
       ];
       const started = performance.now();
-      const plan = engine.retrievalPlan({ question, history, scope: 'session' });
-      const found = await bed.find({
-        q: question,
-        transcript_id: id,
-        limit: plan.limit,
-        max_chars: plan.maxChars,
-        whole_within: plan.wholeWithin,
-      });
+      const found = await bed.findFor(engine, id, question, history);
       await engine.answer(
         { userId: 'bench', type: 'chat' },
         { name: 'Marathon', scope: 'session', found, history, question },

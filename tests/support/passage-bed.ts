@@ -1,7 +1,8 @@
 // The transcript service's passage search on its own: its migrations in a throwaway PGlite
 // database (the search index and its triggers included) and the real svc.transcript.passages
 // handler, for the evaluation and for engine tests that need what the service would find.
-import type { PassagesResult, RpcRequest, passagesRpc } from '@chronicler/contracts';
+import type { ChatMessage, PassagesResult, RpcRequest, passagesRpc } from '@chronicler/contracts';
+import type { AiEngine } from '../../services/shared/ai/src/engine.ts';
 import { openServiceTestbed } from '@chronicler/kit/testing';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -14,6 +15,13 @@ export interface PassageBed {
   /** Stores a session (its lines indexed by the triggers, as every write path does); its id. */
   add(session: { name: string; content: string; groupId?: string; date?: string }): Promise<string>;
   find(req: Omit<RpcRequest<typeof passagesRpc>, 'owner_id'>): Promise<PassagesResult>;
+  /** What the chat service asks for one session's question: as much as the engine's plan says. */
+  findFor(
+    engine: Pick<AiEngine, 'retrievalPlan'>,
+    transcriptId: string,
+    question: string,
+    history: ChatMessage[],
+  ): Promise<PassagesResult>;
   close(): Promise<void>;
 }
 
@@ -35,6 +43,17 @@ export async function openPassageBed(): Promise<PassageBed> {
       return String(row!.id);
     },
     find: (req) => handler({ owner_id: ownerId, ...req }),
+    findFor(engine, transcriptId, question, history) {
+      const plan = engine.retrievalPlan({ question, history, scope: 'session' });
+      return handler({
+        owner_id: ownerId,
+        q: question,
+        transcript_id: transcriptId,
+        limit: plan.limit,
+        max_chars: plan.maxChars,
+        whole_within: plan.wholeWithin,
+      });
+    },
     close: () => bed.close(),
   };
 }

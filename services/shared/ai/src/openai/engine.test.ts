@@ -358,14 +358,7 @@ describe('OpenAiEngine against an OpenAI-compatible peer', () => {
       const id = await bed.add({ name: 'Marathon', content: transcript });
       const ask = async (question: string, history: ChatMessage[]) => {
         // What the chat service does: the engine's plan, the transcript service's passages.
-        const plan = engine.retrievalPlan({ question, history, scope: 'session' });
-        const found = await bed.find({
-          q: question,
-          transcript_id: id,
-          limit: plan.limit,
-          max_chars: plan.maxChars,
-          whole_within: plan.wholeWithin,
-        });
+        const found = await bed.findFor(engine, id, question, history);
         expect(found.whole).toBe(false);
         await engine.answer(ctx(), { name: 'Marathon', scope: 'session', found, history, question });
       };
