@@ -1,6 +1,7 @@
 import {
   AiUnavailableError,
   type AiRequestContext,
+  type CampaignContext,
   type CampaignSummaryInput,
   type SessionSummaryInput,
 } from '../engine.ts';
@@ -39,7 +40,14 @@ export async function sessionRecap(
   ctx: AiRequestContext,
   input: SessionSummaryInput,
 ): Promise<string> {
-  const header = `Session: ${input.name}\n\n${whoIsWhoBlock(input.characters)}${campaignHeader(port, input)}`;
+  const base = `Session: ${input.name}\n\n${whoIsWhoBlock(input.characters)}`;
+  const header = `${base}${campaignHeader(port, input.campaign)}`;
+  // A part's notes need the campaign's names (spelled alike); the threads and the previous
+  // session are for the recap written from the notes, so the many part requests stay small.
+  const partHeader = `${base}${campaignHeader(
+    port,
+    input.campaign && { ...input.campaign, openThreads: [], previous: undefined },
+  )}`;
   const render = (recap: Parameters<typeof renderRecap>[0]) =>
     renderRecap(recap, { sessionId: input.id, party: partyNames(input.transcript, input.characters) });
   const whole = `${header}Transcript:\n${input.transcript}`;
@@ -49,7 +57,7 @@ export async function sessionRecap(
   const room =
     promptBudget(port) -
     structuredOverhead(port, PART_NOTES_INSTRUCTIONS, CHUNK_NOTES) -
-    port.counter.count(header) -
+    port.counter.count(partHeader) -
     48;
   if (room < 200) throw new AiUnavailableError(`The context of ${port.model} is too small for a recap.`);
   const chunks = chunkLines(port, input.transcript, room);
@@ -58,7 +66,7 @@ export async function sessionRecap(
       port,
       ctx,
       PART_NOTES_INSTRUCTIONS,
-      `${header}Part ${i + 1} of ${chunks.length}:\n${chunk}`,
+      `${partHeader}Part ${i + 1} of ${chunks.length}:\n${chunk}`,
       CHUNK_NOTES,
     ),
   );
@@ -93,8 +101,7 @@ export async function sessionRecap(
  * The campaign's block of a recap's header, within CAMPAIGN_SHARE of a request: names and open
  * threads first (each list cut to fit), then as much of the previous session's recap as is left.
  */
-function campaignHeader(port: ModelPort, input: SessionSummaryInput): string {
-  const campaign = input.campaign;
+function campaignHeader(port: ModelPort, campaign: CampaignContext | undefined): string {
   if (!campaign) return '';
   const budget = Math.floor(promptBudget(port) * CAMPAIGN_SHARE);
   const fits = (c: typeof campaign, recap: string) => port.counter.count(campaignBlock(c, recap)) <= budget;
