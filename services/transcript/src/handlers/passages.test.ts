@@ -121,6 +121,33 @@ describe('svc.transcript.passages', () => {
     expect(found.speakers[0]!.share).toBeGreaterThan(0.5);
   });
 
+  it('finds the lines of a session still being recorded, as they are stored', async () => {
+    const [live] = await bed.db.query<{ id: string }>(
+      `insert into transcript.transcripts (owner_id, name, status, source) values ($1, 'Live', 'active', 'live') returning id`,
+      [owner],
+    );
+    const id = String(live!.id);
+    const line = (seq: number, text: string, at: number) =>
+      bed.db.query(
+        `insert into transcript.transcript_lines
+           (transcript_id, seq, utterance_id, speaker_tag, speaker_name, text, start_seconds, end_seconds)
+         values ($1, $2, $3, '"1"', 'Matt', $4, $5::float8, $5::float8 + 2)`,
+        [id, seq, `u${seq}`, text, at],
+      );
+    await line(1, 'You arrive at the gates of Emon.', 5);
+    await line(2, 'The guard asks for the password: it is "lanterns".', 65);
+    const found = await find({
+      owner_id: owner,
+      transcript_id: id,
+      q: 'What is the password?',
+      limit: 4,
+      max_chars: 2_000,
+    });
+    const first = found.passages[0]!;
+    expect(first.lines[first.hit]).toMatchObject({ seconds: 65, speaker: 'Matt' });
+    expect(first.link).toBe(`/sessions/${id}#t=00:01:05`);
+  });
+
   it('shows speakers by their display names', async () => {
     const named = await insert(
       owner,
