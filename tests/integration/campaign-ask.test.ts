@@ -104,6 +104,14 @@ describe(`ask the campaign and keep every campaign summary (${testMode} mode, of
       body: { detail: 'Group not found' },
     });
     expect((await ask(alice, 'not-a-group', 'mule')).status).toBe(404);
+    const empty = (await as(alice)<Group>('POST', '/groups', { name: 'Not played yet' })).body;
+    expect(await as(alice)('POST', `/groups/${empty.id}/ask`, { question: 'Who is the villain?' })).toEqual({
+      status: 200,
+      body: {
+        answer: 'This campaign has no sessions yet, so there is nothing to answer from.',
+        citations: [],
+      },
+    });
     expect(
       (await apiCall(system.url, 'POST', `/groups/${group.id}/ask`, undefined, { question: 'mule' })).status,
     ).toBe(401);

@@ -13,6 +13,8 @@ import { aiFailure, bad } from './chat-errors.ts';
 import { findPassages } from './find-passages.ts';
 import type { ChatDeps } from './reply.ts';
 
+const NO_SESSIONS = 'This campaign has no sessions yet, so there is nothing to answer from.';
+
 /** A question to a campaign, trimmed; blank, over-long or NUL-carrying ones are refused in words. */
 function checkAskQuestion(question: string): string {
   const trimmed = question.trim();
@@ -39,6 +41,8 @@ export const chatAsk =
       history: [],
       scope: { groupId: group.id },
     });
+    // Nothing to answer from: said at once, without a model request the user would pay for.
+    if (found.sessions.length === 0) return { answer: NO_SESSIONS, citations: [] };
     const characters = await groupCharacters(deps.bus, req.owner_id, group.id);
     let text: string;
     try {
