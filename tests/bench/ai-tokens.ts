@@ -1,7 +1,9 @@
 // AI chat tokens: what one chat turn on a 500,000-character transcript sends to the model
-// (instructions, the passages the transcript service finds for the question within the engine's
-// plan, the recent turns) against what the whole transcript would cost. The OpenAI engine runs against the local OpenAI-compatible
-// peer, which counts the prompt's tokens (4 characters each) like a server would report them.
+// (instructions, the passages the transcript service finds for the question within the
+// engine's plan, the recent turns) against what the whole transcript would cost. The OpenAI
+// engine runs against the local OpenAI-compatible peer, which counts the prompt's tokens (4
+// characters each) like a server would report them. busChars is what the turn put on the bus
+// (the transcript service's passages answer), where chat used to fetch the whole transcript.
 // The ratio must stay at or under 0.1 (issue #5); the run fails when it does not.
 import { createBus, createLogger, MemoryCoordination } from '@chronicler/kit';
 import { randomUUID } from 'node:crypto';
@@ -63,6 +65,8 @@ export async function benchAiTokens(): Promise<void> {
       rows.push({
         question,
         transcriptChars: transcript.length,
+        // What crossed the bus for the turn: the passages answer, where the whole text used to.
+        busChars: JSON.stringify(found).length,
         wholeTokens,
         sentTokens: sent,
         ratio: sent / wholeTokens,
