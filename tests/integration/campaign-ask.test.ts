@@ -191,3 +191,72 @@ describe(`ask the campaign and keep every campaign summary (${testMode} mode, of
     expect(after.versions[0]).toMatchObject({ summary: 'Second thoughts.', replaced_by: 'restore' });
   });
 });
+
+// The specification's rule stays: the automatic check replaces the campaign summary when its
+// sessions' summaries change, a hand-edited one too. The dashboard is told before (replace_due
+// on a hand-written text), the text is kept, and it is restored from its versions.
+describe(`the automatic check and a hand-edited campaign summary (${testMode} mode, offline engine)`, () => {
+  let system: TestSystem;
+  let token: string;
+
+  beforeAll(async () => {
+    system = await startSystem({ env: { AUTH_LOCAL_ENABLED: 'true' } });
+    token = (await localSignIn(system.url, 'gm-versions')).cookie;
+  }, 120_000);
+  afterAll(async () => {
+    await system?.stop();
+  });
+
+  it('says the check is due before it replaces the owner’s text, keeps that text, and restores it', async () => {
+    const api = <T = Record<string, unknown>>(method: string, path: string, body?: unknown) =>
+      apiCall<T>(system.url, method, path, token, body);
+    const group = (await api<Group>('POST', '/groups', { name: 'Millbrook' })).body;
+    const session = await api<TranscriptListItem>('POST', '/transcripts/manual', {
+      name: 'The mill',
+      session_date: '2026-03-01T00:00:00.000Z',
+      summary: 'Hedda Vorn asks the party to find her son Tobin.',
+      group_id: group.id,
+    });
+    const versions = async () =>
+      (await api<SummaryVersions>('GET', `/groups/${group.id}/summary-versions`)).body;
+    const check = () =>
+      api<{ needs_update: boolean; summary: string }>('POST', `/groups/${group.id}/check-summary`);
+
+    expect(await versions()).toMatchObject({ total: 0, current_source: null, replace_due: true });
+    expect((await check()).body.needs_update).toBe(true);
+    expect(await versions()).toMatchObject({
+      total: 0,
+      current_source: 'generated',
+      replaced_on_change: true,
+      replace_due: false,
+    });
+
+    expect((await api('PUT', `/groups/${group.id}`, { summary: 'Mine: Tobin sleeps.' })).status).toBe(200);
+    expect(await versions()).toMatchObject({ total: 1, current_source: 'hand', replace_due: false });
+    const edited = await api('PUT', `/transcripts/${session.body.id}/summary`, {
+      summary: 'Hedda pays forty silver and a mule.',
+    });
+    expect(edited.status).toBe(200);
+    // What the dashboard reads before it runs the check: it will replace the owner's text.
+    expect(await versions()).toMatchObject({ current_source: 'hand', replace_due: true });
+
+    const replaced = await check();
+    expect(replaced.body.needs_update).toBe(true);
+    expect(replaced.body.summary).toContain('forty silver');
+    const kept = await versions();
+    expect(kept.total).toBe(2);
+    expect(kept.versions[0]).toMatchObject({
+      summary: 'Mine: Tobin sleeps.',
+      source: 'hand',
+      replaced_by: 'generation',
+    });
+
+    const restored = await api<Group>(
+      'POST',
+      `/groups/${group.id}/summary-versions/${kept.versions[0]!.id}/restore`,
+    );
+    expect(restored.body.summary).toBe('Mine: Tobin sleeps.');
+    expect(await versions()).toMatchObject({ total: 3, current_source: 'hand', replace_due: false });
+    expect((await check()).body.needs_update).toBe(false);
+  });
+});
