@@ -1,13 +1,16 @@
 // AI chat tokens: what one chat turn on a 500,000-character transcript sends to the model
-// (instructions, the passages relevant to the question, the recent turns) against what the
-// whole transcript would cost. The OpenAI engine runs against the local OpenAI-compatible
-// peer, which counts the prompt's tokens (4 characters each) like a server would report them.
+// (instructions, the passages the transcript service finds for the question within the
+// engine's plan, the recent turns) against what the whole transcript would cost. The OpenAI
+// engine runs against the local OpenAI-compatible peer, which counts the prompt's tokens (4
+// characters each) like a server would report them. busChars is what the turn put on the bus
+// (the transcript service's passages answer), where chat used to fetch the whole transcript.
 // The ratio must stay at or under 0.1 (issue #5); the run fails when it does not.
 import { createBus, createLogger, MemoryCoordination } from '@chronicler/kit';
 import { randomUUID } from 'node:crypto';
 import { OpenAiEngine } from '../../services/shared/ai/src/openai/engine.ts';
 import { peerTokens, startOpenAiPeer } from '../peers/openai.ts';
 import { CRD3_EPISODES, crd3Transcript } from '../support/crd3.ts';
+import { openPassageBed } from '../support/passage-bed.ts';
 import { printTable } from './report.ts';
 
 const TRANSCRIPT_CHARS = 500_000;
@@ -25,6 +28,8 @@ export async function benchAiTokens(): Promise<void> {
   const peer = await startOpenAiPeer();
   const bus = await createBus({ prefix: `bench${randomUUID().slice(0, 8)}`, name: 'bench-ai-tokens' });
   const coord = new MemoryCoordination();
+  const bed = await openPassageBed();
+  const id = await bed.add({ name: 'Marathon', content: transcript });
   try {
     const engine = new OpenAiEngine(
       {
@@ -41,6 +46,7 @@ export async function benchAiTokens(): Promise<void> {
       },
       { bus, coord, logger: createLogger('bench', { level: 'silent' }) },
     );
+    await engine.ready();
     const wholeTokens = peerTokens(transcript);
     const rows = [];
     for (const question of QUESTIONS) {
@@ -49,15 +55,18 @@ export async function benchAiTokens(): Promise<void> {
         { role: 'assistant' as const, content: 'Grog Strongjaw is the goliath barbarian of the party.' },
       ];
       const started = performance.now();
+      const found = await bed.findFor(engine, id, question, history);
       await engine.answer(
         { userId: 'bench', type: 'chat' },
-        { transcriptName: 'Marathon', transcript, history, question },
+        { name: 'Marathon', scope: 'session', found, history, question },
       );
       const ms = performance.now() - started;
       const sent = peer.requests.at(-1)!.promptTokens;
       rows.push({
         question,
         transcriptChars: transcript.length,
+        // What crossed the bus for the turn: the passages answer, where the whole text used to.
+        busChars: JSON.stringify(found).length,
         wholeTokens,
         sentTokens: sent,
         ratio: sent / wholeTokens,
@@ -79,6 +88,7 @@ export async function benchAiTokens(): Promise<void> {
     }
   } finally {
     await coord.close();
+    await bed.close();
     await bus.close();
     await peer.close();
   }

@@ -1,10 +1,9 @@
 // A question set on the shared CRD3 episodes: each question with the turn that answers it and
-// a word or number the answer must show. `tuned` marks the questions that the old, narrating
-// engine was tuned on; the retrieval fallback that replaced it was tuned on none of them.
-import { answerText } from '../../services/shared/ai/src/offline/answer.ts';
+// a word or number the answer must show. `tuned` marks the questions someone looked at while
+// building or changing the retrieval (the old narrating engine was tuned on some, and every one
+// of these was run while the index-backed passage search was written): their score flatters.
+// The untuned ones were written after the last change to the retrieval and run as they are.
 import type { Crd3Episode } from '../support/crd3.ts';
-import { timedEpisode } from './data.ts';
-import { HOME_QUESTIONS, homeGameTranscript } from './home-game.ts';
 
 export interface Question {
   episode: Crd3Episode;
@@ -16,22 +15,23 @@ export interface Question {
   tuned: boolean;
 }
 
-const QUESTIONS: Question[] = [
-  // Added after the last change to the engine, and run once: never tuned on.
-  { episode: 'C1E001', question: 'What is his name?', turn: 566, expect: /Balan/, tuned: false },
+export const QUESTIONS: Question[] = [
+  // Added after the last change to the narrating engine and run once then; run again while the
+  // passage search was written, so tuned now.
+  { episode: 'C1E001', question: 'What is his name?', turn: 566, expect: /Balan/, tuned: true },
   {
     episode: 'C1E022',
     question: 'How much gold for the custom job?',
     turn: 539,
     expect: /80 gold/,
-    tuned: false,
+    tuned: true,
   },
   {
     episode: 'C2E030',
     question: 'How many platinum pieces did he push forward?',
     turn: 1645,
     expect: /600 platinum/,
-    tuned: false,
+    tuned: true,
   },
   {
     episode: 'C1E001',
@@ -94,14 +94,14 @@ const QUESTIONS: Question[] = [
     question: 'How much gold per room at the inn?',
     turn: 165,
     expect: /15 gold/,
-    tuned: false,
+    tuned: true,
   },
   {
     episode: 'C1E001',
     question: 'What is the name of the servant of the Ironkeeper?',
     turn: 1273,
     expect: /Magrim/,
-    tuned: false,
+    tuned: true,
   },
   {
     episode: 'C1E022',
@@ -115,7 +115,7 @@ const QUESTIONS: Question[] = [
     question: 'How much gold is in each pouch?',
     turn: 229,
     expect: /630 gold/,
-    tuned: false,
+    tuned: true,
   },
   {
     episode: 'C1E022',
@@ -129,49 +129,59 @@ const QUESTIONS: Question[] = [
     question: 'How much gold did they find on the bodies after Lorenzo was destroyed?',
     turn: 345,
     expect: /131 gold/,
-    tuned: false,
+    tuned: true,
   },
   {
     episode: 'C2E030',
     question: 'What was the remaining sum for the agreement for both jobs?',
     turn: 1650,
     expect: /6250 gold/,
+    tuned: true,
+  },
+  // Untuned: written on an episode no question had used (C1E005) after the last change to the
+  // passage search, and run as they are. Keep them out of any tuning; add new ones instead.
+  {
+    episode: 'C1E005',
+    question: 'How much gold did they find on the duergar bodies?',
+    turn: 324,
+    expect: /six hundred gold/,
+    tuned: false,
+  },
+  {
+    episode: 'C1E005',
+    question: 'How much gold did the two of them carry?',
+    turn: 3404,
+    expect: /24 pieces of gold/,
+    tuned: false,
+  },
+  {
+    episode: 'C1E005',
+    question: 'What happened to the armor on his torso?',
+    turn: 3320,
+    expect: /dissolved/,
+    tuned: false,
+  },
+  { episode: 'C1E005', question: 'Why did Grog fall?', turn: 640, expect: /concentration/, tuned: false },
+  {
+    episode: 'C1E005',
+    question: 'What happened to the bolt of energy Clarota released?',
+    turn: 2618,
+    expect: /absorbs/,
+    tuned: false,
+  },
+  { episode: 'C1E005', question: 'Who got on the carpet?', turn: 1085, expect: /Clarota/, tuned: false },
+  {
+    episode: 'C1E005',
+    question: 'What did they find in the alcove?',
+    turn: 1211,
+    expect: /camp/,
+    tuned: false,
+  },
+  {
+    episode: 'C1E005',
+    question: 'Who has the flight spell?',
+    turn: 640,
+    expect: /flight spell/,
     tuned: false,
   },
 ];
-
-export interface QuestionResult {
-  set: string;
-  question: string;
-  /** The answering line is among the quoted passages (its time is quoted). */
-  quoted: boolean;
-  /** Its rank among the quoted passages (1 = first), or null. */
-  rank: number | null;
-}
-
-function hms(seconds: number): string {
-  const h = Math.floor(seconds / 3600);
-  const m = Math.floor((seconds % 3600) / 60);
-  const s = seconds % 60;
-  return [h, m, s].map((n) => String(n).padStart(2, '0')).join(':');
-}
-
-function judge(set: string, question: string, transcript: string, time: string): QuestionResult {
-  const reply = answerText({ transcriptName: set, transcript, history: [], question });
-  const passages = reply.split(/\n\n(?=> )/).slice(1);
-  const at = passages.findIndex((p) => p.includes(`[${time}]`));
-  return { set, question, quoted: at >= 0, rank: at >= 0 ? at + 1 : null };
-}
-
-/** Each question answered offline: is the line that answers it among the quoted passages? */
-export function runQuestions(): QuestionResult[] {
-  const crd3 = QUESTIONS.map((q) => {
-    const ep = timedEpisode(q.episode);
-    return judge(q.episode, q.question, ep.transcript, hms(ep.turns[q.turn]!.seconds));
-  });
-  const home = homeGameTranscript();
-  return [
-    ...crd3,
-    ...HOME_QUESTIONS.map((q) => judge('home game', q.question, home.transcript, home.times[q.turn]!)),
-  ];
-}

@@ -1,26 +1,129 @@
 // `pnpm eval`: how often the offline fallback quotes the line that answers a question, on the
 // CRD3 question set (Critical Role Dungeons and Dragons Dataset, Rameshkumar and Bailey, ACL
 // 2020, CC BY-SA 4.0; see ../shared/data/crd3/LICENSE) and on a hand-written home game. A
-// benchmark, not a test: it prints one table.
-import { runQuestions } from './questions.ts';
+// benchmark, not a test: it prints one table, tuned and untuned questions apart.
+//
+// It runs the product's own path, minus the bus: the sessions are stored in the transcript
+// service's schema (PGlite), its full-text index is filled by its triggers, its passage search
+// answers, and the offline engine's reply is judged. Chat asks each session on its own; the
+// campaign ask puts every session in one campaign and asks across all of them.
+import { formatOffset } from '@chronicler/contracts';
+import { answerText } from '../../services/shared/ai/src/offline/answer.ts';
+import { OFFLINE_RETRIEVAL_PLAN } from '../../services/shared/ai/src/offline/engine.ts';
+import { openPassageBed } from '../support/passage-bed.ts';
+import { CRD3_EPISODES } from '../support/crd3.ts';
+import { timedEpisode } from './data.ts';
+import { HOME_QUESTIONS, homeGameTranscript } from './home-game.ts';
+import { QUESTIONS } from './questions.ts';
+
+interface Asked {
+  set: string;
+  question: string;
+  tuned: boolean;
+  /** The session and time of the line that answers. */
+  sessionId: string;
+  time: string;
+}
+
+interface Result {
+  mode: 'chat' | 'campaign ask';
+  asked: Asked;
+  /** The answering line is among the quoted lines. */
+  quoted: boolean;
+  /** It is the first line quoted. */
+  first: boolean;
+}
 
 const started = Date.now();
-const results = runQuestions();
-const rows = [...new Set(results.map((r) => r.set))].map((set) => {
-  const rs = results.filter((r) => r.set === set);
-  return {
-    set,
-    questions: rs.length,
-    'answer quoted': `${rs.filter((r) => r.quoted).length}/${rs.length}`,
-    'quoted first': `${rs.filter((r) => r.rank === 1).length}/${rs.length}`,
-  };
-});
+const bed = await openPassageBed();
+const groupId = crypto.randomUUID();
+const ids = new Map<string, string>();
+const transcripts = new Map<string, ReturnType<typeof timedEpisode>>();
+for (const [i, episode] of CRD3_EPISODES.entries()) {
+  const ep = timedEpisode(episode);
+  transcripts.set(episode, ep);
+  const date = new Date(Date.UTC(2015, 0, 1 + 7 * i)).toISOString();
+  ids.set(episode, await bed.add({ name: episode, content: ep.transcript, groupId, date }));
+}
+const home = homeGameTranscript();
+ids.set('home game', await bed.add({ name: 'home game', content: home.transcript, groupId }));
+
+const asked: Asked[] = [
+  ...QUESTIONS.map((q) => ({
+    set: `CRD3 ${q.episode}`,
+    question: q.question,
+    tuned: q.tuned,
+    sessionId: ids.get(q.episode)!,
+    time: formatOffset(transcripts.get(q.episode)!.turns[q.turn]!.seconds),
+  })),
+  ...HOME_QUESTIONS.map((q) => ({
+    set: 'home game',
+    question: q.question,
+    tuned: q.tuned,
+    sessionId: ids.get('home game')!,
+    time: home.times[q.turn]!,
+  })),
+];
+
+/** The quoted lines of an offline reply, in order, as `session:time` (chat: the one session). */
+function quotedLines(reply: string, sessionId: string): string[] {
+  const out: string[] = [];
+  for (const m of reply.matchAll(/^> \[(\d\d:\d\d:\d\d)\](?:\(\/sessions\/([^#]+)#t=[^)]+\))?/gm)) {
+    out.push(`${m[2] ?? sessionId}:${m[1]}`);
+  }
+  return out;
+}
+
+const results: Result[] = [];
+for (const a of asked) {
+  for (const mode of ['chat', 'campaign ask'] as const) {
+    const campaign = mode === 'campaign ask';
+    const found = await bed.find({
+      q: a.question,
+      ...(campaign ? { group_id: groupId } : { transcript_id: a.sessionId }),
+      limit: OFFLINE_RETRIEVAL_PLAN.limit,
+      max_chars: OFFLINE_RETRIEVAL_PLAN.maxChars,
+    });
+    const reply = answerText({
+      name: campaign ? 'Campaign' : a.set,
+      scope: campaign ? 'campaign' : 'session',
+      found,
+      history: [],
+      question: a.question,
+    });
+    const lines = quotedLines(reply, a.sessionId);
+    const target = `${a.sessionId}:${a.time}`;
+    results.push({ mode, asked: a, quoted: lines.includes(target), first: lines[0] === target });
+  }
+}
+await bed.close();
+
+const rows: Record<string, string | number>[] = [];
+for (const mode of ['chat', 'campaign ask'] as const) {
+  for (const [label, match] of [
+    ['CRD3', (a: Asked) => a.set.startsWith('CRD3')],
+    ['home game', (a: Asked) => a.set === 'home game'],
+  ] as const) {
+    for (const tuned of [true, false]) {
+      const rs = results.filter((r) => r.mode === mode && match(r.asked) && r.asked.tuned === tuned);
+      if (rs.length === 0) continue;
+      rows.push({
+        mode,
+        set: label,
+        questions: `${rs.length} ${tuned ? 'tuned' : 'untuned'}`,
+        'answer quoted': `${rs.filter((r) => r.quoted).length}/${rs.length}`,
+        'quoted first': `${rs.filter((r) => r.first).length}/${rs.length}`,
+      });
+    }
+  }
+}
 console.table(rows);
-for (const r of results.filter((x) => !x.quoted)) console.log(`not quoted: ${r.set}: ${r.question}`);
-const all = results.filter((r) => r.quoted).length;
-console.log(
-  `answer quoted for ${all} of ${results.length} questions (${((Date.now() - started) / 1000).toFixed(1)} s)`,
-);
+for (const r of results.filter((x) => !x.first)) {
+  console.log(
+    `${r.quoted ? 'not first' : 'not quoted'}: ${r.mode}: ${r.asked.set}${r.asked.tuned ? '' : ' (untuned)'}: ${r.asked.question}`,
+  );
+}
+console.log(`${results.length} answers judged in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
 // The codex section: the offline codex against the names the human synopses give (codex.ts).
 const { printCodexEval, runCodexEval } = await import('./codex.ts');

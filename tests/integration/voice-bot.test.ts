@@ -139,6 +139,7 @@ describe.runIf(hasEspeak)(`the Discord voice bot against the Discord peer (${tes
         .sort(),
     ).toEqual(
       [
+        'ask',
         'help',
         'join',
         'leave',

@@ -1,10 +1,11 @@
 import { AiConfigSchema, startAiEngine } from '@chronicler/ai';
-import { chatAnswerRpc, chatHistoryRpc, chatSendRpc } from '@chronicler/contracts';
+import { chatAnswerRpc, chatAskRpc, chatHistoryRpc, chatSendRpc } from '@chronicler/contracts';
 import { defineService, packageVersion, serve } from '@chronicler/kit';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ChatStore } from './db/store.ts';
 import { chatAnswer } from './handlers/answer.ts';
+import { chatAsk } from './handlers/ask.ts';
 import { chatHistory } from './handlers/history.ts';
 import { chatSend } from './handlers/send.ts';
 
@@ -21,6 +22,7 @@ export default defineService({
       serve(ctx.bus, chatHistoryRpc, chatHistory(store, ctx.bus)),
       serve(ctx.bus, chatSendRpc, chatSend(store, deps)),
       serve(ctx.bus, chatAnswerRpc, chatAnswer(deps)),
+      serve(ctx.bus, chatAskRpc, chatAsk(deps)),
     ];
     return {
       async stop() {

@@ -17,6 +17,7 @@ import validation from './plugins/validation.ts';
 import web from './plugins/web.ts';
 import adminRoutes from './routes/admin/index.ts';
 import authRoutes from './routes/auth/index.ts';
+import campaignRoutes from './routes/campaign/index.ts';
 import chatRoutes from './routes/chat/index.ts';
 import codexRoutes from './routes/codex/index.ts';
 import configRoutes from './routes/config/index.ts';
@@ -107,6 +108,7 @@ export async function buildApp(ctx: GatewayContext): Promise<FastifyInstance> {
       await api.register(groupRoutes);
       await api.register(summaryRoutes);
       await api.register(codexRoutes);
+      await api.register(campaignRoutes);
       await api.register(userRoutes);
       await api.register(planningRoutes);
       await api.register(chatRoutes);

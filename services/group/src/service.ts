@@ -21,6 +21,8 @@ import {
   putServerSettingsRpc,
   memberConsentsRpc,
   setMemberConsentRpc,
+  restoreSummaryRpc,
+  summaryVersionsRpc,
 } from '@chronicler/contracts';
 import { defineService, EventOutbox, packageVersion, serve } from '@chronicler/kit';
 import { Type } from '@sinclair/typebox';
@@ -46,6 +48,7 @@ import { groupExists } from './handlers/group-exists.ts';
 import { groupKeyterms } from './handlers/keyterms.ts';
 import { listGroups } from './handlers/list-groups.ts';
 import { setGeneratedSummary } from './handlers/set-generated-summary.ts';
+import { restoreSummary, summaryVersions } from './handlers/summary-versions.ts';
 import { updateGroup } from './handlers/update-group.ts';
 import { getVocabulary, putVocabulary } from './handlers/vocabulary.ts';
 
@@ -73,6 +76,8 @@ export default defineService({
       serve(ctx.bus, groupExistsRpc, groupExists(store)),
       serve(ctx.bus, findGroupsRpc, findGroups(ctx.db, ctx.schema)),
       serve(ctx.bus, setGroupGeneratedSummaryRpc, setGeneratedSummary(store, ctx.bus)),
+      serve(ctx.bus, summaryVersionsRpc, summaryVersions(store)),
+      serve(ctx.bus, restoreSummaryRpc, restoreSummary(store, ctx.bus)),
       serve(ctx.bus, getGroupVocabularyRpc, getVocabulary(store, ctx.bus, ctx.coord.cache)),
       serve(ctx.bus, putGroupVocabularyRpc, putVocabulary(store, ctx.bus, ctx.coord.cache)),
       serve(ctx.bus, groupKeytermsRpc, groupKeyterms(store, ctx.bus, ctx.coord.cache)),

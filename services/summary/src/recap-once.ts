@@ -1,4 +1,4 @@
-import type { SpeakerCharacter } from '@chronicler/ai';
+import type { CampaignContext, SpeakerCharacter } from '@chronicler/ai';
 import type { Coordination } from '@chronicler/kit';
 import { createHash } from 'node:crypto';
 import type { SummaryStore } from './db/store.ts';
@@ -12,9 +12,10 @@ export function recapVersion(
   model: string,
   t: { name: string; content: string },
   characters: SpeakerCharacter[],
+  campaign?: CampaignContext,
 ): string {
   return createHash('sha256')
-    .update(JSON.stringify([model, t.name, t.content, characters]))
+    .update(JSON.stringify([model, t.name, t.content, characters, ...(campaign ? [campaign] : [])]))
     .digest('hex');
 }
 

@@ -4,6 +4,7 @@ import {
   previouslyRpc,
   refreshCodexRpc,
   summaryReadyEvent,
+  checkGroupDueRpc,
   checkGroupSummaryRpc,
   generateGroupSummaryRpc,
   generateSessionSummaryRpc,
@@ -21,7 +22,7 @@ import { onReadyForSummary, READY_MAX_DELIVER } from './consumers/ready-for-summ
 import { SummaryStore } from './db/store.ts';
 import { RecapOnce } from './recap-once.ts';
 import { generateSession } from './handlers/generate-session.ts';
-import { checkGroup, generateGroup } from './handlers/group-summary.ts';
+import { checkDue, checkGroup, generateGroup } from './handlers/group-summary.ts';
 import { characterRecap, previously } from './handlers/stories.ts';
 
 export default defineService({
@@ -41,10 +42,17 @@ export default defineService({
   async start(ctx) {
     const engine = await startAiEngine(ctx.config, { bus: ctx.bus, coord: ctx.coord, logger: ctx.logger });
     const store = new SummaryStore(ctx.db, ctx.schema);
-    const deps = { bus: ctx.bus, coord: ctx.coord, engine, store, automatic: ctx.config.SUMMARY_AUTOMATIC };
-    const sessionDeps = { bus: ctx.bus, engine, recaps: new RecapOnce(store, ctx.coord) };
+    const deps = {
+      bus: ctx.bus,
+      coord: ctx.coord,
+      engine,
+      store,
+      automatic: ctx.config.SUMMARY_AUTOMATIC,
+      logger: ctx.logger,
+    };
+    const sessionDeps = { bus: ctx.bus, engine, recaps: new RecapOnce(store, ctx.coord), logger: ctx.logger };
     const keeper = new CodexKeeper({ bus: ctx.bus, coord: ctx.coord, engine, logger: ctx.logger });
-    const storyDeps = { bus: ctx.bus, engine, store };
+    const storyDeps = { bus: ctx.bus, engine, store, logger: ctx.logger };
     const subs = [
       serve(ctx.bus, refreshCodexRpc, (req) => keeper.refresh(req.owner_id, req.id, req.wait ?? false)),
       serve(ctx.bus, characterRecapRpc, characterRecap(storyDeps)),
@@ -52,6 +60,7 @@ export default defineService({
       serve(ctx.bus, generateSessionSummaryRpc, generateSession(sessionDeps)),
       serve(ctx.bus, generateGroupSummaryRpc, generateGroup(deps)),
       serve(ctx.bus, checkGroupSummaryRpc, checkGroup(deps)),
+      serve(ctx.bus, checkGroupDueRpc, checkDue(deps)),
     ];
     // The transcript service owns the stream; ensuring it here too (idempotent) lets either start first.
     await ctx.bus.ensureStream(transcriptEventsStream);

@@ -17,6 +17,7 @@ import {
   putSpeakersRpc,
   retryAudioTranscriptionRpc,
   searchTranscriptsRpc,
+  passagesRpc,
   sessionAudioRpc,
   keepTrackRpc,
   recordingFileRpc,
@@ -77,6 +78,7 @@ import { SpeakerNameStore } from './db/speaker-names.ts';
 import { startAudioRetentionSweep } from './consumers/audio-retention.ts';
 import { AudioStore } from './db/audio-store.ts';
 import { SearchStore } from './db/search-store.ts';
+import { PassageStore } from './db/passage-store.ts';
 import { ShareStore } from './db/share-store.ts';
 import { TranscriptStore } from './db/store.ts';
 import { VocabularyStore } from './db/vocabulary.ts';
@@ -99,6 +101,7 @@ import { listPage } from './handlers/list-page.ts';
 import { getNotes, putNotes } from './handlers/notes.ts';
 import { renameTranscript } from './handlers/rename-transcript.ts';
 import { search } from './handlers/search.ts';
+import { passages } from './handlers/passages.ts';
 import { keepTrack, sessionAudio } from './handlers/session-audio.ts';
 import { RecordingStore } from './db/recordings.ts';
 import { recordingFile, recordingLinks } from './handlers/recordings.ts';
@@ -187,6 +190,7 @@ export default defineService({
       serve(ctx.bus, transcriptAdminCountsRpc, adminCounts(ctx.db, ctx.schema)),
       serve(ctx.bus, searchTranscriptsRpc, search(new SearchStore(ctx.db, ctx.schema))),
       serve(ctx.bus, contentVersionsRpc, contentVersions(ctx.db, ctx.schema)),
+      serve(ctx.bus, passagesRpc, passages(new PassageStore(ctx.db, ctx.schema))),
       serve(ctx.bus, createShareRpc, createShare(shares, store)),
       serve(ctx.bus, listSharesRpc, listShares(shares, store)),
       serve(ctx.bus, revokeShareRpc, revokeShare(shares)),

@@ -22,6 +22,7 @@ export const queryKeys = {
   authProviders: ['auth', 'providers'] as const,
   appConfig: ['config'] as const,
   groups: ['groups'] as const,
+  summaryVersions: (groupId: string) => ['groups', 'summary-versions', groupId] as const,
   /** The session list; every per-session key below starts with it, so one invalidation covers all. */
   transcripts: ['transcripts'] as const,
   transcript: (id: string) => ['transcripts', 'detail', id] as const,

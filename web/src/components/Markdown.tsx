@@ -1,6 +1,24 @@
 import { isOfflineAiText, withoutOfflineMarker } from '@chronicler/contracts';
+import type { ComponentProps } from 'react';
 import ReactMarkdown from 'react-markdown';
+import { Link } from 'react-router-dom';
 import { OfflineNotice } from './OfflineNotice.tsx';
+
+/** A link of the app's own (a moment of a session: /sessions/{id}#t=...) opens in the app; others as links. */
+function AppLink({ href, children, node: _node, ...rest }: ComponentProps<'a'> & { node?: unknown }) {
+  if (href?.startsWith('/') && !href.startsWith('//')) {
+    return (
+      <Link to={href} {...rest}>
+        {children}
+      </Link>
+    );
+  }
+  return (
+    <a href={href} {...rest}>
+      {children}
+    </a>
+  );
+}
 
 /**
  * Text that may be markdown (AI summaries are: lists, emphasis) shown formatted. Raw HTML in
@@ -12,7 +30,9 @@ export function Markdown({ text, className }: { text: string; className?: string
   return (
     <div className={className}>
       {offline ? <OfflineNotice /> : null}
-      <ReactMarkdown skipHtml>{offline ? withoutOfflineMarker(text) : text}</ReactMarkdown>
+      <ReactMarkdown skipHtml components={{ a: AppLink }}>
+        {offline ? withoutOfflineMarker(text) : text}
+      </ReactMarkdown>
     </div>
   );
 }

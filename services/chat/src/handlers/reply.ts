@@ -2,14 +2,17 @@ import { groupCharacters, linkCitations, type AiEngine } from '@chronicler/ai';
 import { CHAT_DEFAULT_TEMPERATURE, CHAT_HISTORY_TURNS, type ChatMessage } from '@chronicler/contracts';
 import type { Bus } from '@chronicler/kit';
 import { aiFailure } from './chat-errors.ts';
-import { transcriptText } from './transcript-text.ts';
+import { findPassages } from './find-passages.ts';
 
 export interface ChatDeps {
   bus: Bus;
   engine: AiEngine;
 }
 
-/** The model's answer to `question` about one of the owner's transcripts, given the conversation so far. */
+/**
+ * The answer to `question` about one of the owner's transcripts, given the conversation so far,
+ * from the passages the transcript service finds for it (never the whole transcript per turn).
+ */
 export async function reply(
   deps: ChatDeps,
   req: {
@@ -20,23 +23,31 @@ export async function reply(
     temperature?: number;
   },
 ): Promise<string> {
-  const transcript = await transcriptText(deps.bus, req.ownerId, req.transcriptId);
+  const history = req.history.slice(-CHAT_HISTORY_TURNS);
+  const found = await findPassages(deps.bus, deps.engine, {
+    ownerId: req.ownerId,
+    question: req.question,
+    history,
+    scope: { transcriptId: req.transcriptId },
+  });
+  const session = found.sessions[0]!;
   // Players speak, questions name characters: the group's map links the two.
-  const characters = await groupCharacters(deps.bus, req.ownerId, transcript.groupId);
+  const characters = await groupCharacters(deps.bus, req.ownerId, session.group_id);
   try {
     const answer = await deps.engine.answer(
       { userId: req.ownerId, type: 'chat' },
       {
-        transcriptName: transcript.name,
-        transcript: transcript.text,
-        history: req.history.slice(-CHAT_HISTORY_TURNS),
+        name: session.name,
+        scope: 'session',
+        found,
+        history,
         question: req.question,
         temperature: req.temperature ?? CHAT_DEFAULT_TEMPERATURE,
         characters,
       },
     );
     // Cited times become links to the moment; stored as PostgreSQL text, which cannot hold NUL.
-    return linkCitations(answer, req.transcriptId, transcript.text).replaceAll('\u0000', '');
+    return linkCitations(answer, req.transcriptId, found).replaceAll('\u0000', '');
   } catch (err) {
     throw aiFailure(err);
   }

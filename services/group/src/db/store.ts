@@ -1,4 +1,5 @@
 import { isUuid, type DatabaseHandle, type Queryable } from '@chronicler/kit';
+import { SummaryVersionStore } from './summary-versions.ts';
 
 const COLUMNS = 'id, name, summary, llm_summary, summary_generated_at';
 
@@ -37,11 +38,13 @@ export interface GroupRow {
 /** Every query of the group schema, so handlers never spell SQL. */
 export class GroupStore {
   private readonly table: string;
+  readonly versions: SummaryVersionStore;
   constructor(
     private readonly db: DatabaseHandle,
     schema: string,
   ) {
     this.table = `"${schema}".groups`;
+    this.versions = new SummaryVersionStore(db, schema);
   }
 
   /**
@@ -83,22 +86,30 @@ export class GroupStore {
     return toRow(r!);
   }
 
-  /** Name and/or summary; a field left undefined keeps its value. */
+  /**
+   * Name and/or summary; a field left undefined keeps its value. A summary that changes is the
+   * owner's text from now on, and the one it replaces is kept as a version first.
+   */
   async update(
     ownerId: string,
     id: string,
     c: { name?: string; summary?: string },
   ): Promise<GroupRow | null> {
     if (!isUuid(id)) return null;
-    const [r] = await this.db.query<Record<string, unknown>>(
-      `update ${this.table} set name = coalesce($3::text, name), summary = coalesce($4::text, summary)
-        where id = $1 and owner_id = $2 returning ${COLUMNS}`,
-      [id, ownerId, c.name ?? null, c.summary ?? null],
-    );
-    return r ? toRow(r) : null;
+    return this.db.transaction(async (tx) => {
+      if (c.summary !== undefined) await this.versions.keep(tx, ownerId, id, c.summary, 'edit');
+      const [r] = await tx.query<Record<string, unknown>>(
+        `update ${this.table} set name = coalesce($3::text, name), summary = coalesce($4::text, summary),
+                summary_source = case when $4::text is distinct from summary and $4::text is not null
+                                      then 'hand' else summary_source end
+          where id = $1 and owner_id = $2 returning ${COLUMNS}`,
+        [id, ownerId, c.name ?? null, c.summary ?? null],
+      );
+      return r ? toRow(r) : null;
+    });
   }
 
-  /** A generated campaign summary: the shown one, the model's raw text, and when. */
+  /** A generated campaign summary: the shown one, the model's raw text, and when; the replaced text is kept. */
   async setGeneratedSummary(
     ownerId: string,
     id: string,
@@ -106,12 +117,16 @@ export class GroupStore {
     llmSummary: string,
   ): Promise<GroupRow | null> {
     if (!isUuid(id)) return null;
-    const [r] = await this.db.query<Record<string, unknown>>(
-      `update ${this.table} set summary = $3, llm_summary = $4, summary_generated_at = now()
-        where id = $1 and owner_id = $2 returning ${COLUMNS}`,
-      [id, ownerId, summary, llmSummary],
-    );
-    return r ? toRow(r) : null;
+    return this.db.transaction(async (tx) => {
+      await this.versions.keep(tx, ownerId, id, summary, 'generation');
+      const [r] = await tx.query<Record<string, unknown>>(
+        `update ${this.table} set summary = $3, llm_summary = $4, summary_generated_at = now(),
+                summary_source = 'generated'
+          where id = $1 and owner_id = $2 returning ${COLUMNS}`,
+        [id, ownerId, summary, llmSummary],
+      );
+      return r ? toRow(r) : null;
+    });
   }
 
   /** The user's vocabulary of one of the owner's groups with its campaign summary, or null. */

@@ -1,4 +1,5 @@
 import type { CodexFinding, KnownEntry } from '@chronicler/contracts';
+import type { PassagesResult } from '@chronicler/contracts';
 import type { Bus, Coordination, Logger } from '@chronicler/kit';
 
 /**
@@ -59,6 +60,18 @@ export interface SpeakerCharacter {
   character: string;
 }
 
+/**
+ * What a session's recap knows of its campaign (a model is told it within the context budget):
+ * the names it already knows (the party, people and places met, the codex's entries), the
+ * threads still open, and the previous session's recap.
+ */
+export interface CampaignContext {
+  name: string;
+  knownNames: string[];
+  openThreads: string[];
+  previous?: { name: string; date: string; recap: string };
+}
+
 export interface SessionSummaryInput {
   /** The session's id: the recap's time links point into its viewer. */
   id?: string;
@@ -66,6 +79,8 @@ export interface SessionSummaryInput {
   transcript: string;
   /** The campaign's speaker-to-character map; the offline engine infers one when absent. */
   characters?: SpeakerCharacter[];
+  /** The session's campaign, when it has one. */
+  campaign?: CampaignContext;
 }
 
 export interface CampaignSummaryInput {
@@ -75,14 +90,30 @@ export interface CampaignSummaryInput {
   characters?: SpeakerCharacter[];
 }
 
+/** What the transcript service found for a question (`svc.transcript.passages`). */
+export type FoundPassages = Pick<PassagesResult, 'sessions' | 'passages' | 'whole' | 'speakers'>;
+
 export interface AnswerInput {
-  transcriptName: string;
-  transcript: string;
+  /** The session's name (chat about one session) or the campaign's (a question across it). */
+  name: string;
+  scope: 'session' | 'campaign';
+  /** The passages that best match the question, best first; one whole session when `whole`. */
+  found: FoundPassages;
   history: ChatMessage[];
   question: string;
   temperature?: number;
-  /** The campaign's speaker-to-character map; the offline engine infers one when absent. */
+  /** The campaign's speaker-to-character map. */
   characters?: SpeakerCharacter[];
+}
+
+/** How much of the sessions an answer can use: what to ask the transcript service for. */
+export interface RetrievalPlan {
+  /** Passages at most. */
+  limit: number;
+  /** Characters of passage text at most. */
+  maxChars: number;
+  /** A single session of no more characters is read whole (a model that can take it all). */
+  wholeWithin?: number;
 }
 
 export interface PlanInput {
@@ -166,9 +197,20 @@ export interface AiEngine {
   summarizeCampaign(ctx: AiRequestContext, input: CampaignSummaryInput): Promise<string>;
 
   /**
-   * An answer about one transcript: sends the passages relevant to the question (plus a
-   * fixed prefix), never the whole transcript when it is long, and cites [HH:MM:SS] times.
-   * `temperature` defaults to 0.7.
+   * What to read for a question: the offline engine quotes a few passages; a model reads as
+   * much as its context holds (a small session whole), with room for the instructions, the
+   * conversation and the question.
+   */
+  retrievalPlan(input: {
+    question: string;
+    history: ChatMessage[];
+    scope: AnswerInput['scope'];
+  }): RetrievalPlan;
+
+  /**
+   * An answer about one session or a whole campaign from the passages the transcript service
+   * found (never whole transcripts over the bus), citing [HH:MM:SS] times (in a campaign with
+   * the session: [S2 HH:MM:SS]). `temperature` defaults to 0.7.
    */
   answer(ctx: AiRequestContext, input: AnswerInput): Promise<string>;
 

@@ -3,7 +3,7 @@ export * from './engine.ts';
 export * from './config.ts';
 export * from './create.ts';
 export * from './usage.ts';
-export * from './retrieval.ts';
 export * from './group-characters.ts';
 export * from './citations.ts';
 export * from './party.ts';
+export * from './recap/read.ts';

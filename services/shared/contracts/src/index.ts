@@ -28,3 +28,5 @@ export * from './recap-posts.ts';
 export * from './recordings.ts';
 export * from './codex.ts';
 export * from './stories.ts';
+export * from './passages.ts';
+export * from './summary-versions.ts';

@@ -6,7 +6,8 @@ import {
   type generateSessionSummaryRpc,
 } from '@chronicler/contracts';
 import { AiRateLimitedError, groupCharacters, type AiEngine } from '@chronicler/ai';
-import { call, ServiceError, type Bus } from '@chronicler/kit';
+import { call, ServiceError, type Bus, type Logger } from '@chronicler/kit';
+import { campaignContext, type CodexSource } from '../campaign-context.ts';
 import { asServiceError } from '../errors.ts';
 import { recapVersion, type RecapOnce } from '../recap-once.ts';
 import { readTranscript, type TranscriptWithContent } from '../sources.ts';
@@ -16,6 +17,9 @@ export interface SessionSummaryDeps {
   bus: Bus;
   engine: AiEngine;
   recaps: RecapOnce;
+  logger: Logger;
+  /** The campaign codex's names and threads, for a model's recap (the group service's by default). */
+  codex?: CodexSource;
 }
 
 const EMPTY_TRANSCRIPT = 'Cannot generate a summary: the transcript is empty.';
@@ -28,7 +32,7 @@ const ACTIVE_SESSION =
  * version of the content already recapped (or being recapped) is not sent to the model again.
  */
 export async function summarizeAndStore(
-  { bus, engine, recaps }: SessionSummaryDeps,
+  { bus, engine, recaps, logger, codex }: SessionSummaryDeps,
   ownerId: string,
   t: TranscriptWithContent,
   opts: { automatic?: boolean; retry?: RateLimitRetry } = {},
@@ -38,15 +42,18 @@ export async function summarizeAndStore(
   try {
     const ctx = { userId: ownerId, type: 'session_summary' as const, automatic: opts.automatic };
     const characters = await groupCharacters(bus, ownerId, t.group_id);
-    const input = { id: t.id, name: t.name, transcript: t.content, characters };
+    // A model writes knowing the campaign; the offline digest quotes the session alone.
+    const campaign =
+      engine.kind === 'openai' ? await campaignContext(bus, ownerId, t, characters, codex) : undefined;
+    const input = { id: t.id, name: t.name, transcript: t.content, characters, campaign };
     const make = () =>
       opts.retry
         ? withRateLimitRetry(() => engine.summarizeSession(ctx, input), opts.retry)
         : engine.summarizeSession(ctx, input);
-    text = await recaps.get(ownerId, t.id, recapVersion(engine.model, t, characters), make);
+    text = await recaps.get(ownerId, t.id, recapVersion(engine.model, t, characters, campaign), make);
   } catch (err) {
     await call(bus, setSummaryStatusRpc, { owner_id: ownerId, id: t.id, status: 'failed' });
-    throw asServiceError(err);
+    throw asServiceError(err, logger.child({ transcript_id: t.id }));
   }
   const stored = await call(
     bus,

@@ -1,6 +1,6 @@
 import { setGroupGeneratedSummaryRpc, type Group, type GroupSummaryCheck } from '@chronicler/contracts';
 import { groupCharacters, type AiEngine } from '@chronicler/ai';
-import { call, ServiceError, type Bus, type Coordination, type Lock } from '@chronicler/kit';
+import { call, ServiceError, type Bus, type Coordination, type Lock, type Logger } from '@chronicler/kit';
 import type { SummaryStore } from '../db/store.ts';
 import { asServiceError } from '../errors.ts';
 import { campaignInput, findGroup, groupSessions } from '../sources.ts';
@@ -24,6 +24,7 @@ interface Deps {
   store: SummaryStore;
   /** SUMMARY_AUTOMATIC: false leaves campaign summaries to an admin's explicit request. */
   automatic: boolean;
+  logger: Logger;
 }
 
 export const AUTOMATIC_OFF = 'Automatic summaries are turned off on this server.';
@@ -42,7 +43,7 @@ async function generateLocked(d: Deps, ownerId: string, group: Group, lock: Lock
         { name: group.name, sessions: digests, characters },
       );
     } catch (err) {
-      throw asServiceError(err);
+      throw asServiceError(err, d.logger.child({ group_id: group.id }));
     }
     const updated = await call(d.bus, setGroupGeneratedSummaryRpc, {
       owner_id: ownerId,
@@ -77,6 +78,19 @@ async function due(d: Deps, ownerId: string, group: Group): Promise<boolean> {
   if (group.summary_generated_at === null) return false;
   return (await d.store.fingerprint(ownerId, group.id)) !== fingerprint;
 }
+
+/**
+ * svc.summary.check-due: whether the check the dashboard runs when it opens would replace the
+ * campaign summary now; nothing is generated. The dashboard says so before the check runs when
+ * the text is the owner's.
+ */
+export const checkDue =
+  (d: Deps) =>
+  async (req: { owner_id: string; id: string }): Promise<{ due: boolean }> => {
+    const group = await findGroup(d.bus, req.owner_id, req.id);
+    if (!d.automatic || (await d.coord.cache.get(runningKey(group.id)))) return { due: false };
+    return { due: await due(d, req.owner_id, group) };
+  };
 
 /**
  * svc.summary.check-group: runs once per group when its dashboard opens. A summary is due

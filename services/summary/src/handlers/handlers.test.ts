@@ -23,6 +23,7 @@ import { SummaryStore } from '../db/store.ts';
 import { RecapOnce } from '../recap-once.ts';
 import {
   AUTOMATIC_OFF,
+  checkDue,
   checkGroup,
   generateGroup,
   NO_SESSION_SUMMARIES,
@@ -167,7 +168,7 @@ async function refusal(promise: Promise<unknown>): Promise<{ code: string; messa
   return { code, message };
 }
 
-const deps = (automatic = true) => ({ bus: bed.bus, coord, engine, store, automatic });
+const deps = (automatic = true) => ({ bus: bed.bus, coord, engine, store, automatic, logger });
 
 describe('svc.summary.check-group', () => {
   it('generates and stores a campaign summary when the sessions changed, and not again until they change', async () => {
@@ -180,13 +181,18 @@ describe('svc.summary.check-group', () => {
       summary: 'The party escaped the Death House and met Ireena.',
     });
     const check = checkGroup(deps());
+    const dueNow = async () => (await checkDue(deps())({ owner_id: owner, id: g.id })).due;
 
+    // The dashboard's look before the check: due, and nothing made by looking.
+    expect(await dueNow()).toBe(true);
+    expect(storedGroupSummaries.get(g.id)).toBeUndefined();
     const first = await check({ owner_id: owner, id: g.id });
     expect(first).toMatchObject({ group_id: g.id, needs_update: true, message: 'Campaign summary updated.' });
     expect(first.llm_summary).toContain('Death House');
     expect(storedGroupSummaries.get(g.id)).toEqual([first.llm_summary]);
     expect(groups.get(`${owner}/${g.id}`)?.llm_summary).toBe(first.llm_summary);
 
+    expect(await dueNow()).toBe(false);
     const again = await check({ owner_id: owner, id: g.id });
     expect(again).toMatchObject({ needs_update: false, message: UP_TO_DATE, summary: first.summary });
     expect(storedGroupSummaries.get(g.id)).toHaveLength(1);
@@ -197,6 +203,7 @@ describe('svc.summary.check-group', () => {
       session_timestamp: '2024-01-08T19:00:00.000Z',
       summary: 'In Vallaki the party met the Baron.',
     });
+    expect(await dueNow()).toBe(true);
     const changed = await check({ owner_id: owner, id: g.id });
     expect(changed.needs_update).toBe(true);
     expect(changed.llm_summary).toContain('Vallaki');
@@ -225,7 +232,10 @@ describe('svc.summary.check-group', () => {
       needs_update: false,
       message: AUTOMATIC_OFF,
     });
-    for (const g of [handWritten, empty, fresh]) expect(storedGroupSummaries.get(g.id)).toBeUndefined();
+    for (const g of [handWritten, empty, fresh]) {
+      expect(await checkDue(deps(g !== fresh))({ owner_id: owner, id: g.id })).toEqual({ due: false });
+      expect(storedGroupSummaries.get(g.id)).toBeUndefined();
+    }
   });
 
   it("answers not found for another owner's group", async () => {
@@ -277,7 +287,7 @@ describe('evt.transcript.ready-for-summary', () => {
     working: () => undefined,
   });
   const consume = () =>
-    onReadyForSummary({ bus: bed.bus, engine, recaps: new RecapOnce(store, coord) }, logger);
+    onReadyForSummary({ bus: bed.bus, engine, recaps: new RecapOnce(store, coord), logger }, logger);
 
   it('summarises a claimed session once and stores it; a redelivery finds nothing to claim', async () => {
     const owner = randomUUID();

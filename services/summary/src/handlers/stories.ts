@@ -12,7 +12,7 @@ import {
   type RpcRequest,
 } from '@chronicler/contracts';
 import type { AiEngine, StoryEntry } from '@chronicler/ai';
-import { call, ServiceError, type Bus } from '@chronicler/kit';
+import { call, ServiceError, type Bus, type Logger } from '@chronicler/kit';
 import { createHash } from 'node:crypto';
 import { whoIsWho } from '../codex/keeper.ts';
 import type { SummaryStore } from '../db/store.ts';
@@ -23,6 +23,7 @@ export interface StoryDeps {
   bus: Bus;
   engine: AiEngine;
   store: SummaryStore;
+  logger: Logger;
 }
 
 /** Sessions read at once for a character's story. */
@@ -47,12 +48,17 @@ async function codexFor(bus: Bus, ownerId: string, groupId: string, audience: 'g
  * The story made once per version of what it is made from (the model, the sessions' versions,
  * the codex as the audience reads it): a shared link opened again and again asks the model once.
  */
-async function once(store: SummaryStore, ownerId: string, parts: unknown[], make: () => Promise<string>) {
+async function once(
+  { store, logger }: Pick<StoryDeps, 'store' | 'logger'>,
+  ownerId: string,
+  parts: unknown[],
+  make: () => Promise<string>,
+) {
   const key = createHash('sha256').update(JSON.stringify(parts)).digest('hex');
   const stored = await store.story(ownerId, key);
   if (stored !== null) return stored;
   const text = await make().catch((err: unknown) => {
-    throw asServiceError(err);
+    throw asServiceError(err, logger.child({ owner_id: ownerId, story: parts[0] }));
   });
   await store.setStory(ownerId, key, text);
   return text;
@@ -65,7 +71,7 @@ const named = (text: string, entries: CodexEntry[]) =>
 
 /** svc.summary.character-recap: one character's story, from what their player witnessed. */
 export const characterRecap =
-  ({ bus, engine, store }: StoryDeps) =>
+  ({ bus, engine, store, logger }: StoryDeps) =>
   async (req: RpcRequest<typeof characterRecapRpc>): Promise<CharacterRecap> => {
     const wanted = req.character.replace(/\s+/g, ' ').trim();
     if (!wanted) throw new ServiceError('bad_request', 'Character cannot be empty.');
@@ -112,7 +118,7 @@ export const characterRecap =
       characters,
     };
     const text = await once(
-      store,
+      { store, logger },
       req.owner_id,
       ['character', engine.model, req.id, link, req.audience, sessions, input.entries, input.secrets],
       () =>
@@ -142,7 +148,7 @@ export const characterRecap =
 
 /** svc.summary.previously: where the next session starts from. */
 export const previously =
-  ({ bus, engine, store }: StoryDeps) =>
+  ({ bus, engine, store, logger }: StoryDeps) =>
   async (req: RpcRequest<typeof previouslyRpc>): Promise<Previously> => {
     const group = await findGroup(bus, req.owner_id, req.id);
     const all = (await groupSessions(bus, req.owner_id, req.id))
@@ -179,7 +185,7 @@ export const previously =
       characters,
     };
     const text = await once(
-      store,
+      { store, logger },
       req.owner_id,
       [
         'previously',

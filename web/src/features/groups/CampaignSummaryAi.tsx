@@ -1,6 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useState } from 'react';
 import toast from 'react-hot-toast';
+import { listSummaryVersions } from '../../api/campaign.ts';
 import { checkGroupSummary, generateGroupSummary } from '../../api/summaries.ts';
 import type { GroupSummaryItem } from '../../api/types.ts';
 import { queryKeys } from '../../app/query-client.ts';
@@ -26,25 +27,49 @@ function useStoreGroupSummary() {
 /** Groups checked in this page load: the check runs once per group, not on every visit. */
 const checkedGroups = new Set<string>();
 
+/** What the dashboard says about the check replacing the owner's text: before, then after. */
+export type ReplacementNotice = 'replacing' | 'replaced' | null;
+
 /**
  * Asks the server once per group whether its campaign summary is out of date (it generates
- * one when so) and puts a new summary in the cache. Failures are logged only, with no message
- * to the user.
+ * one when so) and puts a new summary in the cache. When the text it would replace is the
+ * owner's, the dashboard says so before the check runs (the versions answer tells) and after
+ * (the text is kept as a version). Failures are logged only, with no message to the user.
  */
-export function useCampaignSummaryCheck(group: GroupSummaryItem) {
+export function useCampaignSummaryCheck(group: GroupSummaryItem): ReplacementNotice {
   const store = useStoreGroupSummary();
+  const queryClient = useQueryClient();
+  const [notice, setNotice] = useState<ReplacementNotice>(null);
   useEffect(() => {
     if (checkedGroups.has(group.id)) return;
     checkedGroups.add(group.id);
-    checkGroupSummary(group.id)
-      .then((result) => {
-        if (!result.needs_update) return;
+    void (async () => {
+      const versions = await queryClient
+        .fetchQuery({
+          queryKey: queryKeys.summaryVersions(group.id),
+          queryFn: () => listSummaryVersions(group.id),
+        })
+        .catch(() => null);
+      const owners = Boolean(versions?.replace_due && versions.current_source === 'hand');
+      if (owners) setNotice('replacing');
+      try {
+        const result = await checkGroupSummary(group.id);
+        if (!result.needs_update) {
+          setNotice(null);
+          return;
+        }
         store(group.id, { summary: result.summary, llm_summary: result.llm_summary });
         toast.success('Campaign summary updated automatically!');
-      })
-      .catch((error: unknown) => console.error('Failed to check campaign summary', error));
+        setNotice(owners ? 'replaced' : null);
+        void queryClient.invalidateQueries({ queryKey: queryKeys.summaryVersions(group.id) });
+      } catch (error) {
+        setNotice(null);
+        console.error('Failed to check campaign summary', error);
+      }
+    })();
     // Once per group: the store function changes identity every render.
   }, [group.id]);
+  return notice;
 }
 
 /** Admins: 'Generate Summary', or 'Regenerate Summary' after the replace confirmation. */

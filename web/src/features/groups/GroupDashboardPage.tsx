@@ -6,6 +6,7 @@ import { cacheTimes, queryKeys } from '../../app/query-client.ts';
 import { CAMPAIGN_EXPORTS, ExportMenu } from '../../components/ExportMenu.tsx';
 import { Spinner } from '../../components/Spinner.tsx';
 import { useAuth } from '../auth/useAuth.ts';
+import { CampaignAsk } from './CampaignAsk.tsx';
 import { CampaignSummary } from './CampaignSummary.tsx';
 import { LlmCampaignSummary, useCampaignSummaryCheck } from './CampaignSummaryAi.tsx';
 import { CampaignVocabulary } from './CampaignVocabulary.tsx';
@@ -33,7 +34,7 @@ function GroupNotFound() {
 
 function GroupDashboard({ group, sessions }: { group: GroupSummaryItem; sessions: TranscriptSummaryItem[] }) {
   const { isAdmin } = useAuth();
-  useCampaignSummaryCheck(group);
+  const notice = useCampaignSummaryCheck(group);
   const routeId = groupRouteId(group);
 
   return (
@@ -45,7 +46,9 @@ function GroupDashboard({ group, sessions }: { group: GroupSummaryItem; sessions
         label="Export campaign"
       />
 
-      <CampaignSummary group={group} />
+      <CampaignSummary group={group} notice={notice} />
+
+      <CampaignAsk group={group} />
 
       <CampaignVocabulary group={group} />
       <CharacterMap group={group} />

@@ -20,12 +20,16 @@ import type {
   CodexExtractInput,
   PlanInput,
   PreviouslyInput,
+  RetrievalPlan,
   SessionSummaryInput,
 } from '../engine.ts';
 import type { CodexFinding } from '@chronicler/contracts';
 import { enforceAiRateLimit, recordAiRequest } from '../usage.ts';
 import { runOffline } from './pool.ts';
 import type { OfflineTask } from './tasks.ts';
+
+/** What an offline answer quotes: the best four passages, within this much text. */
+export const OFFLINE_RETRIEVAL_PLAN: RetrievalPlan = { limit: 4, maxChars: 12_000 };
 
 export class OfflineEngine implements AiEngine {
   readonly kind = 'offline' as const;
@@ -45,8 +49,17 @@ export class OfflineEngine implements AiEngine {
     return this.run(ctx, size, { kind: 'campaign', input });
   }
 
+  /** A few passages to quote: the best four, each a few lines. */
+  retrievalPlan(): RetrievalPlan {
+    return OFFLINE_RETRIEVAL_PLAN;
+  }
+
   answer(ctx: AiRequestContext, input: AnswerInput): Promise<string> {
-    const size = input.transcript.length + input.question.length + historySize(input.history);
+    const found = input.found.passages.reduce(
+      (n, p) => n + p.lines.reduce((m, l) => m + l.text.length, 0),
+      0,
+    );
+    const size = found + input.question.length + historySize(input.history);
     return this.run(ctx, size, { kind: 'answer', input });
   }
 

@@ -3,9 +3,14 @@
  * terms for ranking, and quotes cut at a sentence. Nothing here knows a show, a platform or a
  * game system: only lines, speakers, words and times.
  */
-import { formatOffset, OFFLINE_AI_MARKER, parseTranscriptLines, speakerLabel } from '@chronicler/contracts';
+import {
+  formatOffset,
+  OFFLINE_AI_MARKER,
+  parseTranscriptLines,
+  speakerLabel,
+  STOP_WORDS,
+} from '@chronicler/contracts';
 import { stemmer } from 'stemmer';
-import { STOP_WORDS } from '../retrieval.ts';
 
 export interface Line {
   /** Position among the transcript's non-blank lines. */
@@ -28,7 +33,7 @@ export function readLines(transcript: string): Line[] {
 const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}\p{N}]+)*/gu;
 
 /** A word as indexed and searched: lowercase, no stop word, Porter stem; null to drop it. */
-export function term(word: string): string | null {
+function term(word: string): string | null {
   const w = word.toLowerCase().replace(/’/g, "'").replace(/'s$/, '');
   if (STOP_WORDS.has(w) || w.length < 2) return null;
   return /^\d+$/.test(w) ? w : stemmer(w);
@@ -66,10 +71,3 @@ export function quoteLine(line: Line, opts: { sessionId?: string; max?: number }
 
 /** The heading every offline text starts with: the marker the app shows its notice for. */
 export const offlineText = (body: string): string => `${OFFLINE_AI_MARKER}\n${body.trim()}\n`;
-
-/** The speakers by words spoken, most first. */
-export function speakersByWords(lines: Line[]): { speaker: string; words: number }[] {
-  const words = new Map<string, number>();
-  for (const l of lines) if (l.speaker) words.set(l.speaker, (words.get(l.speaker) ?? 0) + wordCount(l.text));
-  return [...words].map(([speaker, n]) => ({ speaker, words: n })).sort((a, b) => b.words - a.words);
-}

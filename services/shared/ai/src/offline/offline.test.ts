@@ -1,22 +1,50 @@
-import { isOfflineAiText, OFFLINE_AI_MARKER } from '@chronicler/contracts';
-import { describe, expect, it } from 'vitest';
+import { isOfflineAiText, OFFLINE_AI_MARKER, retrievalQuery, RUNS_THE_GAME } from '@chronicler/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openPassageBed, type PassageBed } from '../../../../../tests/support/passage-bed.ts';
 import { homeGameTranscript } from '../../../../../tests/eval/home-game.ts';
 import { crd3Transcript } from '../../../../../tests/support/crd3.ts';
 import { answerText } from './answer.ts';
 import { campaignDigest } from './campaign.ts';
+import { OFFLINE_RETRIEVAL_PLAN } from './engine.ts';
 import { sessionDigest } from './digest.ts';
 import { planText, SUGGESTIONS_REQUEST } from './plan.ts';
 
 const LINK = /\[\[(\d\d:\d\d:\d\d)\]\]\(\/sessions\/s1#t=\1\)/g;
 const section = (text: string, heading: string) =>
   text.split(`### ${heading}\n`)[1]!.split('\n### ')[0]!.trim();
-const ask = (transcript: string, question: string) =>
-  answerText({ transcriptName: 'S', transcript, history: [], question });
+let bed: PassageBed;
+beforeAll(async () => {
+  bed = await openPassageBed();
+});
+afterAll(async () => {
+  await bed?.close();
+});
+
+/** The offline answer from what the transcript service finds in the session for the question. */
+async function ask(
+  transcript: string,
+  question: string,
+  history: { role: 'user'; content: string }[] = [],
+): Promise<string> {
+  const id = await bed.add({ name: 'S', content: transcript });
+  const earlier = history.map((m) => m.content);
+  const found = await bed.find({
+    q: retrievalQuery(question, earlier),
+    transcript_id: id,
+    ...OFFLINE_RETRIEVAL_PLAN_REQUEST,
+    speakers: RUNS_THE_GAME.test(question),
+  });
+  return answerText({ name: 'S', scope: 'session', found, history, question });
+}
+const OFFLINE_RETRIEVAL_PLAN_REQUEST = {
+  limit: OFFLINE_RETRIEVAL_PLAN.limit,
+  max_chars: OFFLINE_RETRIEVAL_PLAN.maxChars,
+};
 /** The quoted passages of an offline answer, best first. */
 const passages = (reply: string) => reply.split(/\n\n(?=> )/).slice(1);
 
 describe('the offline digest and retrieval on three styles of transcript', () => {
-  it('a CRD3 episode: quoted key moments over the whole session with time links, the party kept out of people', () => {
+  it('a CRD3 episode: quoted key moments over the whole session with time links, the party kept out of people', async () => {
     const transcript = crd3Transcript('C1E001', { timed: true, secondsPerTurn: 5 });
     const digest = sessionDigest({ id: 's1', name: 'E1', transcript });
     expect(digest.startsWith(OFFLINE_AI_MARKER)).toBe(true);
@@ -42,13 +70,13 @@ describe('the offline digest and retrieval on three styles of transcript', () =>
     expect(section(digest, 'People')).not.toMatch(/\*\*(Grog|Pike|Vex'ahlia)\*\*/);
     expect(digest.length).toBeLessThanOrEqual(10_000);
 
-    const reply = ask(transcript, "What is the name of Vex'ahlia's bear?");
+    const reply = await ask(transcript, "What is the name of Vex'ahlia's bear?");
     expect(isOfflineAiText(reply)).toBe(true);
     expect(passages(reply).length).toBeGreaterThan(0);
     expect(passages(reply).some((p) => p.includes('Trinket'))).toBe(true);
   });
 
-  it('a home game with GM: and first names: the people and places it names, its open questions, answers quoted', () => {
+  it('a home game with GM: and first names: the people and places it names, its open questions, answers quoted', async () => {
     const { transcript, times } = homeGameTranscript();
     const digest = sessionDigest({ id: 's1', name: 'Whisperwood', transcript });
     const people = section(digest, 'People');
@@ -57,23 +85,28 @@ describe('the offline digest and retrieval on three styles of transcript', () =>
     expect(section(digest, 'Places')).toMatch(/\*\*Millbrook\*\*[\s\S]*\*\*Whisperwood\*\*/);
     expect(section(digest, 'Open questions')).toContain(`"Who's Mother Sallow?" (Sam) [[${times[49]}]]`);
 
-    const mule = passages(ask(transcript, 'What is the mule called?'));
+    const mule = passages(await ask(transcript, 'What is the mule called?'));
     expect(mule.join('\n')).toContain(
       `[${times[54]}] GM: Hedda gives you the forty silver and the mule. The mule's name is Turnip.`,
     );
-    const gm = ask(transcript, 'Who is the game master?');
+    // The answering line comes first in its passage, before what followed it.
+    const miller = passages(await ask(transcript, 'Who runs the mill?'));
+    expect(miller[0]).toMatch(new RegExp(`^> \\[${times[2]}\\] GM: The village is quiet`));
+    expect(miller[0]).toContain(`[${times[3]}] Priya: Does she look scared?`);
+    expect(miller[0]).not.toContain(`[${times[1]}]`);
+    // A line that asks back what was asked is answered by the next line, quoted first.
+    const door = passages(await ask(transcript, 'Where is the door of the Queen Under the Hill?'));
+    expect(door[0]).toMatch(new RegExp(`^> \\[${times[39]}\\] GM: The stag says her door is beneath`));
+    const gm = await ask(transcript, 'Who is the game master?');
     expect(gm).toMatch(/GM says \d+% of the words in this session/);
     // A follow-up that names nothing borrows the previous question's words.
-    const followUp = answerText({
-      transcriptName: 'S',
-      transcript,
-      history: [{ role: 'user', content: 'What was the toll to cross the bridge?' }],
-      question: 'And then?',
-    });
+    const followUp = await ask(transcript, 'And then?', [
+      { role: 'user', content: 'What was the toll to cross the bridge?' },
+    ]);
     expect(followUp).toContain('the toll is one song or one finger');
   });
 
-  it('a transcript with Speaker 1 / Speaker 2 labels only', () => {
+  it('a transcript with Speaker 1 / Speaker 2 labels only', async () => {
     const said = [
       'Welcome back. You stand at the gates of Karsk, the iron city, and the guard captain Ilsa Brand blocks your way.',
       'I show her the letter from the duke.',
@@ -93,8 +126,10 @@ describe('the offline digest and retrieval on three styles of transcript', () =>
     expect(section(digest, 'People')).toContain('**Oren**');
     expect(section(digest, 'Places')).toContain('**Karsk**');
     expect(section(digest, 'Open questions')).toContain('"Who is Oren working for?" (Speaker 2)');
-    const key = passages(ask(transcript, 'Who gave us the key to the crypt?'));
-    expect(key[0]).toContain('[00:06:00] Speaker 1: At the temple a priest named Oren gives you a key');
+    const key = passages(await ask(transcript, 'Who gave us the key to the crypt?'));
+    expect(key.join('\n')).toContain(
+      '[00:06:00] Speaker 1: At the temple a priest named Oren gives you a key',
+    );
   });
 });
 

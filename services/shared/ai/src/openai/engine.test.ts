@@ -1,5 +1,9 @@
 import {
   aiRequestRecordedEvent,
+  isOfflineAiText,
+  parseTranscriptLines,
+  speakerLabel,
+  type ChatMessage,
   USAGE_EVENTS_STREAM,
   usageEventsStream,
   type AiRequestRecorded,
@@ -9,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startOpenAiPeer, peerTokens, type OpenAiPeer } from '../../../../../tests/peers/openai.ts';
 import { CRD3_EPISODES, crd3Transcript } from '../../../../../tests/support/crd3.ts';
+import { openPassageBed, type PassageBed } from '../../../../../tests/support/passage-bed.ts';
 import type { AiConfig } from '../config.ts';
 import { estimateCostUsd } from '../cost.ts';
 import { createAiEngine } from '../create.ts';
@@ -17,6 +22,38 @@ import { createOpenAiClient, streamChat } from './client.ts';
 import { RECAP_SECTIONS } from '../recap/render.ts';
 import { OpenAiEngine } from './engine.ts';
 import { CHAT_INSTRUCTIONS, PART_NOTES_INSTRUCTIONS, RECAP_INSTRUCTIONS } from './prompts.ts';
+
+/** A session read whole, as the transcript service answers for one that fits the model. */
+function wholeSession(name: string, transcript: string) {
+  const lines = parseTranscriptLines(transcript).map((l, line) => ({
+    line,
+    seconds: l.seconds,
+    speaker: speakerLabel(l.speaker),
+    text: l.text,
+  }));
+  const at = '2026-01-01T00:00:00.000Z';
+  return {
+    name,
+    scope: 'session' as const,
+    history: [],
+    found: {
+      sessions: [{ transcript_id: 's', name, session_timestamp: at, group_id: '' }],
+      passages: [
+        {
+          transcript_id: 's',
+          transcript_name: name,
+          session_timestamp: at,
+          hit: 0,
+          lines,
+          link: '',
+          score: 0,
+        },
+      ],
+      whole: true,
+      speakers: [],
+    },
+  };
+}
 
 /** A transcript of at least `chars` characters from CRD3 episodes, cut at a line boundary. */
 function longTranscript(chars: number): string {
@@ -34,7 +71,11 @@ describe('OpenAiEngine against an OpenAI-compatible peer', () => {
   const logger = createLogger('ai-test', { level: 'silent' });
   let coord: MemoryCoordination;
 
+  /** The transcript service's passage search, for the chat tests (PGlite: opened once). */
+  let bed: PassageBed;
+
   beforeAll(async () => {
+    bed = await openPassageBed();
     peer = await startOpenAiPeer();
     bus = await createBus({ prefix: `ai${randomUUID().slice(0, 8)}`, name: 'ai-test' });
     await bus.ensureStream(usageEventsStream);
@@ -49,6 +90,7 @@ describe('OpenAiEngine against an OpenAI-compatible peer', () => {
     );
   });
   afterAll(async () => {
+    await bed?.close();
     await consumer?.stop();
     await bus?.close();
     await peer?.close();
@@ -151,7 +193,7 @@ describe('OpenAiEngine against an OpenAI-compatible peer', () => {
     });
   });
 
-  it.each([6_000, 8_000])(
+  it.each([4_096, 6_000, 8_000])(
     'recaps a 4-hour session on a server reporting a %i-token context in several requests, none over it, keeping the map step’s times',
     async (contextTokens) => {
       peer.modelInfo = { flavour: 'vllm', contextTokens, numCtx: null, loadedContext: null };
@@ -194,22 +236,71 @@ describe('OpenAiEngine against an OpenAI-compatible peer', () => {
     },
   );
 
-  it('repairs an invalid structured answer once, and refuses cleanly when it is still invalid', async () => {
+  it('counts a recap of many calls as one request against the per-minute limit, and each answer after it as one', async () => {
+    peer.modelInfo = { flavour: 'vllm', contextTokens: 4_096, numCtx: null, loadedContext: null };
+    try {
+      const engine = engineWith({ OPENAI_CONTEXT_TOKENS: undefined, AI_RATE_LIMIT_PER_MINUTE: 2 });
+      const transcript = crd3Transcript('C1E005', { timed: true, maxChars: 60_000 });
+      const recap = await engine.summarizeSession(ctx('session_summary'), { name: 'Long', transcript });
+      expect(recap).toContain('### Story');
+      expect(peer.requests.length).toBeGreaterThan(2);
+      const calls = peer.requests.length;
+      await engine.answer(ctx(), { ...wholeSession('S', 'short'), question: 'Q?' });
+      const err = await engine
+        .answer(ctx(), { ...wholeSession('S', 'short'), question: 'Q?' })
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(AiRateLimitedError);
+      expect(peer.requests).toHaveLength(calls + 1);
+      // Every call is still in the usage ledger.
+      expect(await newRecords(calls + 1)).toHaveLength(calls + 1);
+    } finally {
+      peer.modelInfo = { flavour: 'vllm', contextTokens: 128_000, numCtx: null, loadedContext: null };
+    }
+  });
+
+  it('repairs an answer that misses the schema, then coerces it where safe, then answers with the offline digest and says why', async () => {
     const transcript = crd3Transcript('C1E001', { timed: true, maxChars: 5_000 });
-    const input = { name: 'S', transcript };
+    const input = { id: 's1', name: 'S', transcript };
+    const logged: Record<string, unknown>[] = [];
+    const logger = createLogger('ai-test', {
+      level: 'warn',
+      destination: { write: (line: string) => void logged.push(JSON.parse(line) as Record<string, unknown>) },
+    });
+    const engine = new OpenAiEngine(config(), { bus, coord, logger });
+
+    // Repaired: the answer and what is wrong with it go back, not the transcript.
     peer.answers.push('{"story": "not a list"', recapJson());
-    const summary = await engineWith().summarizeSession(ctx('session_summary'), input);
-    expect(summary).toContain('### Story\nThe party meets Hedda at the mill.');
+    const repaired = await engine.summarizeSession(ctx('session_summary'), input);
+    expect(repaired).toContain('### Story\nThe party meets Hedda at the mill.');
     expect(peer.requests).toHaveLength(2);
     expect(peer.requests[1]!.messages[0]!.content).toMatch(/^The JSON below was meant to match the schema/);
     expect(peer.requests[1]!.messages[1]!.content).toContain('{"story": "not a list"');
+    expect(logged).toEqual([]);
 
+    // Coerced: a lone story where a list belongs, the other lists missing; nothing it said is lost.
     peer.requests.length = 0;
-    peer.answers.push('no JSON at all', JSON.stringify({ story: 'still wrong' }));
-    await expect(engineWith().summarizeSession(ctx('session_summary'), input)).rejects.toThrow(
-      /did not return a valid session_recap after one repair try/,
-    );
+    peer.answers.push('no JSON at all', JSON.stringify({ story: 'The mill burns.', extra: 1 }));
+    const coerced = await engine.summarizeSession(ctx('session_summary'), input);
+    expect(coerced).toContain('### Story\nThe mill burns.');
+    expect(isOfflineAiText(coerced)).toBe(false);
     expect(peer.requests).toHaveLength(2);
+    expect(logged.at(-1)).toMatchObject({ level: 'warn', shape: 'session_recap' });
+    expect(String(logged.at(-1)!.msg)).toContain('coerced');
+
+    // Unreadable even so: the offline digest, with a notice, and the reason logged.
+    peer.requests.length = 0;
+    peer.answers.push('no JSON at all', 'still not JSON');
+    const fallback = await engine.summarizeSession(ctx('session_summary'), input);
+    expect(isOfflineAiText(fallback)).toBe(true);
+    expect(fallback).toContain('answered in a form Chronicler could not read');
+    expect(fallback).toContain('### Key moments');
+    expect(peer.requests).toHaveLength(2);
+    expect(logged.at(-1)).toMatchObject({
+      level: 'warn',
+      model: 'peer-model-1',
+      shape: 'session_recap',
+      reason: expect.stringContaining('not JSON'),
+    });
   });
 
   it('falls back to json_object for a server that refuses json_schema output', async () => {
@@ -262,22 +353,22 @@ describe('OpenAiEngine against an OpenAI-compatible peer', () => {
     const transcript = longTranscript(500_000);
     expect(transcript.length).toBeGreaterThan(499_000);
     const engine = engineWith();
-    const history = [
-      { role: 'user' as const, content: 'Who is Grog?' },
-      { role: 'assistant' as const, content: 'Grog is the goliath barbarian [00:01:04].' },
-    ];
-    await engine.answer(ctx(), {
-      transcriptName: 'Marathon',
-      transcript,
-      history,
-      question: 'What did they find in the dragon lair?',
-    });
-    await engine.answer(ctx(), {
-      transcriptName: 'Marathon',
-      transcript,
-      history: [],
-      question: 'Who paid the gold to the innkeeper?',
-    });
+    await engine.ready();
+    {
+      const id = await bed.add({ name: 'Marathon', content: transcript });
+      const ask = async (question: string, history: ChatMessage[]) => {
+        // What the chat service does: the engine's plan, the transcript service's passages.
+        const found = await bed.findFor(engine, id, question, history);
+        expect(found.whole).toBe(false);
+        await engine.answer(ctx(), { name: 'Marathon', scope: 'session', found, history, question });
+      };
+      const history: ChatMessage[] = [
+        { role: 'user', content: 'Who is Grog?' },
+        { role: 'assistant', content: 'Grog is the goliath barbarian [00:01:04].' },
+      ];
+      await ask('What did they find in the dragon lair?', history);
+      await ask('Who paid the gold to the innkeeper?', []);
+    }
     expect(peer.requests).toHaveLength(2);
     for (const r of peer.requests) {
       expect(r.promptTokens).toBeLessThanOrEqual(peerTokens(transcript) / 10);
@@ -303,9 +394,7 @@ describe('OpenAiEngine against an OpenAI-compatible peer', () => {
   it('sends the whole transcript when it is small, and the temperature asked for', async () => {
     const transcript = crd3Transcript('C1E022', { timed: true, maxChars: 8_000 });
     await engineWith().answer(ctx(), {
-      transcriptName: 'Short',
-      transcript,
-      history: [],
+      ...wholeSession('Short', transcript),
       question: 'Who spoke first?',
       temperature: 0.2,
     });
@@ -321,9 +410,7 @@ describe('OpenAiEngine against an OpenAI-compatible peer', () => {
     const engine = engineWith();
     const deltas: string[] = [];
     const stream = engine.streamAnswer(ctx(), {
-      transcriptName: 'S',
-      transcript: '[00:12:00] Matt: Grog drinks.',
-      history: [],
+      ...wholeSession('S', '[00:12:00] Matt: Grog drinks.'),
       question: 'What did Grog do?',
     });
     let next = await stream.next();
@@ -345,7 +432,7 @@ describe('OpenAiEngine against an OpenAI-compatible peer', () => {
 
   it('closes the stream and records the request when the reader stops early', async () => {
     peer.answers.push('alpha beta gamma delta epsilon');
-    const input = { transcriptName: 'S', transcript: 'short', history: [], question: 'Q?' };
+    const input = { ...wholeSession('S', 'short'), question: 'Q?' };
     for await (const delta of engineWith().streamAnswer(ctx(), input)) {
       expect(delta).toBe('alpha ');
       break;
@@ -430,12 +517,7 @@ describe('OpenAiEngine against an OpenAI-compatible peer', () => {
   it('retries a 429 with backoff and then succeeds, with one usage record', async () => {
     peer.failures.push({ status: 429, retryAfterMs: 50 });
     peer.answers.push('After the wait.');
-    const answer = await engineWith().answer(ctx(), {
-      transcriptName: 'S',
-      transcript: 'short',
-      history: [],
-      question: 'Q?',
-    });
+    const answer = await engineWith().answer(ctx(), { ...wholeSession('S', 'short'), question: 'Q?' });
     expect(answer).toBe('After the wait.');
     expect(peer.requests.map((r) => r.status)).toEqual([429, 200]);
     const got = await newRecords(1);
@@ -446,7 +528,7 @@ describe('OpenAiEngine against an OpenAI-compatible peer', () => {
   it('gives up on a 500 after the retries with AiUnavailableError and records the failure', async () => {
     for (let i = 0; i < 3; i++) peer.failures.push({ status: 500, retryAfterMs: 10 });
     const err = await engineWith({ OPENAI_MAX_RETRIES: 2 })
-      .answer(ctx(), { transcriptName: 'S', transcript: 'short', history: [], question: 'Q?' })
+      .answer(ctx(), { ...wholeSession('S', 'short'), question: 'Q?' })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AiUnavailableError);
     expect((err as Error).message).toBe(`The AI model at ${peer.url} failed (HTTP 500, after 2 retries).`);
@@ -460,7 +542,7 @@ describe('OpenAiEngine against an OpenAI-compatible peer', () => {
     peer.failures.push({ delayMs: 20_000 });
     const before = peer.requests.length;
     const err = await engineWith({ OPENAI_TIMEOUT_MS: 1_000, OPENAI_MAX_RETRIES: 0 })
-      .answer(ctx(), { transcriptName: 'S', transcript: 'short', history: [], question: 'Q?' })
+      .answer(ctx(), { ...wholeSession('S', 'short'), question: 'Q?' })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AiUnavailableError);
     expect((err as Error).message).toBe(
@@ -475,7 +557,7 @@ describe('OpenAiEngine against an OpenAI-compatible peer', () => {
 
   it('does not retry a refused key (401)', async () => {
     const err = await engineWith({ OPENAI_API_KEY: 'sk-wrong' })
-      .answer(ctx(), { transcriptName: 'S', transcript: 'short', history: [], question: 'Q?' })
+      .answer(ctx(), { ...wholeSession('S', 'short'), question: 'Q?' })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AiUnavailableError);
     expect((err as Error).message).toBe(
@@ -511,12 +593,7 @@ describe('OpenAiEngine against an OpenAI-compatible peer', () => {
   it('refuses a user over the per-minute limit before calling the model', async () => {
     const engine = engineWith({ AI_RATE_LIMIT_PER_MINUTE: 2 });
     const ask = (userId: string) =>
-      engine.answer(ctx('chat', userId), {
-        transcriptName: 'S',
-        transcript: 'short',
-        history: [],
-        question: 'Q?',
-      });
+      engine.answer(ctx('chat', userId), { ...wholeSession('S', 'short'), question: 'Q?' });
     await ask(testUser);
     await ask(testUser);
     const err = await ask(testUser).catch((e: unknown) => e);

@@ -12,10 +12,10 @@ import {
   type CodexExtractInput,
   type PreviouslyInput,
   type PlanInput,
+  type RetrievalPlan,
   type SessionDigest,
   type SessionSummaryInput,
 } from '../engine.ts';
-import { selectPassages } from '../retrieval.ts';
 import { aiRequestCostUsd, enforceAiRateLimit, recordAiRequest } from '../usage.ts';
 import {
   completeChat,
@@ -28,7 +28,10 @@ import {
 import type { TSchema } from '@sinclair/typebox';
 import type { StructuredShape } from '../recap/schema.ts';
 import { discoverContext, type ModelContext } from './context.ts';
+import { passagesBlock } from './passages-prompt.ts';
+import { planningReply, recentTurns, refusedSchema } from './replies.ts';
 import {
+  ASK_INSTRUCTIONS,
   CHAT_INSTRUCTIONS,
   editorBlock,
   PLANNING_INSTRUCTIONS,
@@ -39,6 +42,9 @@ import {
 import { extractCodexWithModel } from './codex.ts';
 import { campaignRecap, sessionRecap } from './recap.ts';
 import { characterStoryWithModel, previouslyWithModel } from './story.ts';
+import { campaignDigest } from '../offline/campaign.ts';
+import { sessionDigest } from '../offline/digest.ts';
+import { AiSchemaError, withSchemaNotice } from './schema-fallback.ts';
 import type { ModelPort } from './structured.ts';
 import {
   countMessages,
@@ -56,12 +62,11 @@ import {
 const CHAT_PASSAGE_MAX_CHARS = 36_000;
 /** The most recent chat turns sent with a question, newest kept first, within this size. */
 const CHAT_HISTORY_MAX_CHARS = 6_000;
-/** Turns of earlier user questions added to the passage query (follow-ups name no topic). */
-const QUERY_USER_TURNS = 2;
 const DEFAULT_TEMPERATURE = 0.7;
-const ACTION_HINTS = new Set(['replaceSelection', 'insertAtCursor', 'append']);
 
 type CallOptions = {
+  /** Part of a request already counted against the user's limit (a recap's steps). */
+  counted?: boolean;
   json?: boolean;
   temperature?: number;
   shape?: StructuredShape<TSchema>;
@@ -123,34 +128,78 @@ export class OpenAiEngine implements AiEngine, ModelPort {
     return countMessages(this.tokens, [system(instructions), user(content)]) <= this.promptBudgetTokens;
   }
 
+  /**
+   * A recap is one request against the user's AI limit however many calls its chunks take (a
+   * 4-hour session on a small context makes dozens): counted once here, not per call. A model
+   * answer that will not fit the recap's form even repaired and coerced becomes the offline
+   * digest, with a notice that says why.
+   */
   async summarizeSession(ctx: AiRequestContext, input: SessionSummaryInput): Promise<string> {
     await this.ready();
-    return sessionRecap(this, ctx, input);
+    await enforceAiRateLimit(this.deps.coord, this.config, ctx.userId);
+    return this.orDigest(
+      ctx,
+      () => sessionRecap(this, ctx, input),
+      () => sessionDigest(input),
+    );
   }
 
   async summarizeCampaign(ctx: AiRequestContext, input: CampaignSummaryInput): Promise<string> {
     await this.ready();
-    return campaignRecap(this, ctx, input);
+    await enforceAiRateLimit(this.deps.coord, this.config, ctx.userId);
+    return this.orDigest(
+      ctx,
+      () => campaignRecap(this, ctx, input),
+      () => campaignDigest(input),
+    );
   }
 
-  // The codex and the stories (codex.ts, story.ts), once the context is known.
-  extractCodex(ctx: AiRequestContext, input: CodexExtractInput) {
-    return this.ready().then(() => extractCodexWithModel(this, ctx, input));
+  // The codex and the stories (codex.ts, story.ts), once the context is known. Like a recap, each
+  // is one request against the user's AI limit however many calls its chunks take (`complete`).
+  async extractCodex(ctx: AiRequestContext, input: CodexExtractInput) {
+    await this.ready();
+    await enforceAiRateLimit(this.deps.coord, this.config, ctx.userId);
+    return extractCodexWithModel(this, ctx, input);
   }
-  characterRecap(ctx: AiRequestContext, input: CharacterRecapInput) {
-    return this.ready().then(() => characterStoryWithModel(this, ctx, input));
+  async characterRecap(ctx: AiRequestContext, input: CharacterRecapInput) {
+    await this.ready();
+    await enforceAiRateLimit(this.deps.coord, this.config, ctx.userId);
+    return characterStoryWithModel(this, ctx, input);
   }
-  previously(ctx: AiRequestContext, input: PreviouslyInput) {
-    return this.ready().then(() => previouslyWithModel(this, ctx, input));
+  async previously(ctx: AiRequestContext, input: PreviouslyInput) {
+    await this.ready();
+    await enforceAiRateLimit(this.deps.coord, this.config, ctx.userId);
+    return previouslyWithModel(this, ctx, input);
   }
 
-  /** One request of a recap step (ModelPort). */
+  private async orDigest(
+    ctx: AiRequestContext,
+    recap: () => Promise<string>,
+    digest: () => string,
+  ): Promise<string> {
+    try {
+      return await recap();
+    } catch (err) {
+      if (!(err instanceof AiSchemaError)) throw err;
+      this.deps.logger.warn(
+        { model: this.model, userId: ctx.userId, type: ctx.type, shape: err.shape, reason: err.reason },
+        `the AI model's ${err.shape} did not match its schema after a repair and coercion; the offline digest answers instead`,
+      );
+      return withSchemaNotice(digest(), this.model);
+    }
+  }
+
+  warn(fields: Record<string, unknown>, message: string): void {
+    this.deps.logger.warn({ model: this.model, ...fields }, message);
+  }
+
+  /** One request of a recap step (ModelPort): the recap it belongs to was counted already. */
   complete(
     ctx: AiRequestContext,
     messages: ChatMessage[],
     opts: { shape?: StructuredShape<TSchema>; maxTokens?: number },
   ): Promise<string> {
-    return this.call(ctx, messages, { ...opts, temperature: 0.2 });
+    return this.call(ctx, messages, { ...opts, temperature: 0.2, counted: true });
   }
 
   async answer(ctx: AiRequestContext, input: AnswerInput): Promise<string> {
@@ -203,35 +252,38 @@ export class OpenAiEngine implements AiEngine, ModelPort {
   }
 
   /**
-   * The chat prompt: a system message that starts with the same instructions every time, then
-   * the transcript's name, then the whole transcript when it is small or else the passages
-   * relevant to the question (and the last user turns, for follow-ups); then the recent turns.
+   * As much as the context holds once the instructions, the recent turns and the question are
+   * in: the transcript service is asked for passages within that many characters (a session
+   * that fits is sent whole), at the characters per token this model's counter gives.
+   */
+  retrievalPlan(input: {
+    question: string;
+    history: ChatMessage[];
+    scope: AnswerInput['scope'];
+  }): RetrievalPlan {
+    const instructions = input.scope === 'campaign' ? ASK_INSTRUCTIONS : CHAT_INSTRUCTIONS;
+    const history = recentTurns(input.history, CHAT_HISTORY_MAX_CHARS);
+    const fixedChars =
+      instructions.length + input.question.length + history.reduce((n, m) => n + m.content.length, 0) + 512;
+    const charsPerToken = CHAT_INSTRUCTIONS.length / Math.max(1, this.tokens.count(CHAT_INSTRUCTIONS));
+    const room = Math.floor(this.promptBudgetTokens * charsPerToken * 0.85) - fixedChars;
+    const maxChars = Math.max(1_000, Math.min(CHAT_PASSAGE_MAX_CHARS, room));
+    return { limit: 200, maxChars, wholeWithin: input.scope === 'session' ? maxChars : undefined };
+  }
+
+  /**
+   * The answer prompt: a system message that starts with the same instructions every time, then
+   * the session's (or campaign's) name, then the whole session when it was small or else the
+   * passages found for the question, in order, with their times (numbered by session in a
+   * campaign); then the recent turns and the question.
    */
   answerMessages(input: Omit<AnswerInput, 'temperature'>): ChatMessage[] {
     const history = recentTurns(input.history, CHAT_HISTORY_MAX_CHARS);
-    const head = `${CHAT_INSTRUCTIONS}\n\nSession: ${input.transcriptName}\n\n${whoIsWhoBlock(input.characters)}`;
-    const fixedChars =
-      head.length + input.question.length + history.reduce((n, m) => n + m.content.length, 0) + 64;
-    // Characters per token of this model's text, measured on the transcript's start.
-    const sample = input.transcript.slice(0, 4_000);
-    const charsPerToken = sample.length > 0 ? sample.length / Math.max(1, this.tokens.count(sample)) : 3;
-    const room = Math.floor(this.promptBudgetTokens * charsPerToken * 0.9) - fixedChars;
-    const maxChars = Math.max(1_000, Math.min(CHAT_PASSAGE_MAX_CHARS, room));
-    let body: string;
-    if (input.transcript.length <= maxChars) {
-      body = `Transcript:\n${input.transcript}`;
-    } else {
-      const earlier = input.history
-        .filter((m) => m.role === 'user')
-        .slice(-QUERY_USER_TURNS)
-        .map((m) => m.content);
-      const query = [input.question, ...earlier].join('\n');
-      const { text } = selectPassages(input.transcript, query, { maxChars });
-      body = `Transcript passages relevant to the question (the transcript is longer):\n${
-        text.trim() || '(No passage of the transcript matches the question.)'
-      }`;
-    }
-    return [system(head + body), ...history, user(input.question)];
+    const campaign = input.scope === 'campaign';
+    const head = `${campaign ? ASK_INSTRUCTIONS : CHAT_INSTRUCTIONS}\n\n${campaign ? 'Campaign' : 'Session'}: ${
+      input.name
+    }\n\n${whoIsWhoBlock(input.characters)}`;
+    return [system(head + passagesBlock(input)), ...history, user(input.question)];
   }
 
   async plan(ctx: AiRequestContext, input: PlanInput): Promise<string> {
@@ -277,7 +329,7 @@ export class OpenAiEngine implements AiEngine, ModelPort {
     messages: ChatMessage[],
     opts: CallOptions = {},
   ): Promise<string> {
-    await enforceAiRateLimit(this.deps.coord, this.config, ctx.userId);
+    if (!opts.counted) await enforceAiRateLimit(this.deps.coord, this.config, ctx.userId);
     const started = performance.now();
     let result: ChatResult;
     try {
@@ -351,49 +403,3 @@ export class OpenAiEngine implements AiEngine, ModelPort {
 
 const system = (content: string): ChatMessage => ({ role: 'system', content });
 const user = (content: string): ChatMessage => ({ role: 'user', content });
-
-/** The latest user and assistant turns whose text fits `maxChars`, in order. */
-function recentTurns(history: ChatMessage[], maxChars: number): ChatMessage[] {
-  const kept: ChatMessage[] = [];
-  let size = 0;
-  for (let i = history.length - 1; i >= 0; i--) {
-    const m = history[i]!;
-    if (m.role === 'system') continue;
-    if (size + m.content.length > maxChars) break;
-    size += m.content.length;
-    kept.unshift({ role: m.role, content: m.content });
-  }
-  return kept;
-}
-
-/** A 400 about response_format: the server has no structured output of the json_schema kind. */
-function refusedSchema(err: unknown): boolean {
-  const cause =
-    err instanceof Error ? (err.cause as { status?: number; message?: string } | undefined) : undefined;
-  return cause?.status === 400 && /response_format|json_schema|schema/i.test(cause.message ?? '');
-}
-
-/**
- * The planning reply as the web app applies it: `{"actionHint", "aiContent"}` when the model
- * asked to change the document, else its plain-text reply. A model that ignored JSON mode is
- * passed through as text.
- */
-function planningReply(raw: string): string {
-  const fenced = /^\s*```(?:json)?\s*([\s\S]*?)\s*```\s*$/.exec(raw);
-  const candidate = (fenced ? fenced[1]! : raw).trim();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(candidate);
-  } catch {
-    return raw.trim();
-  }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return raw.trim();
-  const o = parsed as Record<string, unknown>;
-  if (typeof o.aiContent === 'string' && o.aiContent.trim()) {
-    const actionHint =
-      typeof o.actionHint === 'string' && ACTION_HINTS.has(o.actionHint) ? o.actionHint : 'append';
-    return JSON.stringify({ actionHint, aiContent: o.aiContent });
-  }
-  if (typeof o.reply === 'string' && o.reply.trim()) return o.reply.trim();
-  return raw.trim();
-}

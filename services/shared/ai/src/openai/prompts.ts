@@ -1,4 +1,4 @@
-import type { EditorContext, SessionDigest, SpeakerCharacter } from '../engine.ts';
+import type { CampaignContext, EditorContext, SessionDigest, SpeakerCharacter } from '../engine.ts';
 
 /**
  * The fixed texts the OpenAI engine sends. The chat instructions open every chat request with
@@ -12,6 +12,16 @@ export const CHAT_INSTRUCTIONS = [
   'was said as [HH:MM:SS]. If the transcript does not say, answer that it does not; never invent',
   'events, names or rules. Answer in the language of the question, briefly, in plain text or',
   'light markdown.',
+].join('\n');
+
+/** Questions across a campaign: passages of several sessions, cited with the session's number. */
+export const ASK_INSTRUCTIONS = [
+  'You are Chronicler, an assistant for tabletop role-playing groups. You answer questions about a',
+  'campaign using only the passages of its recorded sessions below, which are numbered (S1 is the',
+  'first session listed). Lines look like "[HH:MM:SS] Speaker: text". When you state something from',
+  'a passage, cite the session and the time it was said as [S2 HH:MM:SS]. If the passages do not',
+  'say, answer that they do not; never invent events, names or rules. Answer in the language of the',
+  'question, briefly, in plain text or light markdown.',
 ].join('\n');
 
 export const RECAP_INSTRUCTIONS = [
@@ -78,6 +88,27 @@ export function editorBlock(editor: EditorContext): string {
       (editor.selectedText ? `\nSelected text:\n"""\n${editor.selectedText}\n"""` : '')
     : 'No selection.';
   return `Planning document:\n"""\n${editor.content}\n"""\n${selection}`;
+}
+
+/**
+ * What the campaign already knows, for a session's recap: its known names (to spell them alike
+ * and tell people met from the party), its open threads (to say which this session moved) and the
+ * previous session's story. Empty without a campaign.
+ */
+export function campaignBlock(campaign: CampaignContext | undefined, previousRecap: string): string {
+  if (!campaign) return '';
+  const out = [`Campaign: ${campaign.name}. What it already knows, from earlier sessions:`];
+  if (campaign.knownNames.length) out.push(`Known names (spell them so): ${campaign.knownNames.join(', ')}.`);
+  if (campaign.openThreads.length) {
+    out.push(`Open threads before this session:\n${campaign.openThreads.map((t) => `- ${t}`).join('\n')}`);
+    out.push('In threads, say which of these this session advanced or resolved, besides the new ones.');
+  }
+  if (campaign.previous && previousRecap.trim()) {
+    out.push(
+      `The previous session, ${campaign.previous.name} (${campaign.previous.date.slice(0, 10)}):\n${previousRecap.trim()}`,
+    );
+  }
+  return out.length > 1 ? `${out.join('\n')}\n\n` : '';
 }
 
 /** Who is who, for a prompt: empty when no map is known. */

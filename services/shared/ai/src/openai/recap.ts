@@ -1,6 +1,7 @@
 import {
   AiUnavailableError,
   type AiRequestContext,
+  type CampaignContext,
   type CampaignSummaryInput,
   type SessionSummaryInput,
 } from '../engine.ts';
@@ -8,6 +9,7 @@ import { partyNames } from '../party.ts';
 import { renderCampaignRecap, renderRecap } from '../recap/render.ts';
 import { CAMPAIGN_RECAP, CHUNK_NOTES, RECAP, type ChunkNotes } from '../recap/schema.ts';
 import {
+  campaignBlock,
   CAMPAIGN_RECAP_INSTRUCTIONS,
   MERGE_NOTES_INSTRUCTIONS,
   PART_NOTES_INSTRUCTIONS,
@@ -20,6 +22,8 @@ import { clipTokens, completeStructured, structuredOverhead, type ModelPort } fr
 const MAP_CONCURRENCY = 4;
 /** Merge rounds before notes that will not shrink to the context are given up. */
 const MAX_MERGE_ROUNDS = 6;
+/** Share of a request the campaign's context may take in a session's recap. */
+const CAMPAIGN_SHARE = 0.2;
 /** Share of a chunk repeated at the start of the next, so a scene cut in two is seen whole. */
 const OVERLAP_SHARE = 0.1;
 
@@ -36,7 +40,14 @@ export async function sessionRecap(
   ctx: AiRequestContext,
   input: SessionSummaryInput,
 ): Promise<string> {
-  const header = `Session: ${input.name}\n\n${whoIsWhoBlock(input.characters)}`;
+  const base = `Session: ${input.name}\n\n${whoIsWhoBlock(input.characters)}`;
+  const header = `${base}${campaignHeader(port, input.campaign)}`;
+  // A part's notes need the campaign's names (spelled alike); the threads and the previous
+  // session are for the recap written from the notes, so the many part requests stay small.
+  const partHeader = `${base}${campaignHeader(
+    port,
+    input.campaign && { ...input.campaign, openThreads: [], previous: undefined },
+  )}`;
   const render = (recap: Parameters<typeof renderRecap>[0]) =>
     renderRecap(recap, { sessionId: input.id, party: partyNames(input.transcript, input.characters) });
   const whole = `${header}Transcript:\n${input.transcript}`;
@@ -46,7 +57,7 @@ export async function sessionRecap(
   const room =
     promptBudget(port) -
     structuredOverhead(port, PART_NOTES_INSTRUCTIONS, CHUNK_NOTES) -
-    port.counter.count(header) -
+    port.counter.count(partHeader) -
     48;
   if (room < 200) throw new AiUnavailableError(`The context of ${port.model} is too small for a recap.`);
   const chunks = chunkLines(port, input.transcript, room);
@@ -55,7 +66,7 @@ export async function sessionRecap(
       port,
       ctx,
       PART_NOTES_INSTRUCTIONS,
-      `${header}Part ${i + 1} of ${chunks.length}:\n${chunk}`,
+      `${partHeader}Part ${i + 1} of ${chunks.length}:\n${chunk}`,
       CHUNK_NOTES,
     ),
   );
@@ -84,6 +95,28 @@ export async function sessionRecap(
     );
   }
   throw new AiUnavailableError('The recap could not be condensed to fit the model context.');
+}
+
+/**
+ * The campaign's block of a recap's header, within CAMPAIGN_SHARE of a request: names and open
+ * threads first (each list cut to fit), then as much of the previous session's recap as is left.
+ */
+function campaignHeader(port: ModelPort, campaign: CampaignContext | undefined): string {
+  if (!campaign) return '';
+  const budget = Math.floor(promptBudget(port) * CAMPAIGN_SHARE);
+  const fits = (c: typeof campaign, recap: string) => port.counter.count(campaignBlock(c, recap)) <= budget;
+  let c = { ...campaign, knownNames: [...campaign.knownNames], openThreads: [...campaign.openThreads] };
+  while (!fits(c, '') && (c.knownNames.length > 0 || c.openThreads.length > 0)) {
+    // The longer list gives way first; the most recent threads are kept.
+    if (c.knownNames.length >= c.openThreads.length) c.knownNames = c.knownNames.slice(0, -1);
+    else c.openThreads = c.openThreads.slice(1);
+  }
+  if (!fits(c, '')) return '';
+  const previous = campaign.previous?.recap ?? '';
+  const room = budget - port.counter.count(campaignBlock(c, '')) - 24;
+  const recap = room > 40 ? clipTokens(port.counter, previous, room) : '';
+  c = recap ? c : { ...c, previous: undefined };
+  return campaignBlock(c, recap);
 }
 
 /** A campaign recap from its sessions' recaps (never their transcripts), the longest cut to fit. */

@@ -1,6 +1,7 @@
 import type { Static, TSchema } from '@sinclair/typebox';
-import { AiUnavailableError, type AiRequestContext, type ChatMessage } from '../engine.ts';
+import type { AiRequestContext, ChatMessage } from '../engine.ts';
 import { parseStructured, type StructuredShape } from '../recap/schema.ts';
+import { AiSchemaError, coerceToSchema } from './schema-fallback.ts';
 import type { TokenCounter } from './tokens.ts';
 
 /** What the recap steps need of the engine: one recorded, rate-limited model call, and sizes. */
@@ -16,6 +17,8 @@ export interface ModelPort {
     messages: ChatMessage[],
     opts: { shape?: StructuredShape<TSchema>; maxTokens?: number },
   ): Promise<string>;
+  /** Logs what a recap step had to work around (an answer coerced to its schema). */
+  warn(fields: Record<string, unknown>, message: string): void;
 }
 
 /** The schema as the instructions show it: servers without json_schema support still see it. */
@@ -39,8 +42,9 @@ const REPAIR_INSTRUCTIONS =
 /**
  * A structured answer: asked with `response_format` json_schema (the engine falls back to
  * json_object for servers without it), parsed and validated; an invalid answer gets one repair
- * request (the answer and what is wrong with it, not the transcript again); still invalid, the
- * request is refused with an AiUnavailableError and nothing is stored.
+ * request (the answer and what is wrong with it, not the transcript again); still invalid, it is
+ * coerced to the schema where that is safe; failing that, AiSchemaError (the engine answers with
+ * the offline digest and a notice).
  */
 export async function completeStructured<T extends TSchema>(
   port: ModelPort,
@@ -68,9 +72,16 @@ export async function completeStructured<T extends TSchema>(
   );
   const again = parseStructured(shape, repaired);
   if (again.ok) return again.value;
-  throw new AiUnavailableError(
-    `The AI model ${port.model} did not return a valid ${shape.name} after one repair try (${again.errors}).`,
-  );
+  // Reshaped where nothing said is lost (a missing list, a lone item, a number as text).
+  const coerced = coerceToSchema(shape.schema, [repaired, first]);
+  if (coerced !== null) {
+    port.warn(
+      { shape: shape.name, reason: again.errors },
+      `the AI model's ${shape.name} missed its schema after a repair; coerced to it`,
+    );
+    return coerced as Static<T>;
+  }
+  throw new AiSchemaError(shape.name, again.errors, port.model);
 }
 
 /** The start of `text` within `tokens`. */

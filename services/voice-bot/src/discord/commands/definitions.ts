@@ -3,11 +3,12 @@ import {
   SlashCommandBuilder,
   type RESTPostAPIChatInputApplicationCommandsJSONBody,
 } from 'discord.js';
+import { ASK_QUESTION_MAX_CHARS } from '@chronicler/contracts';
 import { SETTINGS_COMMAND } from './settings.ts';
 
 /**
  * The slash commands, as registered: join, start [group], stop, leave, status and help, which
- * every table uses; offrecord and onrecord (consent), recap, recording and mydata; and settings.
+ * every table uses; offrecord and onrecord (consent), recap, recording, ask and mydata; and settings.
  */
 export const COMMANDS: RESTPostAPIChatInputApplicationCommandsJSONBody[] = [
   new SlashCommandBuilder()
@@ -77,6 +78,26 @@ export const COMMANDS: RESTPostAPIChatInputApplicationCommandsJSONBody[] = [
         .setMaxLength(100),
     ),
   new SlashCommandBuilder()
+    .setName('ask')
+    .setDescription('Ask your campaign a question: answered from all its sessions, with links to the moments')
+    .setContexts(InteractionContextType.Guild)
+    .addStringOption((o) =>
+      o
+        .setName('question')
+        .setDescription('What to ask')
+        .setRequired(true)
+        .setMinLength(1)
+        .setMaxLength(ASK_QUESTION_MAX_CHARS),
+    )
+    .addStringOption((o) =>
+      o
+        .setName('group')
+        .setDescription('One of your Chronicler groups (default: the server’s default group)')
+        .setRequired(false)
+        .setAutocomplete(true)
+        .setMaxLength(100),
+    ),
+  new SlashCommandBuilder()
     .setName('mydata')
     .setDescription('What was recorded of you in this server, and delete it')
     .setContexts(InteractionContextType.Guild),
@@ -96,6 +117,7 @@ export function helpText(publicUrl: string | null): string {
     '`/settings` — the server’s recording settings (Manage Server)',
     '`/recap [session]` — post the recap of one of your recorded sessions here (the latest by default)',
     '`/recording [session]` — download links (per speaker Ogg/FLAC, everyone mixed, a zip) for a session recorded here; its owner or Manage Server',
+    '`/ask question [group]` — ask your campaign; the answer cites the moments it comes from (only you see it)',
     '`/mydata` — what was recorded of you in this server; delete your part of a session',
     '`/help` — this message',
     '',

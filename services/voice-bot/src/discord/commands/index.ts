@@ -1,6 +1,7 @@
 import type { Interaction } from 'discord.js';
 import { MessageFlags } from 'discord.js';
 import type { BotCore } from '../core.ts';
+import { askCommand } from './ask.ts';
 import { joinCommand, leaveCommand, stopCommand } from './channel.ts';
 import { helpText } from './definitions.ts';
 import { consentCommand, statusCommand } from './member.ts';
@@ -23,7 +24,7 @@ export async function onInteraction(core: BotCore, interaction: Interaction): Pr
             core.log.warn({ err }, 'autocomplete failed');
             return [];
           })
-        : interaction.commandName === 'start'
+        : interaction.commandName === 'start' || interaction.commandName === 'ask'
           ? await startAutocomplete(
               core,
               interaction.user.id,
@@ -102,6 +103,8 @@ export async function onInteraction(core: BotCore, interaction: Interaction): Pr
         return await recapCommand(core, interaction);
       case 'recording':
         return await recordingCommand(core, interaction);
+      case 'ask':
+        return await askCommand(core, interaction);
       default:
         await interaction.reply({ content: 'Unknown command.', flags: MessageFlags.Ephemeral });
     }
