@@ -142,8 +142,8 @@ export async function recordSession(
   },
 ): Promise<{ tid: string; lines: LiveLine[]; spoken: Awaited<ReturnType<VoiceTable['prepare']>> }> {
   const { system, discord, deepgram, owner } = rig;
-  deepgram.script(opts.turns.map((t) => t.text));
   const spoken = await table.prepare(opts.turns);
+  deepgram.script(spoken);
   const started = await discord.command(
     opts.guildId,
     opts.textChannelId,
