@@ -63,6 +63,14 @@ export const VoiceBotConfigSchema = Type.Composite([
     MAX_RECORDINGS_PER_OWNER: Type.Integer({ default: 3, minimum: 0, maximum: 1000 }),
     /** Recording hours per server per UTC day, across replicas (coordination store). 0: no limit. */
     GUILD_RECORDING_HOURS_PER_DAY: Type.Number({ default: 0, minimum: 0, maximum: 24 }),
+    /**
+     * After SIGTERM, how long each recording goes on while waiting for a successor process to
+     * take it over without a gap (handover.ts), before it is suspended for whichever process
+     * starts next. Held within SHUTDOWN_TIMEOUT_MS (see handoverWaitMs); 0: suspended at once.
+     */
+    HANDOVER_WAIT_SECONDS: Type.Number({ default: 20, minimum: 0, maximum: 600 }),
+    /** The process's whole stop (the kit's setting), read here to keep the wait within it. */
+    SHUTDOWN_TIMEOUT_MS: Type.Integer({ default: 15_000, minimum: 1000 }),
   }),
   SpeechConfigSchema,
 ]);
@@ -91,6 +99,19 @@ export function shardIdsOf(config: VoiceBotConfig, count: number): number[] {
     throw new Error(`Shard ids ${bad.join(', ')} are outside SHARD_COUNT=${count} (shards 0..${count - 1})`);
   }
   return [...new Set(ids)].sort((a, b) => a - b);
+}
+
+/** Time the stop keeps for flushing the recordings after waiting for successors. */
+const FLUSH_RESERVE_MS = 25_000;
+
+/**
+ * How long a stopping bot waits for a successor per recording: HANDOVER_WAIT_SECONDS, less
+ * whatever the flush after it needs of SHUTDOWN_TIMEOUT_MS; none with an in-memory bus (the
+ * embedded mode: no other process can ask for the recording while this one runs).
+ */
+export function handoverWaitMs(c: VoiceBotConfig, busKind: 'nats' | 'memory'): number {
+  if (busKind === 'memory') return 0;
+  return Math.max(0, Math.min(c.HANDOVER_WAIT_SECONDS * 1000, c.SHUTDOWN_TIMEOUT_MS - FLUSH_RESERVE_MS));
 }
 
 /** The shard Discord routes a guild to: (guild_id >> 22) % shard_count. */

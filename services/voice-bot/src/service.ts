@@ -7,7 +7,7 @@ import {
   streamLimits,
 } from '@chronicler/speech';
 import path from 'node:path';
-import { limitsOf, shardIdsOf, VoiceBotConfigSchema } from './config.ts';
+import { handoverWaitMs, limitsOf, shardIdsOf, VoiceBotConfigSchema } from './config.ts';
 import { GatewayRefused, VoiceBot } from './discord/bot.ts';
 import { discordVoiceReceiver } from './discord/voice.ts';
 
@@ -49,6 +49,7 @@ export default defineService({
       defaultName: c.LIVE_SESSION_DEFAULT_NAME,
       watchdogSeconds: c.VOICE_WATCHDOG_SECONDS,
       heartbeatSeconds: c.LIVE_HEARTBEAT_SECONDS,
+      handoverWaitMs: handoverWaitMs(c, ctx.bus.kind),
       bus: ctx.bus,
       coord: ctx.coord,
       provider,

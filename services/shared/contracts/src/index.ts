@@ -26,3 +26,4 @@ export * from './discord-servers.ts';
 export * from './member-data.ts';
 export * from './recap-posts.ts';
 export * from './recordings.ts';
+export * from './voice-handover.ts';

@@ -4,6 +4,7 @@ import type { Guild } from 'discord.js';
 import { randomUUID } from 'node:crypto';
 import { LiveSession, type ResumePoint } from '../pipeline/index.ts';
 import type { BotCore } from './core.ts';
+import { serveHandover } from './handover.ts';
 import { guardRecording, noticeText } from './limits.ts';
 import { watchdogRejoin } from './links.ts';
 import { keepRecapTarget } from './recap-post.ts';
@@ -111,6 +112,9 @@ export async function beginRecording(core: BotCore, guild: Guild, r: RecordingRe
     g.recording = null;
     throw err;
   }
+  // A successor process may take it over (a deploy): it asks this one, which answers.
+  rec.handoff = serveHandover(core, guild, rec);
+  void live.done.then(() => rec.handoff?.sub.unsubscribe());
   const guard = guardRecording(
     core,
     {
