@@ -8,6 +8,7 @@ import { serveHandover } from './handover.ts';
 import { guardRecording, noticeText } from './limits.ts';
 import { watchdogRejoin } from './links.ts';
 import { keepRecapTarget } from './recap-post.ts';
+import { postTranscript } from './transcript-post.ts';
 import { Recording } from './recording.ts';
 import { showRecording } from './rec-sign.ts';
 import type { SessionState } from './state.ts';
@@ -99,6 +100,8 @@ export async function beginRecording(core: BotCore, guild: Guild, r: RecordingRe
     onStuck: (hit) => void watchdogRejoin(core, guild, hit),
     onEnded: (ended) => {
       void core.tracks.hand(ended);
+      // The transcript as a file where the recording was announced (Craig and Archivist do).
+      void postTranscript(core, ended);
       // Only an end takes the sign down: a hand-over (handOver) leaves it up for the next process.
       if (g.recording === null) void showRecording(core, guild, false);
     },
