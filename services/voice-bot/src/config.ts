@@ -64,6 +64,14 @@ export const VoiceBotConfigSchema = Type.Composite([
     /** Recording hours per server per UTC day, across replicas (coordination store). 0: no limit. */
     GUILD_RECORDING_HOURS_PER_DAY: Type.Number({ default: 0, minimum: 0, maximum: 24 }),
     /**
+     * What one process (a pod) takes on: recordings at once, and people in their voice channels
+     * (each one a speaker it may have to decode). A start beyond either is refused and counted
+     * (chronicler_voice_recordings_refused_total). The chart derives both from the pod's
+     * requests and `pnpm bench voice` (values.yaml). 0: no bound.
+     */
+    POD_MAX_RECORDINGS: Type.Integer({ default: 0, minimum: 0, maximum: 100_000 }),
+    POD_MAX_SPEAKERS: Type.Integer({ default: 0, minimum: 0, maximum: 1_000_000 }),
+    /**
      * After SIGTERM, how long each recording goes on while waiting for a successor process to
      * take it over without a gap (handover.ts), before it is suspended for whichever process
      * starts next. Held within SHUTDOWN_TIMEOUT_MS (see handoverWaitMs); 0: suspended at once.
@@ -125,6 +133,9 @@ export interface RecordingLimits {
   maxSpeakers: number | null;
   maxPerOwner: number | null;
   guildSecondsPerDay: number | null;
+  /** This process's bound on recordings and on people in their channels. */
+  podRecordings: number | null;
+  podSpeakers: number | null;
 }
 
 export function limitsOf(c: VoiceBotConfig): RecordingLimits {
@@ -135,5 +146,7 @@ export function limitsOf(c: VoiceBotConfig): RecordingLimits {
     maxSpeakers: orNull(c.MAX_SPEAKERS_PER_RECORDING),
     maxPerOwner: orNull(c.MAX_RECORDINGS_PER_OWNER),
     guildSecondsPerDay: orNull(c.GUILD_RECORDING_HOURS_PER_DAY * 3600),
+    podRecordings: orNull(c.POD_MAX_RECORDINGS),
+    podSpeakers: orNull(c.POD_MAX_SPEAKERS),
   };
 }

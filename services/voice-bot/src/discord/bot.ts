@@ -6,6 +6,7 @@ import { BotCore, type VoiceBotOptions } from './core.ts';
 import { AutoRecorder } from './auto-record.ts';
 import { GuildDirectories } from './directory.ts';
 import { waitForSuccessor } from './handover.ts';
+import { reportPodLoad } from './limits.ts';
 import { onVoiceState } from './presence.ts';
 import { startRecapPosts } from './recap-post.ts';
 import { recover } from './recovery.ts';
@@ -138,6 +139,7 @@ export class VoiceBot {
       'voice bot ready',
     );
     await recover(this.core);
+    reportPodLoad(this.core);
     // Rules whose channel is already full when the bot comes up.
     for (const guild of this.client.guilds.cache.values()) void this.auto.check(guild);
     this.recaps ??= await startRecapPosts(this.core);

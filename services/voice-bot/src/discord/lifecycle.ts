@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { LiveSession, type ResumePoint } from '../pipeline/index.ts';
 import type { BotCore } from './core.ts';
 import { serveHandover } from './handover.ts';
-import { guardRecording, noticeText } from './limits.ts';
+import { guardRecording, noticeText, reportPodLoad } from './limits.ts';
 import { watchdogRejoin } from './links.ts';
 import { keepRecapTarget } from './recap-post.ts';
 import { postTranscript } from './transcript-post.ts';
@@ -117,7 +117,11 @@ export async function beginRecording(core: BotCore, guild: Guild, r: RecordingRe
   }
   // A successor process may take it over (a deploy): it asks this one, which answers.
   rec.handoff = serveHandover(core, guild, rec);
-  void live.done.then(() => rec.handoff?.sub.unsubscribe());
+  reportPodLoad(core);
+  void live.done.then(() => {
+    void rec.handoff?.sub.unsubscribe();
+    reportPodLoad(core);
+  });
   const guard = guardRecording(
     core,
     {
