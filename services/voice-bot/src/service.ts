@@ -13,6 +13,8 @@ import { discordVoiceReceiver } from './discord/voice.ts';
 
 export { VoiceBotConfigSchema } from './config.ts';
 export { VoiceBot } from './discord/bot.ts';
+// The receive path as it runs in production, for `pnpm bench voice`.
+export { discordVoiceReceiver } from './discord/voice.ts';
 
 export default defineService({
   name: 'voice-bot',
