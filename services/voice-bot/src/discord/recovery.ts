@@ -101,8 +101,12 @@ async function pausedAt(core: BotCore, state: SessionState): Promise<number> {
 async function continueRecording(core: BotCore, guild: Guild, found: SessionState): Promise<void> {
   const seamless =
     !found.suspended_at && (await takeOver(core, guild, found.transcript_id, found.channel_id));
-  // Handed over: the predecessor's last word on it (suspended, who is paused).
-  const state = seamless ? ((await readState(core.o.recordingsDir, found.transcript_id)) ?? found) : found;
+  // The last word of whoever recorded it (handed over: suspended, who is paused; or it ended).
+  const state = (await readState(core.o.recordingsDir, found.transcript_id)) ?? found;
+  if (state.ended_at) {
+    core.log.info({ transcriptId: state.transcript_id }, 'the session ended while it was being taken over');
+    return;
+  }
   const g = core.guildVoice(guild.id);
   const pausedMs = await pausedAt(core, state);
   const crashed = !state.suspended_at;
