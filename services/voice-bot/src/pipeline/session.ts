@@ -171,15 +171,11 @@ export class LiveSession {
     });
   }
 
-  /**
-   * One Opus packet (48 kHz stereo, as Discord sends) of `speaker`, as it arrives, or held
-   * since `atMs` (epoch ms: audio a successor heard while its predecessor handed over).
-   */
+  /** One Opus packet (48 kHz stereo) of `speaker` as it arrives, or held since `atMs` (a hand-over's). */
   pushOpus(speaker: Speaker, packet: Buffer, atMs?: number): void {
     liveAudioPackets.inc();
-    const channel = this.channelFor(speaker);
     const at = atMs === undefined ? this.elapsedSeconds : Math.max(0, (atMs - this.startedAtMs) / 1000);
-    channel?.pushOpus(packet, at);
+    this.channelFor(speaker)?.pushOpus(packet, at);
   }
 
   /** PCM of `speaker` as it arrives: Discord's decoded 48 kHz stereo, or 16 kHz mono. */
