@@ -92,9 +92,6 @@ export function frameFeatures(samples: ArrayLike<number>): number[] {
   return [db(sum / Math.max(samples.length, 1)), ...bands];
 }
 
-/** Whether a frame's overall level counts as voiced (RMS ≥ 500, the peers' segmenter's threshold). */
-export const VOICED_DB = 20 * Math.log10(500);
-
 /** Features of the 20 ms frames of 16 kHz mono s16le PCM. */
 export function featuresOf16kMono(pcm: Buffer): number[][] {
   const n = RATE * FRAME_SECONDS;
