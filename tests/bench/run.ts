@@ -9,6 +9,7 @@ import { benchOfflineAi } from './offline-ai.ts';
 import { benchServiceMemory } from './service-memory.ts';
 import { benchSearch } from './search.ts';
 import { benchUploadMemory } from './upload-memory.ts';
+import { benchVoice } from './voice.ts';
 
 const benches: Record<string, () => Promise<void>> = {
   bus: benchBus,
@@ -21,6 +22,7 @@ const benches: Record<string, () => Promise<void>> = {
   'offline-ai': benchOfflineAi,
   'service-memory': benchServiceMemory,
   search: benchSearch,
+  voice: benchVoice,
   load: () => import('./load.ts').then((m) => m.benchLoad()),
 };
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -10,7 +10,9 @@ import {
   LiveSession,
   playTurns,
   scaledClock,
+  speak,
   synthesizeTurns,
+  toDiscordPcm,
   type Turn,
 } from '@chronicler/voice-bot/pipeline';
 import { randomUUID } from 'node:crypto';
@@ -64,9 +66,17 @@ describe.runIf(hasEspeak)(`live speech through the real pipeline (${testMode} mo
       { speaker: travis, text: 'Grog wants to punch the door' },
       { speaker: matt, text: 'Roll for perception everyone' },
     ];
-    peer.script(turns.map((t) => t.text));
     // Synthesised before the session starts, so synthesis never stretches the session's clock.
     const synthesized = await synthesizeTurns(turns);
+    // The peer is told what each line sounds like, and answers only what reaches it.
+    peer.script(
+      await Promise.all(
+        synthesized.map(async (t) => ({
+          text: t.text,
+          pcm: toDiscordPcm(await speak(t.text, { voice: t.voice })),
+        })),
+      ),
+    );
     const speed = 3;
     const transcriptId = randomUUID();
     const session = new LiveSession({

@@ -299,12 +299,12 @@ describe.skipIf(skipReason)(
         'Vex draws her bow and looks around',
         'Roll for perception everyone',
       ];
-      deepgram.script(lines);
       const turns = await table.prepare([
         { speaker: matt, text: lines[0]! },
         { speaker: laura, text: lines[1]! },
         { speaker: matt, text: lines[2]! },
       ]);
+      deepgram.script(turns);
       const started = await discord.command(guild.id, '4101', '2001', 'start', { name: 'Metrics night' });
       const tid = sessionIdIn(started.content);
       await waitFor(

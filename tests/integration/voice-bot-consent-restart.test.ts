@@ -62,7 +62,7 @@ describe.runIf(hasEspeak && testMode === 'cluster')('/offrecord across a restart
       { speaker: matt, text: 'And the story goes on' },
     ];
     const spoken = await table.prepare(turns);
-    rig.deepgram.script([turns[0]!.text, turns[2]!.text]);
+    rig.deepgram.script([spoken[0]!, spoken[2]!]);
     const streamsBefore = rig.deepgram.streams.length;
     const started = await rig.discord.command(guild.id, '5101', '2001', 'start');
     const tid = sessionIdIn(started.content);

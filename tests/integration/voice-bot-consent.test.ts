@@ -197,7 +197,7 @@ describe.runIf(hasEspeak)(`server settings and consent (${testMode} mode)`, () =
     ];
     const spoken = await table.prepare(turns);
     // Only what is captured reaches the provider: Laura's line and Travis's after he pressed.
-    rig.deepgram.script([turns[1]!.text, turns[3]!.text]);
+    rig.deepgram.script([spoken[1]!, spoken[3]!]);
     const streamsBefore = rig.deepgram.streams.length;
     const messagesBefore = rig.discord.messages.length;
     const { lines } = await record(2, async () => {
@@ -262,7 +262,7 @@ describe.runIf(hasEspeak)(`server settings and consent (${testMode} mode)`, () =
       { speaker: sam, text: 'Sorry I am late everyone' },
     ];
     const spoken = await table.prepare(turns);
-    rig.deepgram.script(turns.map((t) => t.text));
+    rig.deepgram.script(spoken);
     const messagesBefore = rig.discord.messages.length;
     const { lines } = await record(2, async () => {
       await table.play([spoken[0]!]);

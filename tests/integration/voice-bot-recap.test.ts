@@ -37,6 +37,7 @@ function withinDiscordLimits(e: Embed): void {
 
 // Members speak through real @discordjs/voice clients; once the /stop'ped session's summary is
 // stored, its recap comes back to the channel where /start ran, once; /recap posts it on demand.
+// At /stop the transcript itself is posted there as a Markdown file.
 describe.runIf(hasEspeak)(`the recap back in Discord (${testMode} mode)`, () => {
   let rig: VoiceRig;
   let system: TestSystem;
@@ -121,5 +122,63 @@ describe.runIf(hasEspeak)(`the recap back in Discord (${testMode} mode)`, () => 
     const none = await discord.command(guild.id, '8703', '3702', 'recap');
     expect(none.ephemeral).toBe(true);
     expect(recapsIn('8701')).toHaveLength(1);
+  }, 240_000);
+
+  // What Craig and Archivist do: the transcript itself, as a file, where the recording was announced.
+  it('posts the transcript as the Markdown export in the announcement channel at /stop, and says why when it cannot attach it', async () => {
+    const before = discord.messages.length;
+    const turns: Turn[] = [
+      { speaker: matt, text: 'The caravan reaches the river at dusk' },
+      { speaker: laura, text: 'Vex scouts ahead of the wagons' },
+    ];
+    const { tid } = await recordSession(rig, table, {
+      guildId: guild.id,
+      textChannelId: '8701',
+      by: '3701',
+      turns,
+      name: 'The River',
+    });
+    const withFile = () => discord.messages.slice(before).find((m) => (m.attachments?.length ?? 0) > 0);
+    await waitFor(() => withFile() !== undefined, 60_000);
+    const posted = withFile()!;
+    expect(posted.channelId).toBe('8701');
+    expect(posted.content).toContain(`sessions/${tid}`);
+    expect(posted.attachments).toHaveLength(1);
+    const [file] = posted.attachments!;
+    expect(file!.filename).toMatch(/^The-River-\d{4}-\d{2}-\d{2}\.md$/);
+    expect(file!.contentType).toMatch(/^text\/markdown/);
+    // The web app's Markdown export of the session as it stood at /stop: every line (the summary
+    // may or may not be made by then: the recap embed brings it); from the notes on, byte for byte.
+    const text = file!.data.toString('utf8');
+    const exported = await fetch(`${system.url}/api/transcripts/${tid}/export?format=md`, {
+      headers: { authorization: `Bearer ${owner}` },
+    });
+    expect(exported.status).toBe(200);
+    const fromNotes = (md: string) => md.slice(md.indexOf('\n## Notes'));
+    expect(text).toMatch(/^# The River\n/);
+    expect(text).toContain('\n## Summary\n');
+    expect(fromNotes(text)).toBe(fromNotes(await exported.text()));
+    for (const t of turns) expect(text).toContain(t.text);
+
+    // Without Attach Files in that channel Discord refuses the file (50013): the channel is told
+    // why, with the link, and nothing else breaks.
+    discord.noAttachFiles.add('8701');
+    try {
+      const next = discord.messages.length;
+      const second = await recordSession(rig, table, {
+        guildId: guild.id,
+        textChannelId: '8701',
+        by: '3701',
+        turns: [{ speaker: matt, text: 'The bridge is out' }],
+        name: 'The Bridge',
+      });
+      const told = () => discord.messages.slice(next).find((m) => /Attach Files/.test(m.content));
+      await waitFor(() => told() !== undefined, 60_000);
+      expect(told()!.channelId).toBe('8701');
+      expect(told()!.content).toContain(`sessions/${second.tid}`);
+      expect(discord.messages.slice(next).some((m) => (m.attachments?.length ?? 0) > 0)).toBe(false);
+    } finally {
+      discord.noAttachFiles.delete('8701');
+    }
   }, 240_000);
 });

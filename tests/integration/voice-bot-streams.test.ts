@@ -105,7 +105,7 @@ describe.runIf(hasEspeak)(`the voice bot's streams and limits (${testMode} mode)
         { speaker: laura, text: 'Can you hear me again' },
       ];
       const spoken = await table.prepare(turns);
-      rig.deepgram.script(turns.filter((t) => t.text !== 'I am talking into the void').map((t) => t.text));
+      rig.deepgram.script(spoken.filter((t) => t.text !== 'I am talking into the void'));
       const { tid, viewer } = await start();
       await table.play(spoken.slice(0, 3), { pauseSeconds: 1 });
       await viewer.untilLines(3, 30_000);
@@ -159,7 +159,7 @@ describe.runIf(hasEspeak)(`the voice bot's streams and limits (${testMode} mode)
         { speaker: sam, text: 'Scanlan plays a song while we walk' },
       ];
       const spoken = await table.prepare(turns);
-      rig.deepgram.script(turns.map((t) => t.text));
+      rig.deepgram.script(spoken);
       const { viewer } = await start();
       await table.play(spoken.slice(0, 3), { pauseSeconds: 0.8 });
       await viewer.untilLines(3, 30_000);
@@ -181,7 +181,7 @@ describe.runIf(hasEspeak)(`the voice bot's streams and limits (${testMode} mode)
     it('warns the channel before the maximum length, then ends and saves the recording', async () => {
       const turns: Turn[] = [{ speaker: matt, text: 'This will be a long night' }];
       const spoken = await table.prepare(turns);
-      rig.deepgram.script(turns.map((t) => t.text));
+      rig.deepgram.script(spoken);
       const { tid, viewer } = await start();
       await table.play(spoken);
       await viewer.untilLines(1, 30_000);

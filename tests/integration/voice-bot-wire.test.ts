@@ -156,9 +156,10 @@ describe.runIf(hasEspeak)(`the voice bot on Discord's voice protocol (${testMode
     }
   }
   /** The speech peer will recognise the turns' lines, in order; their speech, synthesized. */
-  const scripted = (turns: Turn[], at = table) => {
-    deepgram.script(turns.map((t) => t.text));
-    return at.prepare(turns);
+  const scripted = async (turns: Turn[], at = table) => {
+    const spoken = await at.prepare(turns);
+    deepgram.script(spoken);
+    return spoken;
   };
   const expected = (turns: Turn[]) => turns.map((t) => [t.speaker.displayName, t.text]);
 
@@ -320,8 +321,8 @@ describe.runIf(hasEspeak)(`the voice bot on Discord's voice protocol (${testMode
         { speaker: laura, text: 'Nothing you can hear clearly' },
         { speaker: matt, text: 'The shaking stops at last' },
       ];
-      deepgram.script([turns[0]!.text, turns[2]!.text]);
       const spoken = await daveTable.prepare(turns);
+      deepgram.script([spoken[0]!, spoken[2]!]);
       const connections = discord.voiceConnections(daveGuild.id);
       const r = await room();
       const { content } = await record(

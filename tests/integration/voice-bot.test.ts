@@ -189,8 +189,8 @@ describe.runIf(hasEspeak)(`the Discord voice bot against the Discord peer (${tes
       { speaker: matt, text: 'Roll for perception everyone' },
     ];
     // The bot is not recorded, so its line is not in the script the speech peer recognises.
-    deepgram.script([part1[0]!.text, part1[1]!.text, part1[3]!.text, part2[1]!.text]);
     const [s1, s2] = await Promise.all([table.prepare(part1), table.prepare(part2)]);
+    deepgram.script([s1[0]!, s1[1]!, s1[3]!, s2[1]!]);
 
     const streamsBefore = deepgram.streams.length;
     const started = await discord.command(guild.id, '3001', '2001', 'start');
@@ -315,13 +315,13 @@ describe.runIf(hasEspeak)(`the Discord voice bot against the Discord peer (${tes
     expect(none.content).toContain('“Exandria Unlimited”');
     expect(none.content).toContain('Nothing was recorded');
 
-    deepgram.script(['The party enters the tavern']);
     const turns = await table.prepare([
       {
         speaker: { key: '2003', displayName: 'Travis', userId: '2003' },
         text: 'The party enters the tavern',
       },
     ]);
+    deepgram.script(turns);
     const started = await discord.command(guild.id, '3001', '2001', 'start', {
       group: 'exandria unlimited',
       name: 'Episode 12',
@@ -355,7 +355,7 @@ describe.runIf(hasEspeak)(`the Discord voice bot against the Discord peer (${tes
       { speaker: travis, text: 'Nothing happens at all here' },
       { speaker: travis, text: 'I open the chest slowly' },
     ]);
-    deepgram.script(['I check the door for traps', 'I open the chest slowly']);
+    deepgram.script([turns[0]!, turns[2]!]);
     const started = await discord.command(guild.id, '3001', '2001', 'start');
     const tid = sessionIdOf(started.content);
     const connections = discord.voiceConnections(guild.id);
@@ -414,13 +414,13 @@ describe.runIf(hasEspeak)(`the Discord voice bot against the Discord peer (${tes
 
     await table2.join('2001');
     await table2.join('2002');
-    deepgram.script(['Jester casts a spell on the cart']);
     const turns = await table2.prepare([
       {
         speaker: { key: '2002', displayName: 'Jester', userId: '2002' },
         text: 'Jester casts a spell on the cart',
       },
     ]);
+    deepgram.script(turns);
     const started = await discord.command(guild2.id, '3101', '2001', 'start', { name: 'Shard one' });
     const tid = sessionIdOf(started.content);
     const owner = tokens.get('2001')!;

@@ -6,7 +6,8 @@ import { createServer, type Server } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { Script, Segmenter, waitForChange, type OpenSegment } from './deepgram-live.ts';
+import { segmentWords, Segmenter, waitForChange, type TimedWord } from './deepgram-live.ts';
+import { Script, type ScriptLine } from './heard-speech.ts';
 
 /**
  * A local stand-in for AssemblyAI's Universal-Streaming API (v3, `wss://…/v3/ws`), speaking
@@ -22,7 +23,8 @@ import { Script, Segmenter, waitForChange, type OpenSegment } from './deepgram-l
  * certificate; a test process trusts it with NODE_TLS_REJECT_UNAUTHORIZED=0 (Node 20 has no
  * way to add a CA at run time, and the SDK passes no TLS options to its socket).
  *
- * Recognition follows a script, as in the Deepgram live peer (see Segmenter there).
+ * Recognition follows a script, as in the Deepgram live peer (see Segmenter there): only the
+ * words whose audio arrived are answered (heard-speech.ts).
  */
 interface AssemblyAiLiveSession {
   id: string;
@@ -46,7 +48,7 @@ export interface AssemblyAiLivePeer {
   readonly sessions: AssemblyAiLiveSession[];
   /** Connections refused after the upgrade, by close code. */
   readonly refusals: number[];
-  script(lines: string[]): void;
+  script(lines: readonly ScriptLine[]): void;
   dropAll(): void;
   dropNext(opts?: { afterBytes?: number }): void;
   waitFor(what: string, probe: (peer: AssemblyAiLivePeer) => boolean, timeoutMs?: number): Promise<void>;
@@ -190,21 +192,20 @@ export async function startAssemblyAiLivePeer(
     const send = (message: object): void => {
       if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
     };
-    const turn = (segment: OpenSegment, words: string[], endOfTurn: boolean, formatted: boolean) => {
-      const span = Math.max(segment.lastVoiced - segment.start, 0.02);
-      const step = span / Math.max(words.length, 1);
+    const turn = (words: TimedWord[], endOfTurn: boolean, formatted: boolean) => {
+      const texts = words.map((w) => w.word);
       send({
         type: 'Turn',
         turn_order: turnOrder,
         turn_is_formatted: formatted,
         end_of_turn: endOfTurn,
-        transcript: formatted ? words.join(' ') : unformatted(words),
+        transcript: formatted ? texts.join(' ') : unformatted(texts),
         end_of_turn_confidence: endOfTurn ? 0.9 : 0.1,
-        words: words.map((w, i) => ({
-          start: Math.round((segment.start + i * step) * 1000),
-          end: Math.round((segment.start + (i + 1) * step) * 1000),
+        words: words.map((w) => ({
+          start: Math.round(w.start * 1000),
+          end: Math.round(w.end * 1000),
           confidence: 0.95,
-          text: formatted ? w : unformatted([w]),
+          text: formatted ? w.word : unformatted([w.word]),
           word_is_final: true,
         })),
       });
@@ -217,15 +218,17 @@ export async function startAssemblyAiLivePeer(
         interimEveryMs: opts.interimEveryMs ?? 200,
       },
       {
-        nextText: () => script.next(),
+        nextText: () => (script.byAudio ? null : script.next()),
         interim: (segment) => {
-          turn(segment, segment.words.slice(0, segment.shown), false, false);
+          const words = segmentWords(script, segment, false);
+          if (words) turn(words, false, false);
           changed();
         },
         final: (segment) => {
-          turn(segment, segment.words, true, false);
-          if (formatTurns) turn(segment, segment.words, true, true);
-          session.finals.push(segment.text);
+          const words = segmentWords(script, segment, true)!;
+          turn(words, true, false);
+          if (formatTurns) turn(words, true, true);
+          if (words.length > 0) session.finals.push(words.map((w) => w.word).join(' '));
           turnOrder++;
           changed();
         },
@@ -286,7 +289,7 @@ export async function startAssemblyAiLivePeer(
     ws.on('close', (code) => {
       sockets.delete(ws);
       session.closed ??= { by: 'client', code };
-      if (segmenter.open && session.closed.by === 'drop') script.giveBack(segmenter.open.text);
+      if (segmenter.open?.text && session.closed.by === 'drop') script.giveBack(segmenter.open.text);
       changed();
     });
   });

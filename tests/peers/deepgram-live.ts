@@ -3,6 +3,7 @@ import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { frameFeatures, Script, type ScriptLine } from './heard-speech.ts';
 
 /**
  * A local stand-in for Deepgram's live API (WebSocket `GET /v1/listen`), speaking its wire
@@ -14,10 +15,11 @@ import { WebSocketServer, type RawData, type WebSocket } from 'ws';
  * bad key and 429 past its concurrent streams at the handshake, close 1011 (NET-0001) when
  * neither audio nor KeepAlive came for the idle timeout, and sockets killed on demand.
  *
- * It cannot recognise speech, so it recognises a script: each voiced segment of the PCM it
- * receives (RMS energy above a threshold, ended by silence, Finalize or CloseStream) gets the
- * next scripted text, in order of onset across all streams. While a segment is voiced it sends
- * interims with a growing prefix of the text; at its end the final.
+ * It cannot recognise speech, so it recognises a script (see heard-speech.ts): each voiced
+ * segment of the PCM it receives (RMS energy above a threshold, ended by silence, Finalize or
+ * CloseStream) is matched against the audio of the scripted lines, and answered with the words
+ * of the line whose audio it actually received. While a segment is voiced it sends interims with
+ * the words heard so far (less the one still being said); at its end the final.
  */
 
 /** Splits received PCM into voiced segments; times are seconds of the audio received on one socket. */
@@ -32,25 +34,30 @@ export interface SegmenterOptions {
 }
 
 export interface OpenSegment {
-  text: string;
-  words: string[];
+  /** A bare scripted line, handed to the segment at its onset (scripts without audio). */
+  text: string | null;
   /** Seconds of this socket's audio. */
   start: number;
   lastVoiced: number;
   /** Words shown in the last interim. */
   shown: number;
   voicedMs: number;
+  /** Features of its 20 ms frames from its onset (see heard-speech.ts), up to now. */
+  frames: number[][];
+  /** Frames up to and including the last voiced one. */
+  voicedFrames: number;
 }
 
 export interface SegmentHandlers {
-  /** Returns the text of the next segment (the script's next line). */
-  nextText(): string;
+  /** At a segment's onset: the text of the next bare scripted line, or null to match by audio. */
+  nextText(): string | null;
   interim(segment: OpenSegment, cursor: number): void;
   final(segment: OpenSegment, cursor: number): void;
 }
 
 export class Segmenter {
   readonly #frameBytes: number;
+  readonly #samples: Int16Array;
   #carry = Buffer.alloc(0);
   #frames = 0;
   open: OpenSegment | null = null;
@@ -60,6 +67,7 @@ export class Segmenter {
     private readonly on: SegmentHandlers,
   ) {
     this.#frameBytes = Math.round(opts.sampleRate * 0.02) * 2;
+    this.#samples = new Int16Array(this.#frameBytes / 2);
   }
 
   /** Seconds of audio processed so far. */
@@ -88,60 +96,90 @@ export class Segmenter {
     let sum = 0;
     for (let i = 0; i + 1 < frame.length; i += 2) {
       const s = frame.readInt16LE(i);
+      this.#samples[i / 2] = s;
       sum += s * s;
     }
     const rms = Math.sqrt(sum / (frame.length / 2));
     const start = this.cursor;
     this.#frames++;
     const end = this.cursor;
-    if (rms >= this.opts.threshold) {
-      if (!this.open) {
-        const text = this.on.nextText();
-        this.open = {
-          text,
-          words: text.split(/\s+/).filter(Boolean),
-          start,
-          lastVoiced: end,
-          shown: 0,
-          voicedMs: 0,
-        };
-      }
-      const seg = this.open;
+    const voiced = rms >= this.opts.threshold;
+    if (voiced && !this.open) {
+      this.open = {
+        text: this.on.nextText(),
+        start,
+        lastVoiced: end,
+        shown: 0,
+        voicedMs: 0,
+        frames: [],
+        voicedFrames: 0,
+      };
+    }
+    const seg = this.open;
+    if (!seg) return;
+    // Judged as it would be at 16 kHz, whatever rate the client chose.
+    seg.frames.push(frameFeatures(this.opts.sampleRate === 16_000 ? this.#samples : to16k(this.#samples)));
+    if (voiced) {
       seg.lastVoiced = end;
+      seg.voicedFrames = seg.frames.length;
       seg.voicedMs += 20;
-      if (seg.voicedMs % this.opts.interimEveryMs === 0) {
-        // Interims never show the whole line: that is the final's job.
-        const next = Math.min(seg.shown + 1, Math.max(1, seg.words.length - 1));
-        seg.shown = next;
-        this.on.interim(seg, end);
-      }
-    } else if (this.open && (end - this.open.lastVoiced) * 1000 >= this.opts.silenceMs) {
+      if (seg.voicedMs % this.opts.interimEveryMs === 0) this.on.interim(seg, end);
+    } else if ((end - seg.lastVoiced) * 1000 >= this.opts.silenceMs) {
       this.end();
     }
   }
 }
 
-/** The scripted lines, handed out in order of onset across all sockets of a peer. */
-export class Script {
-  #lines: string[] = [];
-  #unscripted = 0;
-  set(lines: string[]): void {
-    this.#lines = [...lines];
-    this.#unscripted = 0;
+/** Nearest-sample resampling of one frame to 320 samples (16 kHz): enough for its features. */
+function to16k(samples: Int16Array): Int16Array {
+  const out = new Int16Array(320);
+  for (let i = 0; i < 320; i++) out[i] = samples[Math.floor((i * samples.length) / 320)]!;
+  return out;
+}
+
+/** A word of an answer, with its time in the socket's audio (seconds). */
+export interface TimedWord {
+  word: string;
+  start: number;
+  end: number;
+}
+
+/**
+ * The words of a segment. Interims show the words heard so far but the last (still being
+ * said), and never the whole of a bare line (that is the final's job); null when an interim
+ * would show nothing new. A final of audio that matches no line is `unscripted segment N`; one too
+ * short to tell (a blip, the last syllable of a line) is empty, as a provider's finals of noise are.
+ */
+export function segmentWords(script: Script, segment: OpenSegment, final: boolean): TimedWord[] | null {
+  let words: TimedWord[];
+  if (segment.text !== null) {
+    const all = segment.text.split(/\s+/).filter(Boolean);
+    const span = Math.max(segment.lastVoiced - segment.start, 0.02);
+    const step = span / Math.max(all.length, 1);
+    words = all.map((word, i) => ({
+      word,
+      start: segment.start + i * step,
+      end: segment.start + (i + 1) * step,
+    }));
+    if (final) return words;
+    segment.shown = Math.min(segment.shown + 1, Math.max(1, all.length - 1));
+    return words.slice(0, segment.shown);
+  } else {
+    const frames = segment.frames.slice(0, segment.voicedFrames);
+    const heard = script.hear(frames);
+    // Long enough to tell, and like no line: audio nobody scripted, which a test should see.
+    if (final && !heard && script.judgeable(frames))
+      return [{ word: script.unscripted(), start: segment.start, end: segment.lastVoiced }];
+    words = (heard?.words ?? []).map((w) => ({
+      word: w.word,
+      start: segment.start + w.start,
+      end: segment.start + w.end,
+    }));
+    if (!final) words = words.slice(0, -1);
   }
-  next(): string {
-    return this.#lines.shift() ?? `unscripted segment ${++this.#unscripted}`;
-  }
-  /**
-   * A segment cut off by a dropped socket was never finalized: the client sends its audio
-   * again, and the provider recognises the same words again.
-   */
-  giveBack(text: string): void {
-    if (!text.startsWith('unscripted segment ')) this.#lines.unshift(text);
-  }
-  get remaining(): readonly string[] {
-    return this.#lines;
-  }
+  if (!final && words.length <= segment.shown) return null;
+  segment.shown = words.length;
+  return words;
 }
 
 /** Resolves when `probe` holds, re-checking on every `change` of `events`. */
@@ -191,8 +229,8 @@ export interface DeepgramLivePeer {
   readonly streams: DeepgramLiveStream[];
   /** Handshakes refused, by status. */
   readonly refusals: number[];
-  /** Lines to recognise, in order of onset of the voiced segments. */
-  script(lines: string[]): void;
+  /** Lines to recognise: with their audio, judged by what arrives; bare, in order of onset. */
+  script(lines: readonly ScriptLine[]): void;
   /** Kills every open socket abruptly (no close frame: the client sees 1006). */
   dropAll(): void;
   /** Kills stream `id` abruptly (no close frame): its client reconnects. */
@@ -342,9 +380,7 @@ export async function startDeepgramLivePeer(opts: DeepgramLivePeerOptions = {}):
     const send = (message: object): void => {
       if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
     };
-    const results = (segment: OpenSegment, cursor: number, words: string[], final: boolean, how: string) => {
-      const span = Math.max(segment.lastVoiced - segment.start, 0.02);
-      const step = span / Math.max(words.length, 1);
+    const results = (cursor: number, words: TimedWord[], final: boolean, how: string) => {
       send({
         type: 'Results',
         channel_index: [0, 1],
@@ -356,14 +392,14 @@ export async function startDeepgramLivePeer(opts: DeepgramLivePeerOptions = {}):
         channel: {
           alternatives: [
             {
-              transcript: words.join(' '),
+              transcript: words.map((w) => w.word).join(' '),
               confidence: 0.97,
-              words: words.map((w, i) => ({
-                word: w.toLowerCase().replace(/[^\p{L}\p{N}']/gu, ''),
-                start: round3(segment.start + i * step),
-                end: round3(segment.start + (i + 1) * step),
+              words: words.map((w) => ({
+                word: w.word.toLowerCase().replace(/[^\p{L}\p{N}']/gu, ''),
+                start: round3(w.start),
+                end: round3(w.end),
                 confidence: 0.97,
-                punctuated_word: w,
+                punctuated_word: w.word,
               })),
             },
           ],
@@ -384,14 +420,16 @@ export async function startDeepgramLivePeer(opts: DeepgramLivePeerOptions = {}):
         interimEveryMs: opts.interimEveryMs ?? 200,
       },
       {
-        nextText: () => script.next(),
+        nextText: () => (script.byAudio ? null : script.next()),
         interim: (segment, cursor) => {
-          results(segment, cursor, segment.words.slice(0, segment.shown), false, '');
+          const words = segmentWords(script, segment, false);
+          if (words) results(cursor, words, false, '');
           changed();
         },
         final: (segment, cursor) => {
-          results(segment, cursor, segment.words, true, endReason);
-          record.finals.push(segment.text);
+          const words = segmentWords(script, segment, true)!;
+          results(cursor, words, true, endReason);
+          if (words.length > 0) record.finals.push(words.map((w) => w.word).join(' '));
           windowStart = cursor;
           if (record.query.utterance_end_ms) {
             send({ type: 'UtteranceEnd', channel: [0, 1], last_word_end: round3(segment.lastVoiced) });
@@ -465,7 +503,7 @@ export async function startDeepgramLivePeer(opts: DeepgramLivePeerOptions = {}):
       record.closed ??= { by: 'client', code };
       // Words never finalized are recognised again from the audio the client sends again: after
       // a drop, or a client that vanished without a close frame (1006: its process was killed).
-      if (segmenter.open && (record.closed.by === 'drop' || code === 1006))
+      if (segmenter.open?.text && (record.closed.by === 'drop' || code === 1006))
         script.giveBack(segmenter.open.text);
       changed();
     });

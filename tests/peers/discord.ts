@@ -83,7 +83,12 @@ export interface ChannelMessage {
   buttons?: string[];
   /** Embeds the message carries, as posted. */
   embeds?: Record<string, unknown>[];
+  /** Files uploaded with it (multipart `files[n]`), with the attachment's metadata. */
+  attachments?: { id: string; filename: string; contentType: string; description?: string; data: Buffer }[];
 }
+
+/** Discord's upload limit for a server without boosts (10 MiB, the whole request). */
+const UPLOAD_LIMIT_BYTES = 10 * 1024 * 1024;
 
 /** One gateway connection that identified as a shard. */
 interface ShardSocket {
@@ -103,6 +108,11 @@ export interface DiscordPeer {
   /** Commands registered: key 'global' or the guild id. */
   readonly commands: Map<string, { name: string; options?: unknown[] }[]>;
   readonly messages: ChannelMessage[];
+  /**
+   * Text channels where the bot lacks Attach Files (a channel overwrite denying it): a message
+   * with files there is refused with 50013 Missing Permissions, as Discord does.
+   */
+  readonly noAttachFiles: Set<string>;
   /** Shard identifications received, in order. */
   readonly identifies: { shard: [number, number]; guilds: string[] }[];
   /** What GET /gateway/bot recommends (`shards`; Discord: one per 2,500 guilds). */
@@ -361,6 +371,7 @@ export async function startDiscordPeer(
     botUser,
     commands: new Map(),
     messages: [],
+    noAttachFiles: new Set(),
     identifies: [],
     recommendedShards: 1,
     maxGuildsPerShard: Infinity,
@@ -757,16 +768,44 @@ export async function startDiscordPeer(
       (row.components ?? []).flatMap((c) => (c.custom_id ? [c.custom_id] : [])),
     );
 
-  const readBody = async (req: IncomingMessage): Promise<Record<string, unknown>> => {
+  /** Files of a multipart request (`files[n]`), by n. */
+  interface Upload {
+    index: string;
+    name: string;
+    contentType: string;
+    data: Buffer;
+  }
+  /**
+   * A request's JSON: the body, or a multipart form's `payload_json` with its `files[n]` (how
+   * Discord takes uploads: https://discord.com/developers/docs/reference#uploading-files).
+   */
+  const readBody = async (
+    req: IncomingMessage,
+  ): Promise<{ body: Record<string, unknown>; uploads: Upload[]; bytes: number }> => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
-    const text = Buffer.concat(chunks).toString();
-    if (!text) return {};
-    if ((req.headers['content-type'] ?? '').startsWith('multipart/form-data')) {
-      const m = /name="payload_json"\r\n(?:Content-Type: [^\r\n]+\r\n)?\r\n([\s\S]*?)\r\n--/.exec(text);
-      return m ? (JSON.parse(m[1]!) as Record<string, unknown>) : {};
+    const raw = Buffer.concat(chunks);
+    if (raw.length === 0) return { body: {}, uploads: [], bytes: 0 };
+    const type = req.headers['content-type'] ?? '';
+    if (!type.startsWith('multipart/form-data')) {
+      return { body: JSON.parse(raw.toString()) as Record<string, unknown>, uploads: [], bytes: raw.length };
     }
-    return JSON.parse(text) as Record<string, unknown>;
+    // Node's own multipart parser (undici's), as strict as a server's about the form.
+    const form = await new Response(raw, { headers: { 'content-type': type } }).formData();
+    const payload = form.get('payload_json');
+    const uploads: Upload[] = [];
+    for (const [key, value] of form.entries()) {
+      const index = /^files\[(\d+)\]$/.exec(key)?.[1];
+      if (index === undefined || typeof value === 'string') continue;
+      uploads.push({
+        index,
+        name: value.name,
+        contentType: value.type,
+        data: Buffer.from(await value.arrayBuffer()),
+      });
+    }
+    const body = typeof payload === 'string' ? (JSON.parse(payload) as Record<string, unknown>) : {};
+    return { body, uploads, bytes: raw.length };
   };
   const json = (res: ServerResponse, status: number, body?: unknown): void => {
     if (body === undefined) {
@@ -792,7 +831,8 @@ export async function startDiscordPeer(
     if (!isWebhook && req.headers.authorization !== `Bot ${token}`) {
       return json(res, 401, { message: '401: Unauthorized', code: 0 });
     }
-    const body = req.method === 'GET' ? {} : await readBody(req);
+    const { body, uploads, bytes } =
+      req.method === 'GET' ? { body: {}, uploads: [], bytes: 0 } : await readBody(req);
     let m: RegExpExecArray | null;
     if (req.method === 'GET' && api === '/gateway/bot') {
       return json(res, 200, {
@@ -830,11 +870,37 @@ export async function startDiscordPeer(
     }
     if (req.method === 'POST' && (m = /^\/channels\/(\d+)\/messages$/.exec(api))) {
       const buttons = buttonIds(body);
+      const attachments: NonNullable<ChannelMessage['attachments']> = [];
+      if (uploads.length > 0) {
+        // The whole request counts against the limit (discord-api-docs#6058: 413, code 40005).
+        if (bytes > UPLOAD_LIMIT_BYTES) {
+          return json(res, 413, { message: 'Request entity too large', code: 40005 });
+        }
+        if (peer.noAttachFiles.has(m[1]!))
+          return json(res, 403, { message: 'Missing Permissions', code: 50013 });
+        // `attachments` describes each file by the n of its `files[n]` (optional: the file's own name).
+        const described = (body.attachments ?? []) as {
+          id?: unknown;
+          filename?: unknown;
+          description?: unknown;
+        }[];
+        for (const u of uploads) {
+          const meta = described.find((a) => String(a.id) === u.index) ?? {};
+          attachments.push({
+            id: u.index,
+            filename: typeof meta.filename === 'string' ? meta.filename : u.name,
+            contentType: u.contentType,
+            ...(typeof meta.description === 'string' ? { description: meta.description } : {}),
+            data: u.data,
+          });
+        }
+      }
       peer.messages.push({
         channelId: m[1]!,
         content: String(body.content ?? ''),
         ...(buttons.length ? { buttons } : {}),
         ...(Array.isArray(body.embeds) ? { embeds: body.embeds as Record<string, unknown>[] } : {}),
+        ...(attachments.length ? { attachments } : {}),
       });
       notify();
       return json(res, 200, messageObject(m[1]!, body));

@@ -8,6 +8,7 @@ import {
   registerModelInfo,
   type ModelInfo,
 } from './openai-models.ts';
+import { featuresOf16kMono, FRAME_SECONDS, Script, type ScriptLine } from './heard-speech.ts';
 
 /**
  * A local OpenAI-compatible server: `POST /v1/audio/transcriptions` (see TranscriptionPeer)
@@ -75,9 +76,11 @@ export interface OpenAiPeer {
  * `response_format` (json, text or verbose_json), `timestamp_granularities[]`, `prompt` and
  * `language`. It cannot recognise speech, so it hears where speech is: the audio (WAV read
  * directly, anything else decoded with ffmpeg) is cut into voiced segments (20 ms frames above
- * an RMS threshold, ended by `silenceMs` of quiet), each with its true start and end, and each
- * gets the next scripted line (the same line again when the same audio is sent again, as a
- * retry does), or a line that names its times. It fails as the real ones do: 401 for a missing
+ * an RMS threshold, ended by `silenceMs` of quiet), each with its true start and end. With a
+ * script (`script()`, lines with their audio) each segment is answered with the words of the
+ * line whose audio it holds (heard-speech.ts: a cut utterance gets only the words it covers);
+ * else each gets the next of `lines` (the same line again when the same audio is sent again,
+ * as a retry does), or a line that names its times. It fails as the real ones do: 401 for a missing
  * or wrong key when it has one, 413 past its upload limit, 400 for a bad form, and the queued
  * failures (429 with retry-after, 500, a slow answer).
  */
@@ -88,8 +91,10 @@ interface TranscriptionPeer {
   maxBytes: number;
   /** Silence that ends a voiced segment. */
   silenceMs: number;
-  /** Texts of the next voiced segments, one each, in order of arrival. */
+  /** Texts of the next voiced segments, one each, in order of arrival (without `script`). */
   readonly lines: string[];
+  /** Lines with the audio played for them: each segment is answered with what it covers. */
+  script(lines: readonly ScriptLine[]): void;
   /** A diarizing server: the label of segment `index` of a request (WhisperX-style `SPEAKER_00`). */
   speakerOf: ((index: number, segment: { start: number; end: number }) => string) | null;
   /** Failures applied to the next transcription requests, one each, in order. */
@@ -166,6 +171,15 @@ function audioOf(data: Buffer): { pcm: Buffer; rate: number } | null {
   );
   if (decoded.status !== 0 || !decoded.stdout || decoded.stdout.length === 0) return null;
   return { pcm: decoded.stdout, rate: 16_000 };
+}
+
+/** Mono s16le at `rate` as 16 kHz (nearest sample: enough to judge loudness and bands by). */
+function to16k(pcm: Buffer, rate: number): Buffer {
+  if (rate === 16_000) return pcm;
+  const n = Math.floor(((pcm.length / 2) * 16_000) / rate);
+  const out = Buffer.alloc(n * 2);
+  for (let i = 0; i < n; i++) out.writeInt16LE(pcm.readInt16LE(Math.floor((i * rate) / 16_000) * 2), i * 2);
+  return out;
 }
 
 /** Voiced runs of `pcm`: 20 ms frames above the threshold, ended by `silenceMs` of quiet. */
@@ -271,11 +285,13 @@ export async function startOpenAiPeer(opts: { apiKey?: string } = {}): Promise<O
   const transcriptionWaiters: { n: number; resolve: () => void }[] = [];
   /** Texts given to audio already heard, by its digest and segment, so a retry hears the same. */
   const heard = new Map<string, string>();
+  const script = new Script();
   const transcription: TranscriptionPeer = {
     apiKey: null,
     maxBytes: 25 * 1024 * 1024,
     silenceMs: 300,
     lines: [],
+    script: (lines) => script.set(lines),
     speakerOf: null,
     failures: [],
     requests: [],
@@ -419,17 +435,27 @@ export async function startOpenAiPeer(opts: { apiKey?: string } = {}): Promise<O
     }
     record.seconds = Math.round((audio.pcm.length / 2 / audio.rate) * 1000) / 1000;
     const digest = createHash('sha256').update(data).digest('hex');
-    record.segments = voicedSegments(audio.pcm, audio.rate, transcription.silenceMs).map((s, i) => {
-      const key = `${digest}:${i}`;
-      let text = heard.get(key);
-      if (text === undefined) {
-        text =
-          transcription.lines.shift() ?? `Words from ${s.start.toFixed(2)} to ${s.end.toFixed(2)} seconds.`;
-        heard.set(key, text);
-      }
-      const speaker = transcription.speakerOf?.(i, s);
-      return { ...s, text, ...(speaker !== undefined ? { speaker } : {}) };
-    });
+    const features = script.byAudio ? featuresOf16kMono(to16k(audio.pcm, audio.rate)) : [];
+    record.segments = voicedSegments(audio.pcm, audio.rate, transcription.silenceMs)
+      .map((s, i) => {
+        const key = `${digest}:${i}`;
+        let text = heard.get(key);
+        if (script.byAudio) {
+          const frames = features.slice(
+            Math.round(s.start / FRAME_SECONDS),
+            Math.round(s.end / FRAME_SECONDS),
+          );
+          const words = script.hear(frames);
+          text = words ? words.text : script.judgeable(frames) ? script.unscripted() : '';
+        } else if (text === undefined) {
+          text =
+            transcription.lines.shift() ?? `Words from ${s.start.toFixed(2)} to ${s.end.toFixed(2)} seconds.`;
+          heard.set(key, text);
+        }
+        const speaker = transcription.speakerOf?.(i, s);
+        return { ...s, text, ...(speaker !== undefined ? { speaker } : {}) };
+      })
+      .filter((s) => s.text !== '');
     const text = record.segments.map((s) => s.text).join(' ');
     if (format === 'text') return reply.type('text/plain; charset=utf-8').send(`${text}\n`);
     if (format === 'json') return { text };

@@ -52,21 +52,22 @@ export async function signInWithDiscord(
 
 /**
  * Starts the peers and the system (`processes: 'many'` unless told), signs the guild's owner
- * in and waits until the bot has the guild. `env` is added to the services' environment.
+ * in and waits until the bot has the guild (and the `others`, guilds of the same bot, e.g. two
+ * tables at once). `env` is added to the services' environment.
  * `browser`: the system's PUBLIC_URL is its own address, so that a browser signing in follows
  * Discord's redirect back to it.
  */
 export async function startVoiceRig(
   guild: PeerGuild,
   env: NodeJS.ProcessEnv = {},
-  opts: { processes?: 'one' | 'many'; browser?: boolean } = {},
+  opts: { processes?: 'one' | 'many'; browser?: boolean; others?: PeerGuild[] } = {},
 ): Promise<VoiceRig> {
   if (opts.browser) {
     const port = await freePort();
     env = { PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, ...env };
   }
   const discord = await startDiscordPeer();
-  discord.addGuild(guild);
+  for (const g of [guild, ...(opts.others ?? [])]) discord.addGuild(g);
   const deepgram = await startDeepgramLivePeer({ silenceMs: 600 });
   const oauth = await startOAuthPeer();
   const recordings = mkdtempSync(path.join(os.tmpdir(), 'chronicler-voice-rec-'));
@@ -96,7 +97,7 @@ export async function startVoiceRig(
       id: ownerMember.id,
       username: ownerMember.username,
     });
-    await discord.untilGuildReady(guild.id, 60_000);
+    for (const g of [guild, ...(opts.others ?? [])]) await discord.untilGuildReady(g.id, 60_000);
     return { system, discord, deepgram, oauth, recordings, owner, stop };
   } catch (err) {
     await stop();
@@ -142,8 +143,8 @@ export async function recordSession(
   },
 ): Promise<{ tid: string; lines: LiveLine[]; spoken: Awaited<ReturnType<VoiceTable['prepare']>> }> {
   const { system, discord, deepgram, owner } = rig;
-  deepgram.script(opts.turns.map((t) => t.text));
   const spoken = await table.prepare(opts.turns);
+  deepgram.script(spoken);
   const started = await discord.command(
     opts.guildId,
     opts.textChannelId,

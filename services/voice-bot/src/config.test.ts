@@ -1,6 +1,6 @@
 import { loadConfig } from '@chronicler/kit';
 import { describe, expect, it } from 'vitest';
-import { shardIdsOf, shardOfGuild, VoiceBotConfigSchema } from './config.ts';
+import { handoverWaitMs, shardIdsOf, shardOfGuild, VoiceBotConfigSchema } from './config.ts';
 
 const config = (env: Record<string, string>) => loadConfig(VoiceBotConfigSchema, env);
 const ids = (env: Record<string, string>, count?: number) => {
@@ -43,5 +43,20 @@ describe('voice bot shards', () => {
     expect(shardOfGuild(id, 1)).toBe(0);
     expect(shardOfGuild(id, 4)).toBe(Number((BigInt(id) >> 22n) % 4n));
     expect(shardOfGuild(String((5n << 22n) + 123n), 3)).toBe(2);
+  });
+});
+
+describe('waiting for a successor at SIGTERM', () => {
+  it('waits HANDOVER_WAIT_SECONDS, leaving 25 s of the stop to the flush, and never in embedded mode', () => {
+    const wait = (env: Record<string, string>, bus: 'nats' | 'memory' = 'nats') =>
+      handoverWaitMs(config(env), bus);
+    // The kit's default stop (15 s) leaves no time to wait.
+    expect(wait({})).toBe(0);
+    expect(wait({ SHUTDOWN_TIMEOUT_MS: '80000' })).toBe(20_000);
+    expect(wait({ SHUTDOWN_TIMEOUT_MS: '40000', HANDOVER_WAIT_SECONDS: '60' })).toBe(15_000);
+    expect(wait({ SHUTDOWN_TIMEOUT_MS: '150000', HANDOVER_WAIT_SECONDS: '90' })).toBe(90_000);
+    expect(wait({ SHUTDOWN_TIMEOUT_MS: '80000', HANDOVER_WAIT_SECONDS: '0' })).toBe(0);
+    // One process runs every service: no successor can ask while it runs.
+    expect(wait({ SHUTDOWN_TIMEOUT_MS: '150000', HANDOVER_WAIT_SECONDS: '90' }, 'memory')).toBe(0);
   });
 });

@@ -63,6 +63,22 @@ export const VoiceBotConfigSchema = Type.Composite([
     MAX_RECORDINGS_PER_OWNER: Type.Integer({ default: 3, minimum: 0, maximum: 1000 }),
     /** Recording hours per server per UTC day, across replicas (coordination store). 0: no limit. */
     GUILD_RECORDING_HOURS_PER_DAY: Type.Number({ default: 0, minimum: 0, maximum: 24 }),
+    /**
+     * What one process (a pod) takes on: recordings at once, and people in their voice channels
+     * (each one a speaker it may have to decode). A start beyond either is refused and counted
+     * (chronicler_voice_recordings_refused_total). The chart derives both from the pod's
+     * requests and `pnpm bench voice` (values.yaml). 0: no bound.
+     */
+    POD_MAX_RECORDINGS: Type.Integer({ default: 0, minimum: 0, maximum: 100_000 }),
+    POD_MAX_SPEAKERS: Type.Integer({ default: 0, minimum: 0, maximum: 1_000_000 }),
+    /**
+     * After SIGTERM, how long each recording goes on while waiting for a successor process to
+     * take it over without a gap (handover.ts), before it is suspended for whichever process
+     * starts next. Held within SHUTDOWN_TIMEOUT_MS (see handoverWaitMs); 0: suspended at once.
+     */
+    HANDOVER_WAIT_SECONDS: Type.Number({ default: 20, minimum: 0, maximum: 600 }),
+    /** The process's whole stop (the kit's setting), read here to keep the wait within it. */
+    SHUTDOWN_TIMEOUT_MS: Type.Integer({ default: 15_000, minimum: 1000 }),
   }),
   SpeechConfigSchema,
 ]);
@@ -93,6 +109,19 @@ export function shardIdsOf(config: VoiceBotConfig, count: number): number[] {
   return [...new Set(ids)].sort((a, b) => a - b);
 }
 
+/** Time the stop keeps for flushing the recordings after waiting for successors. */
+const FLUSH_RESERVE_MS = 25_000;
+
+/**
+ * How long a stopping bot waits for a successor per recording: HANDOVER_WAIT_SECONDS, less
+ * whatever the flush after it needs of SHUTDOWN_TIMEOUT_MS; none with an in-memory bus (the
+ * embedded mode: no other process can ask for the recording while this one runs).
+ */
+export function handoverWaitMs(c: VoiceBotConfig, busKind: 'nats' | 'memory'): number {
+  if (busKind === 'memory') return 0;
+  return Math.max(0, Math.min(c.HANDOVER_WAIT_SECONDS * 1000, c.SHUTDOWN_TIMEOUT_MS - FLUSH_RESERVE_MS));
+}
+
 /** The shard Discord routes a guild to: (guild_id >> 22) % shard_count. */
 export const shardOfGuild = (guildId: string, shardCount: number): number =>
   Number((BigInt(guildId) >> 22n) % BigInt(shardCount));
@@ -104,6 +133,9 @@ export interface RecordingLimits {
   maxSpeakers: number | null;
   maxPerOwner: number | null;
   guildSecondsPerDay: number | null;
+  /** This process's bound on recordings and on people in their channels. */
+  podRecordings: number | null;
+  podSpeakers: number | null;
 }
 
 export function limitsOf(c: VoiceBotConfig): RecordingLimits {
@@ -114,5 +146,7 @@ export function limitsOf(c: VoiceBotConfig): RecordingLimits {
     maxSpeakers: orNull(c.MAX_SPEAKERS_PER_RECORDING),
     maxPerOwner: orNull(c.MAX_RECORDINGS_PER_OWNER),
     guildSecondsPerDay: orNull(c.GUILD_RECORDING_HOURS_PER_DAY * 3600),
+    podRecordings: orNull(c.POD_MAX_RECORDINGS),
+    podSpeakers: orNull(c.POD_MAX_SPEAKERS),
   };
 }

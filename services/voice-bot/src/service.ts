@@ -7,12 +7,14 @@ import {
   streamLimits,
 } from '@chronicler/speech';
 import path from 'node:path';
-import { limitsOf, shardIdsOf, VoiceBotConfigSchema } from './config.ts';
+import { handoverWaitMs, limitsOf, shardIdsOf, VoiceBotConfigSchema } from './config.ts';
 import { GatewayRefused, VoiceBot } from './discord/bot.ts';
 import { discordVoiceReceiver } from './discord/voice.ts';
 
 export { VoiceBotConfigSchema } from './config.ts';
 export { VoiceBot } from './discord/bot.ts';
+// The receive path as it runs in production, for `pnpm bench voice`.
+export { discordVoiceReceiver } from './discord/voice.ts';
 
 export default defineService({
   name: 'voice-bot',
@@ -49,6 +51,7 @@ export default defineService({
       defaultName: c.LIVE_SESSION_DEFAULT_NAME,
       watchdogSeconds: c.VOICE_WATCHDOG_SECONDS,
       heartbeatSeconds: c.LIVE_HEARTBEAT_SECONDS,
+      handoverWaitMs: handoverWaitMs(c, ctx.bus.kind),
       bus: ctx.bus,
       coord: ctx.coord,
       provider,

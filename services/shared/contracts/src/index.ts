@@ -30,3 +30,4 @@ export * from './codex.ts';
 export * from './stories.ts';
 export * from './passages.ts';
 export * from './summary-versions.ts';
+export * from './voice-handover.ts';

@@ -118,7 +118,7 @@ export class AutoRecorder {
     }
     const group = rule.group_id ? await ownGroup(this.core, owner.id, rule.group_id) : null;
     // Held to the same limits as /start: the owner's concurrent recordings, the guild's daily hours.
-    const admission = await admit(this.core, guild.id, owner.id);
+    const admission = await admit(this.core, guild.id, owner.id, rule.channel_id);
     if ('refused' in admission) {
       this.core.log.info({ guildId: guild.id, why: admission.refused }, 'auto-record: not started');
       return;

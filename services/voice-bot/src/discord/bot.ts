@@ -5,6 +5,8 @@ import { COMMANDS } from './commands/definitions.ts';
 import { BotCore, type VoiceBotOptions } from './core.ts';
 import { AutoRecorder } from './auto-record.ts';
 import { GuildDirectories } from './directory.ts';
+import { waitForSuccessor } from './handover.ts';
+import { reportPodLoad } from './limits.ts';
 import { onVoiceState } from './presence.ts';
 import { startRecapPosts } from './recap-post.ts';
 import { recover } from './recovery.ts';
@@ -137,6 +139,7 @@ export class VoiceBot {
       'voice bot ready',
     );
     await recover(this.core);
+    reportPodLoad(this.core);
     // Rules whose channel is already full when the bot comes up.
     for (const guild of this.client.guilds.cache.values()) void this.auto.check(guild);
     this.recaps ??= await startRecapPosts(this.core);
@@ -180,7 +183,12 @@ export class VoiceBot {
     await Promise.all(
       this.core.allGuildVoices().map(async ([guildId, g]) => {
         try {
-          await g.recording?.handOver();
+          const rec = g.recording;
+          // Recording on while a successor may come for it (a deploy that starts the next
+          // process first, or soon): then it goes over without a gap (handover.ts).
+          if (rec) await waitForSuccessor(rec, this.o.handoverWaitMs ?? 0);
+          if (rec && g.recording !== rec) return;
+          await rec?.handOver();
           g.recording = null;
           // Discord drops the voice state with the gateway session anyway; the next process joins again.
           await g.link?.close();

@@ -4,6 +4,7 @@ import type { StreamGate, StreamingProvider } from '@chronicler/speech';
 import { PermissionFlagsBits, Routes, type ChatInputCommandInteraction, type Client } from 'discord.js';
 import { shardOfGuild, type RecordingLimits } from '../config.ts';
 import type { StreamPolicy } from '../pipeline/speaker-stream.ts';
+import type { HeldAudio } from './handover.ts';
 import type { Recording } from './recording.ts';
 import type { SettingsCache } from './settings-cache.ts';
 import type { TrackUploader } from './track-upload.ts';
@@ -26,6 +27,8 @@ export interface VoiceBotOptions {
   defaultName: string;
   watchdogSeconds: number;
   heartbeatSeconds: number;
+  /** After SIGTERM, how long a recording waits for a successor to take it over (handover.ts). */
+  handoverWaitMs?: number;
   bus: Bus;
   coord: Coordination;
   provider: StreamingProvider | null;
@@ -44,6 +47,8 @@ export interface GuildVoice {
   link: VoiceLink | null;
   connecting: Promise<VoiceLink> | null;
   recording: Recording | null;
+  /** What the voice link hears while a predecessor hands its recording over (see handover.ts). */
+  held: HeldAudio | null;
   /** Members off the record in this guild (/offrecord, Not me): stored, loaded by consent.ts. */
   paused: Set<string>;
   /** Members who pressed Record me (or ran /onrecord): the only ones recorded in opt-in mode. */
@@ -85,6 +90,7 @@ export class BotCore {
         link: null,
         connecting: null,
         recording: null,
+        held: null,
         paused: new Set(),
         optedIn: new Set(),
         consentLoaded: null,

@@ -4,9 +4,11 @@ import type { Guild } from 'discord.js';
 import { randomUUID } from 'node:crypto';
 import { LiveSession, type ResumePoint } from '../pipeline/index.ts';
 import type { BotCore } from './core.ts';
-import { guardRecording, noticeText } from './limits.ts';
+import { serveHandover } from './handover.ts';
+import { guardRecording, noticeText, reportPodLoad } from './limits.ts';
 import { watchdogRejoin } from './links.ts';
 import { keepRecapTarget } from './recap-post.ts';
+import { postTranscript } from './transcript-post.ts';
 import { Recording } from './recording.ts';
 import { showRecording } from './rec-sign.ts';
 import type { SessionState } from './state.ts';
@@ -98,6 +100,8 @@ export async function beginRecording(core: BotCore, guild: Guild, r: RecordingRe
     onStuck: (hit) => void watchdogRejoin(core, guild, hit),
     onEnded: (ended) => {
       void core.tracks.hand(ended);
+      // The transcript as a file where the recording was announced (Craig and Archivist do).
+      void postTranscript(core, ended);
       // Only an end takes the sign down: a hand-over (handOver) leaves it up for the next process.
       if (g.recording === null) void showRecording(core, guild, false);
     },
@@ -111,6 +115,13 @@ export async function beginRecording(core: BotCore, guild: Guild, r: RecordingRe
     g.recording = null;
     throw err;
   }
+  // A successor process may take it over (a deploy): it asks this one, which answers.
+  rec.handoff = serveHandover(core, guild, rec);
+  reportPodLoad(core);
+  void live.done.then(() => {
+    void rec.handoff?.sub.unsubscribe();
+    reportPodLoad(core);
+  });
   const guard = guardRecording(
     core,
     {

@@ -1,4 +1,4 @@
-import type { SemaphoreLease } from '@chronicler/kit';
+import { voiceRecordingLoad, voiceRecordingsRefused, type SemaphoreLease } from '@chronicler/kit';
 import type { LiveNotice } from '../pipeline/index.ts';
 import type { BotCore } from './core.ts';
 
@@ -35,8 +35,15 @@ async function guildSecondsToday(core: BotCore, guildId: string, add = 0): Promi
  */
 export type Admission = { slot: SemaphoreLease | null } | { refused: string };
 
-export async function admit(core: BotCore, guildId: string, ownerId: string): Promise<Admission> {
+export async function admit(
+  core: BotCore,
+  guildId: string,
+  ownerId: string,
+  channelId: string,
+): Promise<Admission> {
   const l = core.limits;
+  const full = overCapacity(core, guildId, channelId);
+  if (full) return { refused: full };
   if (l.guildSecondsPerDay !== null) {
     const used = await guildSecondsToday(core, guildId).catch(() => 0);
     if (used >= l.guildSecondsPerDay) {
@@ -58,6 +65,61 @@ export async function admit(core: BotCore, guildId: string, ownerId: string): Pr
   return {
     refused: `You already have ${n} recording${n === 1 ? '' : 's'} running, the most one account may run at once. Stop one with \`/stop\` where it runs, then \`/start\` again. Nothing was recorded.`,
   };
+}
+
+/** People (not bots) in a voice channel of a guild this process holds. */
+function peopleIn(core: BotCore, guildId: string, channelId: string): number {
+  const guild = core.client.guilds.cache.get(guildId);
+  if (!guild) return 0;
+  return guild.voiceStates.cache.filter((v) => v.channelId === channelId && !v.member?.user.bot).size;
+}
+
+/** This process's load: its recordings, and the people in their channels (each a potential speaker). */
+function podLoad(core: BotCore): { recordings: number; speakers: number } {
+  let recordings = 0;
+  let speakers = 0;
+  for (const [guildId, g] of core.allGuildVoices()) {
+    if (!g.recording) continue;
+    recordings++;
+    speakers += peopleIn(core, guildId, g.recording.state.channel_id);
+  }
+  return { recordings, speakers };
+}
+
+/** Publishes the load and its bounds (the alert and the dashboards read them). */
+export function reportPodLoad(core: BotCore): void {
+  const load = podLoad(core);
+  voiceRecordingLoad.set({ what: 'recordings', kind: 'running' }, load.recordings);
+  voiceRecordingLoad.set({ what: 'speakers', kind: 'running' }, load.speakers);
+  voiceRecordingLoad.set({ what: 'recordings', kind: 'limit' }, core.limits.podRecordings ?? 0);
+  voiceRecordingLoad.set({ what: 'speakers', kind: 'limit' }, core.limits.podSpeakers ?? 0);
+  // Present from the start, so that the alert's increase() sees the first refusal.
+  for (const reason of ['recordings', 'speakers']) voiceRecordingsRefused.inc({ reason }, 0);
+}
+
+/**
+ * Whether one more recording (of the people in `channelId`) would take this process beyond
+ * its bound: the reason in the starter's words, counted for the alert; null when it fits.
+ */
+function overCapacity(core: BotCore, guildId: string, channelId: string): string | null {
+  const l = core.limits;
+  const load = podLoad(core);
+  const people = peopleIn(core, guildId, channelId);
+  let reason: 'recordings' | 'speakers' | null = null;
+  if (l.podRecordings !== null && load.recordings + 1 > l.podRecordings) reason = 'recordings';
+  else if (l.podSpeakers !== null && load.recordings > 0 && load.speakers + people > l.podSpeakers)
+    reason = 'speakers';
+  if (!reason) return null;
+  voiceRecordingsRefused.inc({ reason });
+  core.log.warn(
+    { guildId, ...load, people, limits: [l.podRecordings, l.podSpeakers], reason },
+    'recording refused: this voice bot is at capacity',
+  );
+  return `This Chronicler voice bot is at capacity right now (${
+    reason === 'recordings'
+      ? `${l.podRecordings} recording${l.podRecordings === 1 ? '' : 's'} at once`
+      : `${l.podSpeakers} people in its recorded channels at once`
+  }), so it cannot record here. Nothing was recorded: try \`/start\` again in a few minutes. Its operators have been alerted.`;
 }
 
 /** What the channel is told when a speaker is queued, over the limit, or their stream failed. */

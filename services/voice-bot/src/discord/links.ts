@@ -18,9 +18,10 @@ export async function ensureLink(core: BotCore, guild: Guild, channelId: string)
   if (g.link) await g.link.close({ stay: true });
   g.link = null;
   g.connecting = core.o.receiver.connect(guild, channelId, {
-    speakingStart: (u) => g.recording?.handlers.speakingStart(u),
-    speakingStop: (u) => g.recording?.handlers.speakingStop(u),
-    opus: (u, p) => g.recording?.handlers.opus(u, p),
+    // While a recording is handed over to this process, what is heard is held for it.
+    speakingStart: (u) => (g.held ?? g.recording?.handlers)?.speakingStart(u),
+    speakingStop: (u) => (g.held ?? g.recording?.handlers)?.speakingStop(u),
+    opus: (u, p) => (g.held ?? g.recording?.handlers)?.opus(u, p),
     lost: (reason) => void linkLost(core, guild, channelId, reason),
   });
   try {

@@ -5,6 +5,7 @@ import type { Guild } from 'discord.js';
 import { announceReconnecting, type LiveSession } from '../pipeline/index.ts';
 import type { Speaker } from '../pipeline/index.ts';
 import { writeState, type SessionState } from './state.ts';
+import type { Handoff } from './handover.ts';
 import type { VoiceHandlers } from './voice.ts';
 
 interface SpeakingState {
@@ -39,6 +40,8 @@ export class Recording {
   private watchdog: NodeJS.Timeout | null = null;
   private lastRejoinAt = 0;
   private ended = false;
+  /** Its side of a hand-over to a successor process (handover.ts), once it runs. */
+  handoff: Handoff | null = null;
 
   constructor(
     readonly live: LiveSession,
@@ -107,11 +110,11 @@ export class Recording {
       this.speaking.delete(userId);
       if (typeof this.speakers.get(userId) === 'object') this.live.speakerStopped(userId);
     },
-    opus: (userId, packet) => {
+    opus: (userId, packet, atMs) => {
       const speaker = this.speakerFor(userId);
       if (typeof speaker !== 'object') return;
       if (!this.speaking.has(userId)) this.handlers.speakingStart(userId);
-      this.live.pushOpus(speaker, packet);
+      this.live.pushOpus(speaker, packet, atMs);
     },
   };
 
@@ -155,17 +158,32 @@ export class Recording {
   }
 
   /**
+   * Resolves once no recorded member has been speaking (Discord's speaking end, plus the
+   * receiver's grace) or after `maxMs`; answers whether it was quiet.
+   */
+  async untilQuiet(maxMs: number): Promise<boolean> {
+    const until = Date.now() + maxMs;
+    while (this.speaking.size > 0) {
+      if (Date.now() >= until || this.ended) return false;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return true;
+  }
+
+  /**
    * A shutdown (a deploy): every stream flushed and every final on the bus, but the session
    * stays open for the process that takes the shard over (session.json says since when). The
    * heartbeat is left to lapse on its own, so the stale sweep waits for the hand-over.
+   * `seamless`: the successor already records (handover.ts), so viewers are told of no pause.
    */
-  async handOver(): Promise<void> {
+  async handOver(opts: { seamless?: boolean } = {}): Promise<void> {
     if (this.ended) return;
     this.ended = true;
     this.stopTimers();
     const end = await this.live.suspend();
     this.state.suspended_at = new Date().toISOString();
     await this.persist();
+    if (opts.seamless) return;
     const at = (Date.parse(end.ended_at) - Date.parse(this.state.started_at)) / 1000;
     await announceReconnecting(
       this.deps.bus,

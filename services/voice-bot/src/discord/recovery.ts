@@ -8,7 +8,8 @@ import type { BotCore } from './core.ts';
 import { loadConsent } from './consent.ts';
 import { beginRecording } from './lifecycle.ts';
 import { ensureLink } from './links.ts';
-import { endRecovered, openStates, republish, type SessionState } from './state.ts';
+import { takeOver } from './handover.ts';
+import { endRecovered, openStates, readState, republish, type SessionState } from './state.ts';
 
 /**
  * Sessions a previous process of these shards left open (session.json not ended): handed over
@@ -92,17 +93,30 @@ async function pausedAt(core: BotCore, state: SessionState): Promise<number> {
   return last;
 }
 
-/** Records on into the same transcript, with its owner, group, keyterms and who is paused. */
-async function continueRecording(core: BotCore, guild: Guild, state: SessionState): Promise<void> {
+/**
+ * Records on into the same transcript, with its owner, group, keyterms and who is paused.
+ * A session another process is still recording (a deploy that started this one first, or
+ * whose predecessor waits for it) is taken over from it without a gap (handover.ts).
+ */
+async function continueRecording(core: BotCore, guild: Guild, found: SessionState): Promise<void> {
+  const seamless =
+    !found.suspended_at && (await takeOver(core, guild, found.transcript_id, found.channel_id));
+  // The last word of whoever recorded it (handed over: suspended, who is paused; or it ended).
+  const state = (await readState(core.o.recordingsDir, found.transcript_id)) ?? found;
+  if (state.ended_at) {
+    core.log.info({ transcriptId: state.transcript_id }, 'the session ended while it was being taken over');
+    return;
+  }
+  const g = core.guildVoice(guild.id);
   const pausedMs = await pausedAt(core, state);
   const crashed = !state.suspended_at;
   // Whatever the last process journalled and had not published yet goes out first, in order.
   const journalled = await republish(core.o.bus, core.o.recordingsDir, state);
+  const noticeIndex = journalled.length + 1;
   if (crashed) {
     const at = (pausedMs - Date.parse(state.started_at)) / 1000;
-    await announceReconnecting(core.o.bus, state.transcript_id, journalled.length + 1, state.started_at, at);
+    await announceReconnecting(core.o.bus, state.transcript_id, noticeIndex, state.started_at, at);
   }
-  const g = core.guildVoice(guild.id);
   await loadConsent(core, guild.id);
   for (const p of state.paused) if (!g.optedIn.has(p)) g.paused.add(p);
   const settings = await core.settings.get(guild.id);
@@ -125,9 +139,28 @@ async function continueRecording(core: BotCore, guild: Guild, state: SessionStat
     language: settings.language,
     resume: { state, point },
   });
+  // What this process heard while its predecessor wrote out what it had (or died doing so):
+  // in order, at the times it came, before anything heard from now on.
+  const held = g.held;
+  g.held = null;
+  held?.replay(rec.handlers);
+  if (seamless) {
+    core.log.info(
+      { transcriptId: state.transcript_id, heldSeconds: held?.seconds ?? 0, finals: point.finalCount },
+      'recording taken over from the previous process without a gap',
+    );
+    return;
+  }
   const gap = Math.max(0, Math.round((Date.now() - pausedMs) / 1000));
   const from = Math.max(0, (pausedMs - startedAtMs) / 1000);
-  rec.live.note(`— recording paused for ${gap} s (bot ${crashed ? 'crash' : 'restart'}) —`, from, from + gap);
+  // Under the id of the "Reconnecting" notice viewers were shown, so that it replaces it (after
+  // a crash the cut utterance, transcribed meanwhile, took the index that notice had).
+  rec.live.note(
+    `— recording paused for ${gap} s (bot ${crashed ? 'crash' : 'restart'}) —`,
+    from,
+    from + gap,
+    crashed ? { id: noticeIndex } : {},
+  );
   core.log.info(
     { transcriptId: state.transcript_id, gapSeconds: gap, crashed, finals: point.finalCount },
     'recording resumed in the same transcript after a restart',

@@ -58,6 +58,18 @@ export async function writeState(recordingsDir: string, state: SessionState): Pr
   await rename(tmp, file);
 }
 
+/** One session's state, or null when it has none (or not one of ours). */
+export async function readState(recordingsDir: string, transcriptId: string): Promise<SessionState | null> {
+  try {
+    const state = JSON.parse(
+      await readFile(path.join(recordingsDir, transcriptId, SESSION_FILE), 'utf8'),
+    ) as SessionState;
+    return state.version === 1 ? state : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Every session.json under the recordings directory that has not ended (running, handed over or cut by a crash). */
 export async function openStates(recordingsDir: string): Promise<SessionState[]> {
   let entries: string[];
@@ -68,14 +80,9 @@ export async function openStates(recordingsDir: string): Promise<SessionState[]>
   }
   const states: SessionState[] = [];
   for (const entry of entries) {
-    try {
-      const state = JSON.parse(
-        await readFile(path.join(recordingsDir, entry, SESSION_FILE), 'utf8'),
-      ) as SessionState;
-      if (state.version === 1 && !state.ended_at) states.push(state);
-    } catch {
-      // No session.json (or not ours): nothing to recover there.
-    }
+    // No session.json (or not ours): nothing to recover there.
+    const state = await readState(recordingsDir, entry);
+    if (state && !state.ended_at) states.push(state);
   }
   return states;
 }

@@ -17,8 +17,8 @@ import type { Guild } from 'discord.js';
 export interface VoiceHandlers {
   speakingStart(userId: string): void;
   speakingStop(userId: string): void;
-  /** One 20 ms Opus packet (48 kHz stereo) of a user, decrypted. */
-  opus(userId: string, packet: Buffer): void;
+  /** One 20 ms Opus packet (48 kHz stereo) of a user, decrypted; `atMs`: when it came, if held. */
+  opus(userId: string, packet: Buffer, atMs?: number): void;
   /** The link dropped and will not come back by itself (kicked, channel deleted, gave up). */
   lost(reason: string): void;
 }
@@ -28,6 +28,12 @@ export interface VoiceLink {
   readonly channelId: string;
   /** Leaves the channel (or only drops the link, with `{ stay: true }`, before a rejoin). */
   close(opts?: { stay?: boolean }): Promise<void>;
+  /**
+   * While released, the link never asks Discord for the channel again (no voice state update):
+   * a successor process is taking the bot's voice over, and the library's own rejoin after
+   * Discord moves the voice there would take it back. It keeps receiving until then.
+   */
+  release(released: boolean): void;
 }
 
 export interface VoiceReceiver {
@@ -66,10 +72,15 @@ export function isUndecryptedDaveFrame(packet: Buffer): boolean {
 export function discordVoiceReceiver(logger: Logger): VoiceReceiver {
   return {
     async connect(guild, channelId, handlers) {
+      let released = false;
       const connection: VoiceConnection = joinVoiceChannel({
         guildId: guild.id,
         channelId,
-        adapterCreator: guild.voiceAdapterCreator,
+        // The gateway as the library sees it, less its voice state updates while released.
+        adapterCreator: (methods) => {
+          const adapter = guild.voiceAdapterCreator(methods);
+          return { ...adapter, sendPayload: (payload) => !released && adapter.sendPayload(payload) };
+        },
         selfDeaf: false,
         selfMute: true,
         daveEncryption: true,
@@ -153,6 +164,9 @@ export function discordVoiceReceiver(logger: Logger): VoiceReceiver {
       return {
         guildId: guild.id,
         channelId,
+        release(on) {
+          released = on;
+        },
         async close(opts = {}) {
           closing = true;
           receiver.speaking.off('start', onStart);

@@ -90,6 +90,9 @@ export async function loadResumePoint(
 }
 
 /** A line of the session itself (a marked pause): its own speaker, at its place `index`. */
+/** The utterance id of the session's own line number `index`. */
+export const noteId = (index: number): string => `chronicler:note:${index}`;
+
 export function noteUtterance(
   transcriptId: string,
   index: number,
@@ -100,7 +103,7 @@ export function noteUtterance(
   const round = (n: number): number => Math.round(n * 1000) / 1000;
   return {
     transcript_id: transcriptId,
-    utterance_id: `chronicler:note:${index}`,
+    utterance_id: noteId(index),
     text: text.slice(0, 2000),
     speaker_tag: 'Chronicler',
     start_seconds: round(startSeconds),

@@ -16,7 +16,7 @@ import type { LiveSessionOptions } from './session-options.ts';
 import { SpeakerChannel, type PcmFormat, type Speaker, type SpeakerStats } from './speaker-channel.ts';
 import * as lines from './session-lines.ts';
 import { OPUS_SILENCE_FRAME } from './opus.ts';
-import { noteUtterance, type ResumePoint } from './resume.ts';
+import { noteId, noteUtterance, type ResumePoint } from './resume.ts';
 import {
   DEFAULT_STREAM_POLICY,
   type StreamPolicy,
@@ -153,11 +153,15 @@ export class LiveSession {
     }
   }
 
-  /** A line of the session itself (a marked pause), in order with the finals. */
-  note(text: string, startSeconds: number, endSeconds: number): void {
+  /**
+   * A line of the session itself (a marked pause), in order with the finals. `id`: the index
+   * its utterance id takes when viewers were already shown a notice under it (announceReconnecting).
+   */
+  note(text: string, startSeconds: number, endSeconds: number, opts: { id?: number } = {}): void {
     if (this.state !== 'live') return;
     this.finalCount++;
     const message = noteUtterance(this.transcriptId, this.finalCount, text, startSeconds, endSeconds);
+    if (opts.id !== undefined) message.utterance_id = noteId(opts.id);
     message.session_start_time = new Date(this.startedAtMs).toISOString();
     void this.outbox.enqueue({
       subject: liveSubject.final(this.transcriptId),
@@ -167,11 +171,11 @@ export class LiveSession {
     });
   }
 
-  /** One Opus packet (48 kHz stereo, as Discord sends) of `speaker`, as it arrives. */
-  pushOpus(speaker: Speaker, packet: Buffer): void {
+  /** One Opus packet (48 kHz stereo) of `speaker` as it arrives, or held since `atMs` (a hand-over's). */
+  pushOpus(speaker: Speaker, packet: Buffer, atMs?: number): void {
     liveAudioPackets.inc();
-    const channel = this.channelFor(speaker);
-    channel?.pushOpus(packet, this.elapsedSeconds);
+    const at = atMs === undefined ? this.elapsedSeconds : Math.max(0, (atMs - this.startedAtMs) / 1000);
+    this.channelFor(speaker)?.pushOpus(packet, at);
   }
 
   /** PCM of `speaker` as it arrives: Discord's decoded 48 kHz stereo, or 16 kHz mono. */

@@ -147,6 +147,21 @@ export const voiceWatchdogRejoins = new Counter({
   registers: [registry],
 });
 
+/** Recordings and people in their channels of this process, against its bound (POD_MAX_*). */
+export const voiceRecordingLoad = new Gauge({
+  name: 'chronicler_voice_recording_load',
+  help: 'This voice-bot process: recordings running and the people in their voice channels (what), and the bound on each (limit; 0: none)',
+  labelNames: ['what', 'kind'] as const,
+  registers: [registry],
+});
+
+export const voiceRecordingsRefused = new Counter({
+  name: 'chronicler_voice_recordings_refused_total',
+  help: 'Recordings this voice-bot process refused because it was at its bound (reason: recordings or speakers): alert on any',
+  labelNames: ['reason'] as const,
+  registers: [registry],
+});
+
 export const discordGatewayFatalCloses = new Counter({
   name: 'chronicler_discord_gateway_fatal_closes_total',
   help: 'Discord gateway closes the bot does not retry (4011 sharding required, 4004 bad token, ...), by code: alert on any',

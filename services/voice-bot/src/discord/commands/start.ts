@@ -80,7 +80,7 @@ export async function startCommand(
       .then((r) => r.keyterms)
       .catch(() => []);
   }
-  const admission = await admit(core, interaction.guildId, user.id);
+  const admission = await admit(core, interaction.guildId, user.id, channelId);
   if ('refused' in admission) {
     await interaction.editReply(admission.refused);
     return;
