@@ -89,7 +89,63 @@ export const SPELL_BEFORE =
 
 /** A rules noun right after a name: "Perception check", "Fireball at third level", "Bless on him". */
 export const RULES_AFTER =
-  /^(?:['’]s)?\s+(?:spell|spells|cantrip|cantrips|check|checks|save|saves|saving throw|damage|slot|slots|modifier|bonus|attack roll|roll|rolls|feat|proficiency|charges|charge|hit points|at (?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|higher|\d+(?:st|nd|rd|th))(?: |-)level|on (?:him|her|them|it|myself|me|himself|herself|us|you|that|this)|as a (?:bonus action|reaction)|(?:the )?(?:bonus )?action)\b/i;
+  /^(?:['’]s)?\s+(?:spell|spells|cantrip|cantrips|check|checks|save|saves|saving throw|damage|slot|slots|modifier|bonus|attack roll|roll|rolls|dice|feat|proficiency|charges|charge|hit points|at (?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|higher|\d+(?:st|nd|rd|th))(?: |-)level|on (?:him|her|them|it|myself|me|himself|herself|us|you|that|this)|as a (?:bonus action|reaction)|(?:the )?(?:bonus )?action)\b/i;
+
+/**
+ * A place or a people named after "of": "the people of X", "the streets of X", "the rest of X".
+ * Someone is the "son of", "friend of" or "voice of" somebody, never their people or streets.
+ */
+export const OF_PLACE_BEFORE =
+  /\b(?:people|peoples|folk|folks|children|citizens|denizens|residents|townsfolk|refugees|streets|city|cities|town|towns|village|region|regions|area|areas|outskirts|remnants|ruins|heart|centre|center|walls|gates|lands|borders|edge|sewers?|districts?|quarter|capital|map|flower|history|skies|top|base|foot|summit|peak|slopes|depths|bottom|civilization|continent|country|nation|realm|kingdom|world|most|parts?|corners?|rest)\s+of\s+(?:the\s+)?$/i;
+
+/**
+ * A group: "half of X", "the members of X", "my companions, X": a band, an order, a people.
+ */
+export const GROUP_BEFORE =
+  /(?:\b(?:half|members?|leaders?|founders?|rest|each|most|some|none|all) of\s+(?:the\s+)?|\b(?:companions|friends|allies|comrades|colleagues|band|crew|team|group|party|guild|order),\s+(?:the\s+)?)$/i;
+
+/** A weapon or a thing used: "fires Bad News", "wields Whisper", "the Bad News ammunition". */
+export const WIELDED_BEFORE =
+  /\b(?:fire|fires|fired|firing|reload|reloads|reloading|wield|wields|wielding|unsheathe|unsheathes|brandish|brandishes|equip|equips|attune to|attuned to|drink|drinks|drank)\s+(?:my\s+|his\s+|her\s+|their\s+|the\s+)?(?:\p{Lu}\p{Ll}+\s+)?$/iu;
+export const THING_AFTER =
+  /^\s+(?:ammunition|ammo|rounds|bullets|arrows|bolts|barrel|barrels|trigger|blade|hilt)\b/i;
+
+/** Coming or being from somewhere: "we're from X", "away from X", "a day's ride from X". */
+export const FROM_PLACE_BEFORE =
+  /\b(?:am|are|is|was|were|be|been|come|comes|came|coming|away|far|miles|days|day|hours|ride|walk|travel|travels|traveled|travelled|journey|back|return|returned|returning|fled|flee|escaped|refugees|straight|originally|all the way)\s+from\s+(?:the\s+)?$/i;
+
+/** Owned: "my X", "her X": a thing, a rite or a pet, not someone met ("my Aramente"). */
+export const OWNED_BEFORE = /\b(?:my|your|his|her|our|their|its)\s+$/i;
+
+/**
+ * Named as a likeness or a reference, not as someone present: "like X", "an impression of X",
+ * "named after X": a film's hero, a celebrity, a character of another story.
+ */
+export const LIKENESS_BEFORE =
+  /\b(?:like|as if|such as|named after|impression of|impersonat(?:e|es|ing)|reminds? (?:me|you|us|him|her) of|dressed (?:up )?as|cosplay(?:s|ing)? as|voice of)\s+(?:the\s+)?(?:\p{Lu}[\p{L}.]*\s+)?$/iu;
+
+/**
+ * Thanked, hailed or told off by name: "Thank you, Wil.", "Congrats, Amy!", "Damn it, Wheaton.".
+ * The narrator says it to the table; the people met are spoken to by the players.
+ */
+export const HAILED_BEFORE =
+  /(?:^|[.!?]\s+|["“]\s*)(?:thank you|thank you so much|thanks|thanks so much|congrats|congratulations|cheers|hey|hi|hello|welcome|good job|well done|nice|great|sorry|bless you|damn it|god damn it|goddammit)(?: again)?,\s*$/i;
+
+/** A cast broken off by counting or a stammer: "I'm going to cast-- two, four, six-- X". */
+export const CAST_BROKEN_BEFORE = /\bcast(?:s|ing)?\b[^.!?]{0,40}--\s*$/i;
+
+/**
+ * Where the game begins and ends, said by whoever runs it: a recap or "let's begin" opens it,
+ * "we'll pick it up next week" closes it, a break opens a pause that "welcome back" ends.
+ * What is said before the start, after the end or during a break is the table, not the story.
+ */
+export const STORY_START =
+  /\b(?:last (?:time|week|session) on|last we left|we left off|when we last left|(?:a|our|little|quick) recap|to recap|let['’]s recap|previously on|let['’]s (?:go ahead and )?(?:get started|begin|start|dive in|jump (?:on )?in|play|get into it))\b/i;
+export const STORY_END =
+  /\b(?:(?:pick|picking) (?:it|that|this|things) (?:back )?up|(?:where|and) we['’]ll (?:end|stop|leave it|pick up)|(?:end|stop|leave it|call it) (?:here|there|for tonight|for the night|for today)|next (?:week|session|time),? we|thanks? (?:you )?(?:all )?(?:so much )?for (?:watching|playing|tuning in|joining))\b/i;
+export const BREAK_START =
+  /\b(?:take (?:a|our) (?:quick |short |little |brief )?break|(?:going|gonna) to break|we['’]ll be (?:right )?back|be right back|see you (?:guys )?(?:in a (?:few|bit|minute|moment)|after the break|back here|in just a))\b/i;
+export const BREAK_END = /\b(?:welcome back|and we['’]re back|we are back)\b/i;
 
 /** Rules talk on a line: dice, checks, hit points, spell levels. */
 export const RULES_LINE =
@@ -101,4 +157,4 @@ export const RULES_LINE =
  * mostly there (a sponsor, a host, a song, the show) belongs to no campaign.
  */
 export const OUT_OF_GAME =
-  /\b(?:episodes?|stream(?:s|ing|ed)?|livestream|twitch|youtube|podcasts?|sponsor(?:s|ed|ing|ship)?|subscri(?:be|bers?|ption|ptions)|websites?|\.com|www|merch(?:andise)?|promo|discount|coupons?|percent off|announcements?|giveaways?|patreon|kickstarter|twitter|instagram|tweets?|hashtag|fan ?art|viewers?|broadcast|charity|donat(?:e|ed|ing|ion|ions)|t-shirts?|hoodies?|pre-?orders?|release date|comic con|convention|signing|on sale|available now|check (?:it|them) out|link in|the chat|chatroom|mods?|producers?|the crew|tonight's show|the show|this show|next week|last week|the break|right back|welcome back|bathroom|restroom|snacks|pizza|dinner break|camera|microphone|mic|the app|download)\b/gi;
+  /\b(?:episodes?|stream(?:s|ing|ed)?|livestream|twitch|youtube|podcasts?|sponsor(?:s|ed|ing|ship)?|subscri(?:be|bers?|ption|ptions)|websites?|\.com|www|merch(?:andise)?|promo|discount|coupons?|percent off|announcements?|giveaways?|patreon|kickstarter|twitter|instagram|tweets?|hashtag|fan ?art|fans?|viewers?|audience|winners?|congrat(?:s|ulations)|thank-you|tuning in(?:to)?|guests?|autographs?|broadcast|charity|donat(?:e|ed|ing|ion|ions)|t-shirts?|hoodies?|pre-?orders?|release date|comic con|convention|signing|on sale|available now|check (?:it|them) out|link in|the chat|chatroom|mods?|producers?|the crew|tonight's show|the show|this show|next week|last week|the break|right back|welcome back|bathroom|restroom|snacks|pizza|dinner break|camera|microphone|mic|the app|download)\b/gi;

@@ -68,6 +68,67 @@ Priya: Kestrel and Tamsin search Grimbold.`),
     expect(Object.keys(found)).not.toContain('Kestrel');
   });
 
+  // Lines of play with no name in them, so that the table talk sits within the session's first
+  // and last tenth, as it does in a real one.
+  const play = (n: number) =>
+    Array.from({ length: n }, (_, i) =>
+      i % 2 ? `Priya: I keep watch, step ${i}.` : `GM: The road bends on, mile ${i}.`,
+    ).join('\n');
+
+  it('leaves out what is said before the game starts, after it ends and during a break', () => {
+    const found = kinds(
+      session(`
+GM: Hi all! Before we start, Marguerite sent us cookies, Marguerite is the best.
+Sam: Marguerite, you legend. Marguerite bakes every week.
+GM: All right. Last we left off, you stood at the gates of Velmarch.
+${play(20)}
+GM: On the dock you meet Corvin, who waves you aboard. Corvin says the river is high.
+GM: Let's take a quick break, we'll be right back.
+Sam: Did anyone see Bartholomew's new video? Bartholomew says hello.
+Priya: Bartholomew is so funny. Bartholomew, if you're watching, hi.
+GM: Welcome back! You watch Corvin pole the ferry across.
+${play(20)}
+GM: And we'll pick it up next week. Thanks for playing.
+Priya: Thanks to Ottoline for the dice! Ottoline says hi. Ottoline, you rock.`),
+    );
+    expect(found.Corvin).toBe('person');
+    for (const name of ['Marguerite', 'Bartholomew', 'Ottoline']) expect(found[name]).toBeUndefined();
+  });
+
+  it('leaves out someone the narrator thanks, a likeness, a player-only aside, a thing owned or fired', () => {
+    const found = kinds(
+      session(`
+${play(10)}
+Priya: This die was a gift from Wilbur. Thank you, Wilbur.
+GM: Thank you, Wilbur. Okay, the ferryman Corvin nods at you. Corvin says the toll is two silver.
+Sam: I track them like Prince Florizel would. Can I?
+Sam: The real villain is secretly Mister Grumbleton.
+Priya: I am here to finish my Varnathi. My Varnathi has taken years.
+GM: Your Varnathi is nearly done. The Varnathi ends at the lake.
+Sam: I pull out the pistol and fire Sweet Talk at him. Then I fire Sweet Talk again.
+GM: Sweet Talk booms. Reload the Sweet Talk ammunition.
+Priya: I'm going to cast-- one, two, three-- Frozen Spear at him! Frozen Spear!
+${play(10)}`),
+    );
+    expect(found.Corvin).toBe('person');
+    for (const name of ['Wilbur', 'Florizel', 'Grumbleton', 'Varnathi', 'Sweet Talk', 'Talk', 'Frozen Spear'])
+      expect(found[name]).toBeUndefined();
+  });
+
+  it('reads a place by its people and its roads, a group by its members', () => {
+    const found = kinds(
+      session(`
+${play(10)}
+GM: The people of Harrowgate cheer. The children of Harrowgate sing.
+Sam: Harrowgate will rebuild. We came here from Harrowgate.
+GM: Refugees stream away from Harrowgate. Harrowgate burns behind them.
+Priya: These are my companions, the Grey Wanderers. Half of the Grey Wanderers are asleep.
+GM: The Grey Wanderers nod. Members of the Grey Wanderers stand guard.
+${play(10)}`),
+    );
+    expect(found).toMatchObject({ Harrowgate: 'place', 'Grey Wanderers': 'faction' });
+  });
+
   it('keeps each mention at its line and time, spread over the session, and recognises the codex so far', () => {
     const [oskar] = extractCodexOffline({
       name: 'Two',

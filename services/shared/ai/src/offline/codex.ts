@@ -4,10 +4,13 @@
  * name of the text (`extractProperNames`: capitalised where grammar does not explain it, not a
  * common word); the party (speakers and the Who Is Who map) is kept apart; then each use of it
  * is read (codex-cues.ts): a title or a verb of speech makes it someone, a preposition of place
- * somewhere, a head noun a place, thing or group, "cast" or a rules noun a spell or rule (left
- * out), and a name said mostly where the table talks about the show (left out). A name with no
- * such sign is left out unless it is already in the codex or is named often by the narrator
- * amid the story. Nothing here knows a game system, a show or its names.
+ * somewhere ("the people of X", "away from X" too), "half of X" a group, a head noun a place,
+ * thing or group, "cast", "fire" or a rules noun ("X's dice") a spell, weapon or rule (left out).
+ * Left out too: what the table says before the narrator opens the game, after it is closed, during
+ * a break or amid talk about the show; a likeness ("like Prince X"); a thing owned ("my X"); someone
+ * the narrator thanks or hails (at the table, not in the story); a name only the players say, once
+ * or twice. A name with no sign is left out unless it is already in the codex or is named often by
+ * the narrator amid the story. Nothing here knows a game system, a show or its names.
  */
 import {
   CODEX_MENTIONS_PER_SESSION,
@@ -24,17 +27,30 @@ import { partyNames } from '../party.ts';
 import { partyMatcher } from '../recap/render.ts';
 import {
   AIMED_AT_BEFORE,
+  BREAK_END,
+  BREAK_START,
+  CAST_BROKEN_BEFORE,
+  FROM_PLACE_BEFORE,
+  GROUP_BEFORE,
+  HAILED_BEFORE,
   headNounKind,
   INTRODUCED_BEFORE,
   LANGUAGE_BEFORE,
+  LIKENESS_BEFORE,
+  OF_PLACE_BEFORE,
   OUT_OF_GAME,
+  OWNED_BEFORE,
   PERSON_AFTER,
   PERSON_POSSESSIVE,
   PLACE_BEFORE,
   RULES_AFTER,
   RULES_LINE,
   SPELL_BEFORE,
+  STORY_END,
+  STORY_START,
+  THING_AFTER,
   THING_BEFORE,
+  WIELDED_BEFORE,
   TITLE_BEFORE,
 } from './codex-cues.ts';
 import { codexThreads } from './codex-threads.ts';
@@ -67,6 +83,14 @@ interface Signs {
   strong: number;
   /** Spoken or read as a language ("speaks Dwarvish"). */
   language: number;
+  /** Owned ("my Aramente"): a thing, a rite, a pet. */
+  owned: number;
+  /** Named as a likeness ("like Prince Humperdink"): someone of another story, not met. */
+  likeness: number;
+  /** Thanked or spoken to by the narrator, who speaks to the table, not to the people met. */
+  narratorAddressed: number;
+  /** A group's use: "half of X", "my companions, X". */
+  group: number;
 }
 
 /** The fewest uses of a name with no sign of what it is, named by the narrator, to be kept as someone. */
@@ -84,8 +108,39 @@ export function codexLines(transcript: string): CodexLine[] {
   }));
 }
 
+/**
+ * Lines that are the table, not the story: before the narrator opens the game (a recap, "let's
+ * begin", within the first tenth), after the narrator closes it (within the last tenth), during a
+ * break ("we'll be right back" to "welcome back"), and in a stretch dense with talk about the show.
+ */
+function outOfGameLines(lines: CodexLine[], narrator: string | null): boolean[] {
+  const out = showTalkLines(lines);
+  if (!narrator) return out;
+  const tenth = Math.max(1, Math.floor(lines.length / 10));
+  const said = (i: number, re: RegExp) => lines[i]!.speaker === narrator && re.test(lines[i]!.text);
+  let start = -1;
+  for (let i = 0; i < tenth && start < 0; i++) if (said(i, STORY_START)) start = i;
+  for (let i = 0; i < start; i++) out[i] = true;
+  if (start >= 0) out[start] = false;
+  for (let i = lines.length - tenth; i < lines.length; i++) {
+    if (i > start && said(i, STORY_END)) {
+      for (let j = i + 1; j < lines.length; j++) out[j] = true;
+      break;
+    }
+  }
+  // A break is short: one that "welcome back" does not end within 200 lines is not one.
+  for (let i = 0; i < lines.length; i++) {
+    if (!said(i, BREAK_START)) continue;
+    const back = lines.findIndex((_, j) => j > i && j <= i + 200 && said(j, BREAK_END));
+    if (back < 0) continue;
+    for (let j = i + 1; j < back; j++) out[j] = true;
+    i = back;
+  }
+  return out;
+}
+
 /** Lines in a stretch dense with talk about the show (see OUT_OF_GAME): 3 signs within 4 lines either side. */
-function outOfGameLines(lines: CodexLine[]): boolean[] {
+function showTalkLines(lines: CodexLine[]): boolean[] {
   const signs = lines.map((l) => l.text.match(OUT_OF_GAME)?.length ?? 0);
   const out: boolean[] = [];
   let sum = 0;
@@ -94,7 +149,8 @@ function outOfGameLines(lines: CodexLine[]): boolean[] {
   for (let i = 0; i < lines.length; i++) {
     if (i + w < lines.length) sum += signs[i + w]!;
     if (i - w - 1 >= 0) sum -= signs[i - w - 1]!;
-    out.push(sum >= 3);
+    // A long line with no such sign of its own is narration amid the talk (a recap after the news).
+    out.push(sum >= 3 && (signs[i]! > 0 || lines[i]!.text.split(/\s+/).length <= 40));
   }
   return out;
 }
@@ -199,7 +255,7 @@ function extractCodexSigned(input: CodexExtractInput): (CodexFinding & { signs?:
   const speakers = [...words].sort((a, b) => b[1] - a[1]);
   // The narrator (the game master) speaks most; with a single speaker there is no telling.
   const narrator = speakers.length > 1 ? speakers[0]![0] : null;
-  const oog = outOfGameLines(lines);
+  const oog = outOfGameLines(lines, narrator);
   const known = new Map<string, KnownEntry>();
   for (const k of input.known ?? []) {
     for (const n of [k.name, ...k.aliases]) known.set(n.toLowerCase(), k);
@@ -288,9 +344,32 @@ function signsOf(us: Use[], oog: boolean[], narrator: string | null): Signs {
     titled: 0,
     strong: 0,
     language: 0,
+    owned: 0,
+    likeness: 0,
+    narratorAddressed: 0,
+    group: 0,
   };
   for (const u of us) {
     const { before, after, line } = u;
+    // What the table says outside the story tells nothing of what a name is in it.
+    if (oog[line.pos]) {
+      s.outOfGame += 1;
+      s.count -= 1;
+      continue;
+    }
+    if (GROUP_BEFORE.test(before)) {
+      s.group += 1;
+      continue;
+    }
+    const addressed =
+      (before.trim() === '' && /^,\s+[^.!?]*\byou/i.test(after)) ||
+      (/,\s*$/.test(before) && /^(?:[?!.](?:\s|$)|$)/.test(after));
+    if (narrator && line.speaker === narrator && HAILED_BEFORE.test(before)) s.narratorAddressed += 1;
+    if (LIKENESS_BEFORE.test(before)) {
+      s.likeness += 1;
+      continue;
+    }
+    if (OWNED_BEFORE.test(before)) s.owned += 1;
     if (
       TITLE_BEFORE.test(before) ||
       INTRODUCED_BEFORE.test(before) ||
@@ -298,17 +377,28 @@ function signsOf(us: Use[], oog: boolean[], narrator: string | null): Signs {
       PERSON_POSSESSIVE.test(after) ||
       AIMED_AT_BEFORE.test(before) ||
       // Spoken to: "Kima, are you all right?", "Thank you, Adra."
-      (before.trim() === '' && /^,\s+[^.!?]*\byou/i.test(after)) ||
-      (/,\s*$/.test(before) && /^(?:[?!.](?:\s|$)|$)/.test(after))
+      addressed
     )
       s.person += 1;
     if (TITLE_BEFORE.test(before) || INTRODUCED_BEFORE.test(before)) s.strong += 1;
     if (LANGUAGE_BEFORE.test(before)) s.language += 1;
-    if (PLACE_BEFORE.test(before) && !AIMED_AT_BEFORE.test(before)) s.place += 1;
-    if (SPELL_BEFORE.test(before) || RULES_AFTER.test(after) || THING_BEFORE.test(before)) s.spell += 1;
+    if (
+      (PLACE_BEFORE.test(before) && !AIMED_AT_BEFORE.test(before)) ||
+      OF_PLACE_BEFORE.test(before) ||
+      FROM_PLACE_BEFORE.test(before)
+    )
+      s.place += 1;
+    if (
+      SPELL_BEFORE.test(before) ||
+      CAST_BROKEN_BEFORE.test(before) ||
+      WIELDED_BEFORE.test(before) ||
+      THING_AFTER.test(after) ||
+      RULES_AFTER.test(after) ||
+      THING_BEFORE.test(before)
+    )
+      s.spell += 1;
     if (/^ \p{Lu}\p{Ll}/u.test(after)) s.titled += 1;
     if (RULES_LINE.test(line.text)) s.rulesLines += 1;
-    if (oog[line.pos]) s.outOfGame += 1;
     if (narrator && line.speaker === narrator) s.narrator += 1;
     if (/\bthe\s+$/i.test(before)) s.the += 1;
   }
@@ -317,9 +407,11 @@ function signsOf(us: Use[], oog: boolean[], narrator: string | null): Signs {
 
 function kindOf(name: string, s: Signs, prior: KnownEntry | undefined): CodexKind | null {
   if (prior?.confirmed) return prior.kind;
-  // Named mostly while the table talks about the show: a sponsor, a host, the show itself.
-  if (s.outOfGame * 2 >= s.count) return null;
+  // Named mostly while the table talks about the show or before the game: a sponsor, a guest, the show.
+  if (s.count === 0 || s.outOfGame > s.count * 2) return null;
   if (s.language * 3 >= s.count) return null;
+  // Named as a likeness ("like Prince Humperdink"): someone of another story.
+  if (s.likeness * 2 >= s.count) return null;
   // Cast, used, checked or rolled: a spell, an ability or a rule, whatever else it looks like.
   if (s.spell > 0 && s.spell * 2 >= s.person) return null;
   const head = headNounKind(name);
@@ -329,8 +421,19 @@ function kindOf(name: string, s: Signs, prior: KnownEntry | undefined): CodexKin
   if (s.place >= Math.max(1, s.count * 0.3) && s.place > s.person) return 'place';
   // "The Carvers", "the Ashari": a name used with "the" is a group or a place, not someone.
   if (s.the * 2 >= s.count) return /[^s]s$/.test(name) || s.place === 0 ? 'faction' : 'place';
+  // "My Aramente", "your Aramente": owned more often than it acts or is spoken to.
+  if (s.owned * 3 >= s.count && s.owned >= s.person) return null;
+  // Thanked or spoken to by the narrator, who speaks to the table: someone at it (a guest, a winner).
+  if (s.narratorAddressed > 0 && s.narratorAddressed * 2 >= s.person && s.strong === 0) return null;
+  // "Half of Vox Machina", "my companions, Vox Machina": a group.
+  if (s.group > 0 && s.group >= s.person) return s.place > s.group ? 'place' : 'faction';
+  // The game master names the people the party meets; a name only the players say, once or
+  // twice, is their talk (a joke, a backstory aside, someone real).
+  if (s.person > 0 && s.narrator === 0 && s.count < 3 && !prior) return null;
   if (s.person > 0) return 'person';
   if (prior) return prior.kind;
+  // Somewhere, never someone: "the people of Westruun", "away from Emberhold".
+  if (s.place > 0 && s.count >= 2) return 'place';
   // No sign either way: kept as someone only when the narrator names it often amid the story.
   if (s.count >= PLAIN_PERSON_MIN && s.narrator * 2 >= s.count && s.rulesLines * 3 < s.count) return 'person';
   return null;
