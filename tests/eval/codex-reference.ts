@@ -9,8 +9,11 @@
 // of them is wrong. `alsoPeople`: people that the codex found though the synopsis does not name
 // them, judged by hand from the transcript (so that precision counts them as people).
 //
-// The codex engine was written and tuned looking at C1E001 and C2E003 only (`tuned: true`); the
-// other episodes and the home game were kept aside and measured once it was done.
+// The codex engine was written and tuned looking at C1E001 and C2E003 (`tuned: true`); the other
+// episodes and the home game were kept aside and measured once it was done. Then the readings of
+// the table's talk (2026-11-28) were written looking at the people C1E005, C1E022, C1E056 and
+// C2E030 got wrong, so those are tuned now too; only the home game is still unseen. Add a new
+// episode (or a new home game) to measure unseen sessions again, and keep it out of any tuning.
 
 export interface CodexReference {
   episode: string;
@@ -129,7 +132,7 @@ export const CODEX_REFERENCE: CodexReference[] = [
   },
   {
     episode: 'C1E005',
-    tuned: false,
+    tuned: true,
     party: [
       ['Vex', "Vex'ahlia"],
       ['Vax', "Vax'ildan"],
@@ -182,7 +185,7 @@ export const CODEX_REFERENCE: CodexReference[] = [
   },
   {
     episode: 'C1E022',
-    tuned: false,
+    tuned: true,
     party: [
       ['Vex', "Vex'ahlia"],
       ['Vax', "Vax'ildan"],
@@ -233,7 +236,7 @@ export const CODEX_REFERENCE: CodexReference[] = [
   },
   {
     episode: 'C1E056',
-    tuned: false,
+    tuned: true,
     party: [
       ['Vex', "Vex'ahlia"],
       ['Vax', "Vax'ildan"],
@@ -262,7 +265,7 @@ export const CODEX_REFERENCE: CodexReference[] = [
   },
   {
     episode: 'C2E030',
-    tuned: false,
+    tuned: true,
     party: [
       ['Jester'],
       ['Fjord'],
