@@ -36,7 +36,7 @@ describe('the campaign codex in the browser', () => {
     await system?.stop();
   });
 
-  it('builds the codex from two pasted sessions, merges, opens a moment, tells a story, shares "previously on"', async () => {
+  it('builds the codex from two pasted sessions, merges, asks the campaign, opens moments, tells a story, shares "previously on"', async () => {
     for (const [i, transcript] of [SESSION_ONE, SESSION_TWO].entries()) {
       await page.goto(`/groups/${groupId}/add-session`);
       await page.getByLabel('Session Name *').fill(`Session ${i + 1}`);
@@ -75,6 +75,23 @@ describe('the campaign codex in the browser', () => {
     await page.getByText('Merged into Ilse').waitFor();
     await expect.poll(() => card('Marr').count()).toBe(0);
     await card('Ilse').getByText('Also: Marr').waitFor();
+
+    // Ask the campaign: the answer is in the first session; its cited moment opens there.
+    await page.goto(`/groups/${groupId}`);
+    const box = page.locator('section', { has: page.getByRole('heading', { name: 'Ask the Campaign' }) });
+    await box.getByLabel('Question').fill('Who got the hunting horn?');
+    await box.getByRole('button', { name: 'Ask' }).click();
+    const cited = box.getByRole('link', { name: /^Session 1 at \d\d:\d\d:\d\d$/ }).first();
+    await cited.waitFor({ timeout: 30_000 });
+    const quoted = box.locator('.campaign-answer-text blockquote').first();
+    expect(await quoted.textContent()).toContain('She gives Kestrel her late husband');
+    const citedHref = (await cited.getAttribute('href'))!;
+    await cited.click();
+    await page.waitForURL(`**${citedHref}`);
+    const answered = page.locator('.transcript-line.is-target');
+    await answered.waitFor();
+    expect(await answered.textContent()).toContain('hunting horn');
+    await page.goto(`/groups/${groupId}/codex`);
 
     // Mark a secret, then open one of Oskar's moments in his session.
     await card('Mother Sallow').getByRole('button', { name: 'Mark secret' }).click();
@@ -116,6 +133,8 @@ describe('the campaign codex in the browser', () => {
     await playerPage.getByRole('heading', { name: 'Previously on…' }).waitFor();
     await playerPage.getByText('Previously on The Silver Crown').waitFor();
     expect(await playerPage.content()).not.toContain('Sallow');
+    // The player is told what an offline digest is, not how to set up the app.
+    expect(await playerPage.locator('.offline-notice').innerText()).not.toMatch(/OPENAI|README/);
     await playerPage.screenshot({ path: `${SHOTS}/previously-phone.png`, fullPage: true });
     // Its moments open the session through the link, signed out.
     const moment = playerPage.locator('a[href*="/shared/"][href*="#t="]').first();

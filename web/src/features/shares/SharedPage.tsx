@@ -32,7 +32,7 @@ function SharedSession({ session, actions }: { session: SharedTranscript; action
           Summary
         </h2>
         {session.summary.trim() ? (
-          <Markdown text={session.summary} />
+          <Markdown guest text={session.summary} />
         ) : (
           <p className="muted">No summary available</p>
         )}
@@ -114,7 +114,7 @@ export function SharedPage() {
             Campaign Summary
           </h2>
           {group.summary.trim() ? (
-            <Markdown text={group.summary} />
+            <Markdown guest text={group.summary} />
           ) : (
             <p className="muted">No summary available</p>
           )}
@@ -126,7 +126,7 @@ export function SharedPage() {
                 <Link to={`/shared/${token}/sessions/${s.id}`}>{s.name}</Link>
               </h2>
               <p className="muted small">{formatSessionDate(s.session_timestamp)}</p>
-              {s.summary.trim() ? <Markdown text={s.summary} /> : null}
+              {s.summary.trim() ? <Markdown guest text={s.summary} /> : null}
             </li>
           ))}
         </ul>
