@@ -307,7 +307,9 @@ function extractCodexSigned(input: CodexExtractInput): (CodexFinding & { signs?:
     if (!prior && us.length < 2 && signs.strong === 0 && headNounKind(name) === null) continue;
     const kind = kindOf(name, signs, prior);
     if (!kind) continue;
-    const sorted = [...us].sort((a, b) => a.line.pos - b.line.pos);
+    // Its moments and description come from the story, where it has uses there.
+    const inGame = us.filter((u) => !oog[u.line.pos]);
+    const sorted = [...(inGame.length ? inGame : us)].sort((a, b) => a.line.pos - b.line.pos);
     findings.push({
       kind,
       name: prior?.name ?? name,
