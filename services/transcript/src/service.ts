@@ -173,7 +173,11 @@ export default defineService({
       serve(ctx.bus, getNotesRpc, getNotes(store)),
       serve(ctx.bus, putNotesRpc, putNotes(store)),
       serve(ctx.bus, audioConfigRpc, () => ({ speech_provider: speech?.name ?? null })),
-      serve(ctx.bus, createAudioTranscriptRpc, createAudio(store, ctx.bus, outbox, speech)),
+      serve(
+        ctx.bus,
+        createAudioTranscriptRpc,
+        createAudio(store, ctx.bus, outbox, speech, { audio, logger: ctx.logger }),
+      ),
       serve(ctx.bus, listTranscriptsPageRpc, listPage(store)),
       serve(ctx.bus, listActiveTranscriptsRpc, listActive(store, live)),
       serve(ctx.bus, liveJoinRpc, liveJoin(live)),

@@ -33,7 +33,8 @@ export class TranscriptStore extends TranscriptRows {
         `insert into ${this.table}
               (owner_id, group_id, name, session_timestamp, summary, source, status,
                transcription_status, transcription_provider, audio_blob, audio_size, audio_format)
-       values ($1, $2, $3, $4, $5, 'audio', 'ended', 'queued', $6, $7, $8, $9)
+       values ($1, $2, $3, $4, $5, 'audio', 'ended', case when $6 = '' then 'none' else 'queued' end,
+               $6, $7, $8, $9)
        returning ${ITEM_COLUMNS}`,
         [
           ownerId,
