@@ -13,6 +13,14 @@ export const AUDIO_UPLOAD_UNAVAILABLE =
   'To turn it on, set TRANSCRIPTION_BASE_URL (any OpenAI-compatible server, such as a local Whisper), ' +
   'DEEPGRAM_API_KEY or ASSEMBLYAI_API_KEY.';
 
+/**
+ * Said by the session form and the recorder when no provider is set: recordings are kept and
+ * wait for one ("Transcribe now").
+ */
+export const AUDIO_KEPT_UNTRANSCRIBED =
+  'No speech-to-text provider is configured on this server: the recording is kept and can be ' +
+  'transcribed with “Transcribe now” once TRANSCRIPTION_BASE_URL, DEEPGRAM_API_KEY or ASSEMBLYAI_API_KEY is set.';
+
 /** The README section that tells an operator how to turn speech-to-text on without a cloud account. */
 export const SPEECH_SETUP_SECTION = 'Speech-to-text without a cloud account';
 
