@@ -637,7 +637,7 @@ describe(`audio sessions (${testMode} mode)`, () => {
         .map((l) => JSON.parse(l) as { msg: string })
         .find((l) => l.msg.startsWith('speech-to-text'));
       expect(off?.msg).toMatch(
-        /^speech-to-text is off: audio uploads are refused and the bot records without transcribing/,
+        /^speech-to-text is off: audio uploads and browser recordings are kept untranscribed and the bot records without transcribing/,
       );
       for (const v of ['TRANSCRIPTION_BASE_URL', 'DEEPGRAM_API_KEY', 'ASSEMBLYAI_API_KEY'])
         expect(off?.msg).toContain(v);

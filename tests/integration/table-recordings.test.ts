@@ -12,20 +12,31 @@ function spokenWebm(dir: string, name: string, text: string): Buffer {
   const wavFile = path.join(dir, `${name}.wav`);
   const webmFile = path.join(dir, `${name}.webm`);
   execFileSync('espeak-ng', ['-w', wavFile, text]);
-  execFileSync('ffmpeg', ['-loglevel', 'error', '-y', '-i', wavFile, '-c:a', 'libopus', '-f', 'webm', webmFile]);
+  execFileSync('ffmpeg', [
+    '-loglevel',
+    'error',
+    '-y',
+    '-i',
+    wavFile,
+    '-c:a',
+    'libopus',
+    '-f',
+    'webm',
+    webmFile,
+  ]);
   return readFileSync(webmFile);
 }
 
-/** The audio's length in seconds, counted in the Opus packets (20 ms each) ffprobe reads to its end. */
-function decodedSeconds(dir: string, bytes: Buffer): number {
-  const file = path.join(dir, `probe-${Math.random()}.webm`);
-  writeFileSync(file, bytes);
-  const probe = execFileSync(
-    'ffprobe',
-    ['-v', 'error', '-count_packets', '-show_entries', 'stream=nb_read_packets', '-of', 'csv=p=0', file],
-    { encoding: 'utf8' },
+/** The audio's length in seconds, decoded to its end (8 kHz mono 16-bit samples counted). */
+function decodedSeconds(file: string): number {
+  const pcm = execFileSync(
+    'ffmpeg',
+    ['-v', 'error', '-i', file, '-f', 's16le', '-ac', '1', '-ar', '8000', '-'],
+    {
+      maxBuffer: 1024 * 1024 * 1024,
+    },
   );
-  return (Number(probe.trim()) * 20) / 1000;
+  return pcm.length / 16_000;
 }
 
 const split = (b: Buffer, size: number): Buffer[] => {
@@ -48,7 +59,11 @@ describe(`a recording made at the table, sent in chunks (${testMode} mode)`, () 
       headers: { authorization: `Bearer ${token}`, ...(init.headers as Record<string, string>) },
     });
   const json = (token: string, p: string, body: unknown) =>
-    api(token, p, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+    api(token, p, {
+      method: 'POST',
+      body: JSON.stringify(body),
+      headers: { 'content-type': 'application/json' },
+    });
   const chunk = (token: string, id: string, part: number, seq: number, bytes: Buffer, type = 'audio/webm') =>
     api(token, `/table-recordings/${id}/chunks?part=${part}&seq=${seq}`, {
       method: 'POST',
@@ -120,8 +135,12 @@ describe(`a recording made at the table, sent in chunks (${testMode} mode)`, () 
     expect(done.status).toBe(200);
     const item = (await done.json()) as TranscriptListItem;
     const audio = Buffer.from(await (await api(alice, `/transcripts/${item.id}/audio`)).arrayBuffer());
-    const whole = decodedSeconds(dir, audio);
-    const parts = decodedSeconds(dir, first) + decodedSeconds(dir, second);
+    const file = (name: string, bytes: Buffer) => {
+      writeFileSync(path.join(dir, name), bytes);
+      return path.join(dir, name);
+    };
+    const whole = decodedSeconds(file('whole.webm', audio));
+    const parts = decodedSeconds(file('a.webm', first)) + decodedSeconds(file('b.webm', second));
     expect(Math.abs(whole - parts)).toBeLessThan(0.1);
   });
 
@@ -138,7 +157,9 @@ describe(`a recording made at the table, sent in chunks (${testMode} mode)`, () 
     expect(((await wrongType.json()) as { detail: string }).detail).toContain('audio/webm');
     const noHeader = await chunk(alice, id, 1, 0, chunks[1]!);
     expect(noHeader.status).toBe(415);
-    expect(((await noHeader.json()) as { detail: string }).detail).toContain('not audio the server can decode');
+    expect(((await noHeader.json()) as { detail: string }).detail).toContain(
+      'not audio the server can decode',
+    );
     // Too big.
     expect((await chunk(alice, id, 0, 1, Buffer.alloc(5 * 1024 * 1024, 1))).status).toBe(413);
     // Missing chunks: the finish says which, and nothing is made.

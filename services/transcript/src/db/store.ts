@@ -112,6 +112,34 @@ export class TranscriptStore extends TranscriptRows {
   }
 
   /**
+   * none -> queued ("Transcribe now"): the recording copied for the job (`audio`) becomes the
+   * session's upload, with the provider that will transcribe it. False when the session is
+   * not an audio session waiting for a transcript (another request queued it first).
+   */
+  async queueUntranscribed(
+    ownerId: string,
+    id: string,
+    provider: string,
+    audio: StoredAudio,
+    within: WithinWrite<StoredAudio>,
+  ): Promise<boolean> {
+    if (!isUuid(id)) return false;
+    return this.db.transaction(async (tx) => {
+      const rows = await tx.query<{ id: string }>(
+        `update ${this.table}
+            set transcription_status = 'queued', transcription_error = '', transcription_job_id = '',
+                transcription_provider = $3, audio_blob = $4, audio_size = $5, audio_format = $6
+          where id = $1 and owner_id = $2 and source = 'audio' and transcription_status = 'none'
+         returning id`,
+        [id, ownerId, provider, audio.blob, audio.size, audio.format],
+      );
+      if (rows.length === 0) return false;
+      await within(tx, audio);
+      return true;
+    });
+  }
+
+  /**
    * failed -> queued again, for a recording still stored; its blob, size and format, or null
    * when the session is not a failed audio session with a stored recording. `within` runs in
    * the update's transaction (queueing the new job commits with it).

@@ -43,6 +43,7 @@ export function useTableRecorder(onSaved: (sessionId: string) => void) {
   const rec = useRef<LocalRecording | null>(null);
   const media = useRef<{ recorder: MediaRecorder; stream: MediaStream; audio: AudioContext } | null>(null);
   const partStart = useRef<number>(0);
+  const baseMs = useRef<number>(0);
   const uploading = useRef(false);
   const wanted = useRef(false);
   const wake = useRef<WakeLockSentinel | null>(null);
@@ -123,15 +124,13 @@ export function useTableRecorder(onSaved: (sessionId: string) => void) {
     return () => window.removeEventListener('online', again);
   }, [pump]);
 
+  /** Recorded time: what was recorded before the stretch now running, and that stretch. */
   const elapsedNow = () =>
-    (rec.current?.elapsed_ms ?? 0) + (state === 'recording' ? Date.now() - partStart.current : 0);
+    baseMs.current + (media.current?.recorder.state === 'recording' ? Date.now() - partStart.current : 0);
 
   useEffect(() => {
     if (state !== 'recording') return;
-    const t = setInterval(
-      () => setElapsed((rec.current?.elapsed_ms ?? 0) + Date.now() - partStart.current),
-      250,
-    );
+    const t = setInterval(() => setElapsed(elapsedNowRef.current()), 250);
     return () => clearInterval(t);
   }, [state]);
 
@@ -195,6 +194,7 @@ export function useTableRecorder(onSaved: (sessionId: string) => void) {
           .catch((err: unknown) => setError(`This browser could not keep the recording: ${String(err)}`));
       };
       media.current = { recorder, stream, audio };
+      baseMs.current = r.elapsed_ms;
       partStart.current = Date.now();
       recorder.start(TIMESLICE_MS);
       requestAnimationFrame(meter);
@@ -212,9 +212,10 @@ export function useTableRecorder(onSaved: (sessionId: string) => void) {
   const pause = () => {
     const m = media.current;
     if (!m || m.recorder.state !== 'recording' || !rec.current) return;
+    baseMs.current += Date.now() - partStart.current;
     m.recorder.pause();
-    rec.current.elapsed_ms += Date.now() - partStart.current;
-    setElapsed(rec.current.elapsed_ms);
+    rec.current.elapsed_ms = baseMs.current;
+    setElapsed(baseMs.current);
     setState('paused');
   };
 
@@ -242,7 +243,7 @@ export function useTableRecorder(onSaved: (sessionId: string) => void) {
     const r = rec.current;
     if (!r) return;
     if (m && m.recorder.state !== 'inactive') {
-      if (m.recorder.state === 'recording') r.elapsed_ms += Date.now() - partStart.current;
+      r.elapsed_ms = elapsedNow();
       await new Promise<void>((resolve) => {
         m.recorder.addEventListener('stop', () => resolve(), { once: true });
         m.recorder.stop();

@@ -4,6 +4,8 @@ import {
   AUDIO_RETENTION_MS,
   audioTooLargeMessage,
   createAudioTranscriptRpc,
+  IdParamsSchema,
+  transcribeNowRpc,
   SESSION_NAME_MAX,
   TranscriptListItemSchema,
   type TranscriptListItem,
@@ -310,5 +312,12 @@ export default async function tableRecordingRoutes(fastify: FastifyInstance): Pr
       }
       return item;
     },
+  );
+
+  // "Transcribe now": a recording kept while no provider was set, queued like an upload.
+  app.post(
+    '/transcripts/:id/transcribe',
+    { schema: { params: IdParamsSchema, response: { 200: TranscriptListItemSchema } } },
+    (req) => call(bus, transcribeNowRpc, { owner_id: req.user!.id, id: req.params.id }),
   );
 }
