@@ -1,11 +1,18 @@
-import type { AudioTrack, TranscriptListItem } from '@chronicler/contracts';
+import {
+  TRANSCRIBE_NEEDS_PROVIDER,
+  type AudioTrack,
+  type Transcript,
+  type TranscriptListItem,
+} from '@chronicler/contracts';
+import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localSignIn } from '../support/auth.ts';
-import { startSystem, testMode, type TestSystem } from '../support/system.ts';
+import { startOpenAiPeer, type OpenAiPeer } from '../peers/openai.ts';
+import { createTestDatabase, startSystem, testMode, waitFor, type TestSystem } from '../support/system.ts';
 
 /** Spoken words as WebM/Opus, as a browser's MediaRecorder writes them (espeak-ng + ffmpeg). */
 function spokenWebm(dir: string, name: string, text: string): Buffer {
@@ -203,4 +210,86 @@ describe(`a recording made at the table, sent in chunks (${testMode} mode)`, () 
     const audio = Buffer.from(await (await api(alice, `/transcripts/${item.id}/audio`)).arrayBuffer());
     expect(audio.equals(first)).toBe(true);
   });
+});
+
+describe(`"Transcribe now" for a recording kept while no provider was set (${testMode} mode)`, () => {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'table-rec-later-'));
+  let env: Record<string, string>;
+  let dropDb: (() => Promise<void>) | undefined;
+  let system: TestSystem | undefined;
+  let whisper: OpenAiPeer;
+
+  beforeAll(async () => {
+    whisper = await startOpenAiPeer();
+    env = {
+      AUTH_LOCAL_ENABLED: 'true',
+      SUMMARY_AUTOMATIC: 'false',
+      DATA_DIR: dataDir,
+      BUS_PREFIX: `t${randomBytes(4).toString('hex')}`,
+      AUTH_JWT_SECRET: randomBytes(32).toString('base64url'),
+    };
+    if (testMode === 'cluster') {
+      const db = await createTestDatabase();
+      env.DATABASE_URL = db.url;
+      dropDb = () => db.drop();
+    }
+  });
+  afterAll(async () => {
+    await system?.stop();
+    await whisper?.close();
+    await dropDb?.();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('keeps it, refuses to transcribe without a provider, and gives timed lines once one is set', async () => {
+    const recording = spokenWebm(dataDir, 'later', 'Welcome back to the table. The dragon wakes up.');
+    const call = async (token: string, p: string, init: RequestInit = {}) => {
+      const res = await fetch(`${system!.url}/api${p}`, {
+        ...init,
+        headers: { authorization: `Bearer ${token}`, ...(init.headers as Record<string, string>) },
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    system = await startSystem({ env });
+    let alice = (await localSignIn(system.url, 'alice')).cookie;
+    const form = new FormData();
+    form.append('name', 'Kept for later');
+    form.append('session_date', '2026-11-28T00:00:00.000Z');
+    form.append('audio', new Blob([recording], { type: 'audio/webm' }), 'night.webm');
+    const created = await call(alice, '/transcripts/manual-audio', { method: 'POST', body: form });
+    expect(created.body.transcription_status).toBe('none');
+    const id = String(created.body.id);
+    expect(await call(alice, `/transcripts/${id}/transcribe`, { method: 'POST' })).toEqual({
+      status: 400,
+      body: { detail: TRANSCRIBE_NEEDS_PROVIDER },
+    });
+    await system.stop();
+    system = undefined;
+
+    // The operator sets a provider and restarts.
+    system = await startSystem({ env: { ...env, ...whisper.transcription.env() } });
+    alice = (await localSignIn(system.url, 'alice')).cookie;
+    const bob = (await localSignIn(system.url, 'bob')).cookie;
+    expect((await call(bob, `/transcripts/${id}/transcribe`, { method: 'POST' })).status).toBe(404);
+    const queued = await call(alice, `/transcripts/${id}/transcribe`, { method: 'POST' });
+    expect(queued.status).toBe(200);
+    expect(['queued', 'processing']).toContain(queued.body.transcription_status);
+    const again = await call(alice, `/transcripts/${id}/transcribe`, { method: 'POST' });
+    expect(again.status).toBe(409);
+    let done: Transcript | undefined;
+    await waitFor(async () => {
+      done = (await call(alice, `/transcripts/${id}`)).body as unknown as Transcript;
+      return done.transcription_status === 'completed' || done.transcription_status === 'failed';
+    }, 60_000);
+    expect(done!.transcription_status).toBe('completed');
+    // Lines at their real times in the recording.
+    expect(done!.content).toMatch(/^\[00:00:0\d\] .*Words from \d+\.\d\d to \d+\.\d\d seconds\./m);
+    expect(whisper.transcription.requests.length).toBeGreaterThan(0);
+    // The recording still plays, byte for byte.
+    const audio = await fetch(`${system.url}/api/transcripts/${id}/audio`, {
+      headers: { authorization: `Bearer ${alice}` },
+    });
+    expect(Buffer.from(await audio.arrayBuffer()).equals(recording)).toBe(true);
+    expect((await call(alice, `/transcripts/${id}/transcribe`, { method: 'POST' })).status).toBe(409);
+  }, 180_000);
 });
