@@ -1,26 +1,14 @@
-import type { AudioTrack } from '@chronicler/contracts';
-import { execFileSync } from 'node:child_process';
+import { TRANSCRIBE_NEEDS_PROVIDER, type AudioTrack } from '@chronicler/contracts';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodedSeconds, speechWavFile } from '../support/audio.ts';
 import { launchBrowser, pageScrollWidth, signInLocally, storedToken } from '../support/browser.ts';
 import { startSystem, type TestSystem } from '../support/system.ts';
 
 const SHOTS = '/tmp/shots-record';
-
-/** The audio's length in seconds, decoded to its end (8 kHz mono 16-bit samples counted). */
-function decodedSeconds(file: string): number {
-  const pcm = execFileSync(
-    'ffmpeg',
-    ['-v', 'error', '-i', file, '-f', 's16le', '-ac', '1', '-ar', '8000', '-'],
-    {
-      maxBuffer: 1024 * 1024 * 1024,
-    },
-  );
-  return pcm.length / 16_000;
-}
 
 /** The recorder's clock (hh:mm:ss) in seconds. */
 const clockSeconds = async (page: Page): Promise<number> => {
@@ -42,11 +30,7 @@ describe('record at the table from a fake microphone, on a phone (390 px)', () =
     dir = mkdtempSync(path.join(os.tmpdir(), 'record-table-'));
     const speech = path.join(dir, 'table.wav');
     // Chromium plays this file as the microphone, over and over.
-    execFileSync('espeak-ng', [
-      '-w',
-      speech,
-      'Welcome back to the table, everyone. The dragon wakes up. I roll for initiative.',
-    ]);
+    speechWavFile(speech, 'Welcome back to the table, everyone. The dragon wakes up. I roll for initiative.');
     // No speech provider: the recording is kept, to be transcribed later.
     system = await startSystem({ mode: 'embedded', env: { SUMMARY_AUTOMATIC: 'false' } });
     browser = await launchBrowser([
@@ -146,7 +130,11 @@ describe('record at the table from a fake microphone, on a phone (390 px)', () =
         timeout: 20_000,
       })
       .toBeGreaterThanOrEqual(1);
+    // Kept, not transcribed: "Transcribe now" says which settings a transcription needs.
+    await page.getByText('Not transcribed yet').waitFor();
     await page.screenshot({ path: `${SHOTS}/saved-phone.png`, fullPage: true });
+    await page.getByRole('button', { name: 'Transcribe now' }).click();
+    await page.getByText(TRANSCRIBE_NEEDS_PROVIDER).waitFor();
     expect(errors).toEqual([]);
   }, 240_000);
 });

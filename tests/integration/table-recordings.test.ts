@@ -10,6 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodedSeconds, speechWavFile } from '../support/audio.ts';
 import { localSignIn } from '../support/auth.ts';
 import { startOpenAiPeer, type OpenAiPeer } from '../peers/openai.ts';
 import { createTestDatabase, startSystem, testMode, waitFor, type TestSystem } from '../support/system.ts';
@@ -18,7 +19,7 @@ import { createTestDatabase, startSystem, testMode, waitFor, type TestSystem } f
 function spokenWebm(dir: string, name: string, text: string): Buffer {
   const wavFile = path.join(dir, `${name}.wav`);
   const webmFile = path.join(dir, `${name}.webm`);
-  execFileSync('espeak-ng', ['-w', wavFile, text]);
+  speechWavFile(wavFile, text);
   execFileSync('ffmpeg', [
     '-loglevel',
     'error',
@@ -32,18 +33,6 @@ function spokenWebm(dir: string, name: string, text: string): Buffer {
     webmFile,
   ]);
   return readFileSync(webmFile);
-}
-
-/** The audio's length in seconds, decoded to its end (8 kHz mono 16-bit samples counted). */
-function decodedSeconds(file: string): number {
-  const pcm = execFileSync(
-    'ffmpeg',
-    ['-v', 'error', '-i', file, '-f', 's16le', '-ac', '1', '-ar', '8000', '-'],
-    {
-      maxBuffer: 1024 * 1024 * 1024,
-    },
-  );
-  return pcm.length / 16_000;
 }
 
 const split = (b: Buffer, size: number): Buffer[] => {

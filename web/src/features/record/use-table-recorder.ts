@@ -11,7 +11,7 @@ import {
 } from './chunk-store.ts';
 
 /** A chunk every two seconds: what a reload or a crash can lose at most. */
-export const TIMESLICE_MS = 2000;
+const TIMESLICE_MS = 2000;
 
 /** The Opus containers the server keeps, the browser's first choice first. */
 export function recorderMimeType(): string | null {

@@ -27,9 +27,9 @@ import { requireAuth } from '../../plugins/auth.ts';
 import { ffmpegPath } from '../recordings/media.ts';
 
 /** Chunks and the description of recordings made in the browser, until they are finished. */
-export const TABLE_RECORDING_BUCKET = 'table-recordings';
+const TABLE_RECORDING_BUCKET = 'table-recordings';
 /** The largest chunk accepted: a few seconds of Opus is a few tens of KB; 4 MiB is generous. */
-export const CHUNK_MAX_BYTES = 4 * 1024 * 1024;
+const CHUNK_MAX_BYTES = 4 * 1024 * 1024;
 /** The parts of one recording (a part: what one MediaRecorder made, from start or a resume to its end). */
 const PARTS_MAX = 1000;
 /** The chunks of one part (a chunk every few seconds: more than a day). */
