@@ -1,4 +1,8 @@
-import { AUDIO_UPLOAD_UNAVAILABLE, SPEECH_SETUP_SECTION } from '@chronicler/contracts';
+import {
+  AUDIO_KEPT_UNTRANSCRIBED,
+  AUDIO_UPLOAD_UNAVAILABLE,
+  SPEECH_SETUP_SECTION,
+} from '@chronicler/contracts';
 import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -122,12 +126,12 @@ describe('session form (embedded, no speech-to-text provider)', () => {
     expect(await transcriptBox.getAttribute('rows')).toBe('10');
     expect(await transcriptBox.getAttribute('placeholder')).toContain('500,000 characters');
 
-    // Without a provider the audio input is offered as unavailable, and cannot be used; the
-    // notice names the settings and the README section an operator follows.
-    await page.getByText(AUDIO_UPLOAD_UNAVAILABLE).waitFor();
-    expect(AUDIO_UPLOAD_UNAVAILABLE).toContain('TRANSCRIPTION_BASE_URL');
+    // Without a provider the audio input is offered, and says the recording is kept until one
+    // is set; the notice names the settings and the README section an operator follows.
+    await page.getByText(AUDIO_KEPT_UNTRANSCRIBED, { exact: false }).waitFor();
+    expect(AUDIO_KEPT_UNTRANSCRIBED).toContain('TRANSCRIPTION_BASE_URL');
     await page.getByText(`See “${SPEECH_SETUP_SECTION}” in the README.`).waitFor();
-    expect(await page.getByLabel('Upload Audio').isDisabled()).toBe(true);
+    await expect.poll(() => page.getByLabel('Upload Audio').isDisabled()).toBe(false);
     await page.screenshot({ path: `${SHOTS}/session-create.png`, fullPage: true });
 
     const create = page.getByRole('button', { name: 'Create Session' });
@@ -313,7 +317,7 @@ describe('session form (embedded, no speech-to-text provider)', () => {
     await page.waitForURL('**/welcome');
     await page.goto('/add-session');
     await page.getByRole('heading', { name: 'Manually Add Session', level: 1 }).waitFor();
-    await page.getByText(AUDIO_UPLOAD_UNAVAILABLE).waitFor();
+    await page.getByText(AUDIO_KEPT_UNTRANSCRIBED, { exact: false }).waitFor();
     await page.screenshot({ path: `${SHOTS}/session-create-mobile.png`, fullPage: true });
     expect(await pageScrollWidth(page)).toBeLessThanOrEqual(390);
   });

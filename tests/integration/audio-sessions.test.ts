@@ -1,9 +1,4 @@
-import {
-  AUDIO_UPLOAD_UNAVAILABLE,
-  audioTooLargeMessage,
-  type Transcript,
-  type TranscriptListItem,
-} from '@chronicler/contracts';
+import { audioTooLargeMessage, type Transcript, type TranscriptListItem } from '@chronicler/contracts';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
@@ -642,7 +637,7 @@ describe(`audio sessions (${testMode} mode)`, () => {
         .map((l) => JSON.parse(l) as { msg: string })
         .find((l) => l.msg.startsWith('speech-to-text'));
       expect(off?.msg).toMatch(
-        /^speech-to-text is off: audio uploads are refused and the bot records without transcribing/,
+        /^speech-to-text is off: audio uploads and browser recordings are kept untranscribed and the bot records without transcribing/,
       );
       for (const v of ['TRANSCRIPTION_BASE_URL', 'DEEPGRAM_API_KEY', 'ASSEMBLYAI_API_KEY'])
         expect(off?.msg).toContain(v);
@@ -689,12 +684,19 @@ describe(`audio sessions (${testMode} mode)`, () => {
       );
     }, 60_000);
 
-    it('says so in /api/config and refuses uploads, creating nothing', async () => {
+    it('says so in /api/config and keeps uploads untranscribed', async () => {
       const config = (await (await fetch(`${system.url}/api/config`)).json()) as { speech_provider: unknown };
       expect(config.speech_provider).toBeNull();
       const res = await upload(alice, { bytes: wav(1000) });
-      expect(res).toEqual({ status: 400, body: { detail: AUDIO_UPLOAD_UNAVAILABLE } });
-      expect((await get<TranscriptListItem[]>(alice, '/transcripts')).body).toEqual([]);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ source: 'audio', transcription_status: 'none' });
+      // Refused still: a file that is not audio, with nothing created.
+      const bad = await upload(alice, {
+        bytes: Buffer.from('%PDF-1.4 not audio at all, '.repeat(4)),
+        type: 'application/pdf',
+      });
+      expect(bad.status).toBe(400);
+      expect((await get<TranscriptListItem[]>(alice, '/transcripts')).body).toHaveLength(1);
     });
   });
 });

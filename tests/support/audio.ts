@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 
 /**
@@ -50,3 +51,23 @@ export const phrasesWav = (spans: [number, number][], totalSeconds: number): Buf
   const pcm = phrasesPcm(spans, totalSeconds);
   return Buffer.concat([wavHeader(pcm.length), pcm]);
 };
+
+/** Debian's espeak-ng (apt-get install espeak-ng), where the voice bot's synthesizer runs it. */
+const ESPEAK_PATH = '/usr/bin/espeak-ng';
+
+/** Spoken `text` as a WAV file at `file` (espeak-ng, as the voice bot's synthesizer runs it). */
+export function speechWavFile(file: string, text: string): void {
+  execFileSync(ESPEAK_PATH, ['-w', file, text]);
+}
+
+/** The audio's length in seconds, decoded to its end (8 kHz mono 16-bit samples counted). */
+export function decodedSeconds(file: string): number {
+  const pcm = execFileSync(
+    'ffmpeg',
+    ['-v', 'error', '-i', file, '-f', 's16le', '-ac', '1', '-ar', '8000', '-'],
+    {
+      maxBuffer: 1024 * 1024 * 1024,
+    },
+  );
+  return pcm.length / 16_000;
+}

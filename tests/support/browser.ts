@@ -3,7 +3,7 @@ import { localPassword } from './auth.ts';
 import { discordUserFor, type OAuthPeer } from '../peers/oauth.ts';
 
 /** Debian's Chromium, headless: no sandbox (the tests run as root), no GPU, no background network chatter. */
-export async function launchBrowser(): Promise<Browser> {
+export async function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     args: [
@@ -14,6 +14,7 @@ export async function launchBrowser(): Promise<Browser> {
       '--no-first-run',
       '--disable-sync',
       '--disable-quic',
+      ...extraArgs,
     ],
   });
 }

@@ -33,6 +33,7 @@ import meRoutes from './routes/me/index.ts';
 import shareRoutes from './routes/shares/index.ts';
 import sharedRoutes from './routes/shared/index.ts';
 import summaryRoutes from './routes/summaries/index.ts';
+import tableRecordingRoutes from './routes/table-recordings/index.ts';
 import transcriptRoutes from './routes/transcripts/index.ts';
 import transcriptToolRoutes from './routes/transcript-tools/index.ts';
 import userRoutes from './routes/users/index.ts';
@@ -121,6 +122,7 @@ export async function buildApp(ctx: GatewayContext): Promise<FastifyInstance> {
       await api.register(recordingRoutes);
       await api.register(discordRoutes);
       await api.register(meRoutes);
+      await api.register(tableRecordingRoutes);
     },
     { prefix: '/api' },
   );

@@ -5,6 +5,7 @@ import {
   claimSummaryRpc,
   contentVersionsRpc,
   createAudioTranscriptRpc,
+  transcribeNowRpc,
   createManualTranscriptRpc,
   AUDIO_BLOB_BUCKET,
   AUDIO_RETENTION_MS,
@@ -76,6 +77,7 @@ import { LineEditStore } from './db/line-edits.ts';
 import { LiveStore } from './db/live-store.ts';
 import { SpeakerNameStore } from './db/speaker-names.ts';
 import { startAudioRetentionSweep } from './consumers/audio-retention.ts';
+import { transcribeNow } from './handlers/transcribe-now.ts';
 import { AudioStore } from './db/audio-store.ts';
 import { SearchStore } from './db/search-store.ts';
 import { PassageStore } from './db/passage-store.ts';
@@ -173,7 +175,12 @@ export default defineService({
       serve(ctx.bus, getNotesRpc, getNotes(store)),
       serve(ctx.bus, putNotesRpc, putNotes(store)),
       serve(ctx.bus, audioConfigRpc, () => ({ speech_provider: speech?.name ?? null })),
-      serve(ctx.bus, createAudioTranscriptRpc, createAudio(store, ctx.bus, outbox, speech)),
+      serve(
+        ctx.bus,
+        createAudioTranscriptRpc,
+        createAudio(store, ctx.bus, outbox, speech, { audio, logger: ctx.logger }),
+      ),
+      serve(ctx.bus, transcribeNowRpc, transcribeNow(store, audio, ctx.bus, outbox, speech)),
       serve(ctx.bus, listTranscriptsPageRpc, listPage(store)),
       serve(ctx.bus, listActiveTranscriptsRpc, listActive(store, live)),
       serve(ctx.bus, liveJoinRpc, liveJoin(live)),

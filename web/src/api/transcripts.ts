@@ -20,6 +20,14 @@ export function retryTranscription(id: string): Promise<TranscriptSummaryItem> {
   });
 }
 
+/** POST /transcripts/{id}/transcribe ("Transcribe now"): a kept recording queued; errors are rethrown. */
+export function transcribeNow(id: string): Promise<TranscriptSummaryItem> {
+  return apiRequest<TranscriptSummaryItem>(path(id, '/transcribe'), {
+    method: 'POST',
+    errorMessage: 'Failed to start the transcription',
+  });
+}
+
 /** PUT /transcripts/{id}/rename; errors are rethrown. */
 export function renameTranscript(id: string, name: string): Promise<TranscriptSummaryItem> {
   return apiRequest<TranscriptSummaryItem>(path(id, '/rename'), {

@@ -38,6 +38,9 @@ const PlanningPage = lazy(() =>
 const SessionCreatePage = lazy(() =>
   import('../features/sessions/SessionCreatePage.tsx').then((m) => ({ default: m.SessionCreatePage })),
 );
+const RecordPage = lazy(() =>
+  import('../features/record/RecordPage.tsx').then((m) => ({ default: m.RecordPage })),
+);
 const SessionEditPage = lazy(() =>
   import('../features/sessions/SessionEditPage.tsx').then((m) => ({ default: m.SessionEditPage })),
 );
@@ -103,6 +106,8 @@ export const router = createBrowserRouter([
               { path: 'groups/:groupId/codex', element: <CodexPage /> },
               { path: 'groups/:groupId/add-session', element: <SessionCreatePage /> },
               { path: 'add-session', element: <SessionCreatePage /> },
+              { path: 'record', element: <RecordPage /> },
+              { path: 'groups/:groupId/record', element: <RecordPage /> },
               { path: 'sessions/:sessionId', element: <TranscriptViewerPage /> },
               { path: 'sessions/:sessionId/edit', element: <SessionEditPage /> },
               { path: 'sessions/:sessionId/notes', element: <SessionNotesPage /> },

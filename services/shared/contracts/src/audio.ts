@@ -13,6 +13,32 @@ export const AUDIO_UPLOAD_UNAVAILABLE =
   'To turn it on, set TRANSCRIPTION_BASE_URL (any OpenAI-compatible server, such as a local Whisper), ' +
   'DEEPGRAM_API_KEY or ASSEMBLYAI_API_KEY.';
 
+/**
+ * Said by the session form and the recorder when no provider is set: recordings are kept and
+ * wait for one ("Transcribe now").
+ */
+export const AUDIO_KEPT_UNTRANSCRIBED =
+  'No speech-to-text provider is configured on this server: the recording is kept and can be ' +
+  'transcribed with “Transcribe now” once TRANSCRIPTION_BASE_URL, DEEPGRAM_API_KEY or ASSEMBLYAI_API_KEY is set.';
+
+/** Said (400) by "Transcribe now" when no provider is configured, naming the settings. */
+export const TRANSCRIBE_NEEDS_PROVIDER =
+  'No speech-to-text provider is configured on this server, so nothing can transcribe this recording yet. ' +
+  'Set TRANSCRIPTION_BASE_URL (any OpenAI-compatible server, such as a local Whisper), DEEPGRAM_API_KEY or ' +
+  'ASSEMBLYAI_API_KEY and restart, then try again.';
+
+/**
+ * svc.transcript.transcribe-now ("Transcribe now", POST /api/transcripts/{id}/transcribe): a
+ * recorded session kept without a transcript (transcription 'none') is queued from its kept
+ * recording, as an upload would be.
+ */
+export const transcribeNowRpc = rpc(
+  'transcript',
+  'transcribe-now',
+  Type.Object({ owner_id: Type.String({ minLength: 1 }), id: Type.String() }),
+  TranscriptListItemSchema,
+);
+
 /** The README section that tells an operator how to turn speech-to-text on without a cloud account. */
 export const SPEECH_SETUP_SECTION = 'Speech-to-text without a cloud account';
 

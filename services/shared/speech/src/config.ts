@@ -116,5 +116,5 @@ export function describeSpeech(config: Partial<SpeechConfig>): string {
     return `speech-to-text: openai-compatible server ${config.TRANSCRIPTION_BASE_URL} (model ${config.TRANSCRIPTION_MODEL ?? 'whisper-1'}) transcribes uploads and the bot`;
   }
   if (name) return `speech-to-text: ${name} transcribes uploads and the bot`;
-  return 'speech-to-text is off: audio uploads are refused and the bot records without transcribing; set TRANSCRIPTION_BASE_URL (any OpenAI-compatible server, e.g. a local Whisper), DEEPGRAM_API_KEY or ASSEMBLYAI_API_KEY to turn it on';
+  return 'speech-to-text is off: audio uploads and browser recordings are kept untranscribed and the bot records without transcribing; set TRANSCRIPTION_BASE_URL (any OpenAI-compatible server, e.g. a local Whisper), DEEPGRAM_API_KEY or ASSEMBLYAI_API_KEY to turn it on';
 }

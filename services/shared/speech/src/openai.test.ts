@@ -77,7 +77,9 @@ describe('OpenAI-compatible transcription server: choice and settings', () => {
       'speech-to-text: deepgram transcribes uploads and the bot',
     );
     const off = describeSpeech({});
-    expect(off).toMatch(/^speech-to-text is off: audio uploads are refused/);
+    expect(off).toMatch(
+      /^speech-to-text is off: audio uploads and browser recordings are kept untranscribed/,
+    );
     for (const v of ['TRANSCRIPTION_BASE_URL', 'DEEPGRAM_API_KEY', 'ASSEMBLYAI_API_KEY'])
       expect(off).toContain(v);
   });

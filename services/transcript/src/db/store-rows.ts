@@ -76,6 +76,7 @@ export interface NewAudioTranscript {
   sessionTimestamp: string;
   summary: string;
   groupId: string | null;
+  /** '' when no provider is set: the recording is kept, not transcribed ('none'). */
   provider: string;
   /** The stored recording: its blob name, size in bytes and format. */
   audio: { blob: string; size: number; format: string };

@@ -33,7 +33,8 @@ export class TranscriptStore extends TranscriptRows {
         `insert into ${this.table}
               (owner_id, group_id, name, session_timestamp, summary, source, status,
                transcription_status, transcription_provider, audio_blob, audio_size, audio_format)
-       values ($1, $2, $3, $4, $5, 'audio', 'ended', 'queued', $6, $7, $8, $9)
+       values ($1, $2, $3, $4, $5, 'audio', 'ended', case when $6 = '' then 'none' else 'queued' end,
+               $6, $7, $8, $9)
        returning ${ITEM_COLUMNS}`,
         [
           ownerId,
@@ -106,6 +107,34 @@ export class TranscriptStore extends TranscriptRows {
       );
       if (!row) return false;
       await within(tx, toItem(row));
+      return true;
+    });
+  }
+
+  /**
+   * none -> queued ("Transcribe now"): the recording copied for the job (`audio`) becomes the
+   * session's upload, with the provider that will transcribe it. False when the session is
+   * not an audio session waiting for a transcript (another request queued it first).
+   */
+  async queueUntranscribed(
+    ownerId: string,
+    id: string,
+    provider: string,
+    audio: StoredAudio,
+    within: WithinWrite<StoredAudio>,
+  ): Promise<boolean> {
+    if (!isUuid(id)) return false;
+    return this.db.transaction(async (tx) => {
+      const rows = await tx.query<{ id: string }>(
+        `update ${this.table}
+            set transcription_status = 'queued', transcription_error = '', transcription_job_id = '',
+                transcription_provider = $3, audio_blob = $4, audio_size = $5, audio_format = $6
+          where id = $1 and owner_id = $2 and source = 'audio' and transcription_status = 'none'
+         returning id`,
+        [id, ownerId, provider, audio.blob, audio.size, audio.format],
+      );
+      if (rows.length === 0) return false;
+      await within(tx, audio);
       return true;
     });
   }

@@ -261,6 +261,9 @@ export function DashboardPage() {
               <Link className="button button-primary" to="/add-session">
                 New Session
               </Link>
+              <Link className="button button-secondary" to="/record">
+                Record at the table
+              </Link>
               <button type="button" className="button button-secondary" onClick={() => setCreating(true)}>
                 New Group
               </button>

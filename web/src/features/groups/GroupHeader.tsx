@@ -127,6 +127,9 @@ export function GroupHeader({ group, sessionCount }: { group: GroupSummaryItem; 
           <PlusIcon />
           Add Session
         </Link>
+        <Link to={`/groups/${routeId}/record`} className="button button-secondary">
+          Record at the table
+        </Link>
       </div>
     </header>
   );

@@ -1,4 +1,8 @@
-import { AUDIO_UPLOAD_UNAVAILABLE, SPEECH_SETUP_SECTION } from '@chronicler/contracts';
+import {
+  AUDIO_KEPT_UNTRANSCRIBED,
+  AUDIO_UPLOAD_UNAVAILABLE,
+  SPEECH_SETUP_SECTION,
+} from '@chronicler/contracts';
 import { useId } from 'react';
 import { AUDIO_ACCEPT } from './session-form-rules.ts';
 import { useAudioFile } from './use-audio-file.ts';
@@ -16,7 +20,7 @@ export function AudioField({
   const inputId = useId();
   const hintId = useId();
   const errorId = useId();
-  const { inputRef, error, unavailable, checking, choose, clear } = useAudioFile(onChange);
+  const { inputRef, error, unavailable, untranscribed, checking, choose, clear } = useAudioFile(onChange);
 
   return (
     <div className="form-field">
@@ -43,7 +47,11 @@ export function AudioField({
         aria-invalid={error ? true : undefined}
         onChange={choose}
       />
-      {!unavailable ? (
+      {untranscribed ? (
+        <p className="field-hint">
+          {AUDIO_KEPT_UNTRANSCRIBED} See “{SPEECH_SETUP_SECTION}” in the README.
+        </p>
+      ) : !unavailable ? (
         <p className="field-hint">
           Optional. An MP3, M4A, WAV, AAC, OGG or WebM recording of up to 500MB is transcribed automatically.
         </p>

@@ -6,7 +6,8 @@ import { audioFileError } from './session-form-rules.ts';
 
 /**
  * The recording chosen for upload: a file the rules refuse is reported and never passed
- * on, and the input is unavailable while no speech provider is configured.
+ * on. Without a speech provider the recording is kept untranscribed (`untranscribed`); the
+ * input is unavailable only when the configuration could not be read.
  */
 export function useAudioFile(onChange: (file: File | null) => void) {
   const inputRef = useRef<HTMLInputElement>(null);
@@ -14,7 +15,8 @@ export function useAudioFile(onChange: (file: File | null) => void) {
   const config = useQuery({ queryKey: queryKeys.appConfig, queryFn: getAppConfig });
   const provider = config.data?.speech_provider;
   // A failed config lookup leaves no way to know an upload would be accepted: say so.
-  const unavailable = (config.isSuccess && !provider) || config.isError;
+  const unavailable = config.isError;
+  const untranscribed = config.isSuccess && !provider;
 
   const choose = (event: ChangeEvent<HTMLInputElement>) => {
     const file = event.target.files?.[0] ?? null;
@@ -40,5 +42,5 @@ export function useAudioFile(onChange: (file: File | null) => void) {
     onChange(null);
   };
 
-  return { inputRef, error, unavailable, checking: config.isPending, choose, clear };
+  return { inputRef, error, unavailable, untranscribed, checking: config.isPending, choose, clear };
 }

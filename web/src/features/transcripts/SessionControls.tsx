@@ -8,6 +8,7 @@ import {
   deleteTranscript,
   dropSessionFromCaches,
   retryTranscription,
+  transcribeNow,
   syncSessionInCaches,
 } from '../../api/transcripts.ts';
 import type { TranscriptDetail } from '../../api/types.ts';
@@ -73,19 +74,44 @@ export function ConnectionState({ status }: { status: LiveStatus }) {
   );
 }
 
-/** 'Retry transcription': queues the failed transcription again from the recording the server kept. */
-export function RetryTranscriptionButton({ session }: { session: TranscriptDetail }) {
+const TRANSCRIBE_ACTIONS = {
+  retry: {
+    run: retryTranscription,
+    label: 'Retry transcription',
+    done: 'Transcription queued again',
+    failed: 'Failed to retry the transcription',
+  },
+  now: {
+    run: transcribeNow,
+    label: 'Transcribe now',
+    done: 'Transcription queued',
+    failed: 'Failed to start the transcription',
+  },
+};
+
+/**
+ * 'Retry transcription' queues a failed transcription again from the recording the server
+ * kept; 'Transcribe now' (`kind="now"`) one kept while no speech provider was set.
+ */
+export function RetryTranscriptionButton({
+  session,
+  kind = 'retry',
+}: {
+  session: TranscriptDetail;
+  kind?: keyof typeof TRANSCRIBE_ACTIONS;
+}) {
   const queryClient = useQueryClient();
+  const action = TRANSCRIBE_ACTIONS[kind];
   const retry = useMutation({
-    mutationFn: () => retryTranscription(session.id),
+    mutationFn: () => action.run(session.id),
     onSuccess: (item) => {
-      toast.success('Transcription queued again');
+      toast.success(action.done);
       syncSessionInCaches(queryClient, item);
       void queryClient.invalidateQueries({ queryKey: queryKeys.transcript(session.id), exact: true });
     },
     onError: (cause) => {
-      console.error('Failed to retry the transcription', cause);
-      toast.error(errorDetail(cause, 'Failed to retry the transcription'));
+      console.error(action.failed, cause);
+      toast.error(errorDetail(cause, action.failed));
       void queryClient.invalidateQueries({ queryKey: queryKeys.transcript(session.id), exact: true });
     },
   });
@@ -96,7 +122,7 @@ export function RetryTranscriptionButton({ session }: { session: TranscriptDetai
       disabled={retry.isPending}
       onClick={() => retry.mutate()}
     >
-      {retry.isPending ? 'Queueing...' : 'Retry transcription'}
+      {retry.isPending ? 'Queueing...' : action.label}
     </button>
   );
 }

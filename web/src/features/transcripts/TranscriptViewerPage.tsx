@@ -129,6 +129,19 @@ function TranscriptSection({
         </div>
       </div>
     );
+  } else if (session.source === 'audio' && session.transcription_status === 'none') {
+    body = (
+      <div className="notice" role="status">
+        <p className="viewer-failed-title">Not transcribed yet</p>
+        <p className="viewer-failed-detail">
+          The recording is kept and plays below. It was saved while no speech-to-text provider was set; once
+          one is configured, transcribe it now.
+        </p>
+        <div className="button-row viewer-failed-actions">
+          <RetryTranscriptionButton session={session} kind="now" />
+        </div>
+      </div>
+    );
   } else if (lines.length === 0 && interims.length === 0) {
     body = (
       <p className="muted viewer-empty">

@@ -6,7 +6,7 @@ import { ServiceError } from '@chronicler/kit';
 import { Zip, ZipPassThrough } from 'fflate';
 
 /** The system's ffmpeg on PATH, or null: FLAC and mixed downloads need it. */
-function ffmpegPath(): string | null {
+export function ffmpegPath(): string | null {
   for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
     const candidate = path.join(dir || '.', 'ffmpeg');
     if (dir && existsSync(candidate)) return candidate;

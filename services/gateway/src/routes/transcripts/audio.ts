@@ -1,8 +1,6 @@
 import {
   AUDIO_BLOB_BUCKET,
   AUDIO_MAX_BYTES,
-  AUDIO_UPLOAD_UNAVAILABLE,
-  audioConfigRpc,
   audioInvalidTypeMessage,
   audioTooLargeMessage,
   createAudioTranscriptRpc,
@@ -164,8 +162,6 @@ export default async function audioRoutes(app: FastifyInstance): Promise<void> {
     '/transcripts/manual-audio',
     { schema: { response: { 200: TranscriptListItemSchema } } },
     async (req, reply) => {
-      const { speech_provider } = await call(bus, audioConfigRpc, {});
-      if (!speech_provider) return refuse(req, reply, AUDIO_UPLOAD_UNAVAILABLE);
       const declared = Number(req.headers['content-length']);
       const declaredLength = Number.isFinite(declared) ? declared : null;
       if (declaredLength !== null && declaredLength > AUDIO_MAX_BYTES + FORM_OVERHEAD_BYTES) {
