@@ -369,6 +369,60 @@ describe.runIf(hasEspeak)(`the voice bot on Discord's voice protocol (${testMode
       expect(watchdog).toContainEqual(expect.objectContaining({ userId: '2002', guildId: daveGuild.id }));
     }, 150_000);
 
+    // What killed the process with @discordjs/voice 0.19.2 unpatched: proposals for an epoch the
+    // bot never reached (it missed one transition) threw WrongEpoch out of the voice WebSocket's
+    // handler. Patched (patches/@discordjs__voice@0.19.2.patch), the bot flags them with op 31
+    // and sends a fresh key package, as for an invalid commit, and is removed and added back.
+    it('stays alive and records on through proposals after a transition it missed, and an invalid commit', async () => {
+      await daveTable.join('2001');
+      await daveTable.join('2002');
+      const turns: Turn[] = [
+        { speaker: matt, text: 'The bridge sways in the wind' },
+        { speaker: laura, text: 'I hold on to the ropes' },
+        { speaker: matt, text: 'You reach the other side' },
+      ];
+      const spoken = await scripted(turns, daveTable);
+      const r = await room();
+      let identifies = 0;
+      const invalidBefore = r.invalidFrom.length;
+      const settled = () => r.leaves.has(bot()) && r.leaves.has('2001') && r.leaves.has('2002') && !r.busy();
+      const { lines } = await record(
+        turns.length,
+        async () => {
+          await waitFor(settled, 20_000);
+          identifies = botEvents().filter((e) => e.kind === 'identify').length;
+          await daveTable.play([spoken[0]!]);
+          // The bot misses Travis's add (proposals, commit, execute): the group moves on an epoch.
+          discord.voice.faults.daveMissNext.add(bot());
+          const executed = r.executed.length;
+          await daveTable.join('2003');
+          await waitFor(
+            () => r.executed.length > executed && !discord.voice.faults.daveMissNext.size,
+            20_000,
+          );
+          // Travis leaves: the removal's proposals reach every member, the bot included.
+          await daveTable.leave('2003');
+          await waitFor(() => r.invalidFrom.length > invalidBefore, 20_000);
+          await waitFor(() => !r.leaves.has('2003') && settled(), 30_000);
+          await daveTable.play([spoken[1]!]);
+          // A commit the bot cannot process (Travis joining again).
+          discord.voice.faults.daveCorruptCommit.add(bot());
+          await daveTable.join('2003');
+          await waitFor(() => r.invalidFrom.length > invalidBefore + 1, 20_000);
+          await waitFor(() => r.leaves.has('2003') && settled(), 30_000);
+          await daveTable.play([spoken[2]!]);
+        },
+        inVault,
+      );
+      await daveTable.leave('2003');
+      expect(lines).toEqual(expected(turns));
+      expect(r.invalidFrom.slice(invalidBefore)).toEqual([bot(), bot()]);
+      expect(discord.voice.faults.daveCorruptCommit.size).toBe(0);
+      // Recovered inside the voice connection: no new identify (no rejoin), the service healthy.
+      expect(botEvents().filter((e) => e.kind === 'identify')).toHaveLength(identifies);
+      expect((await fetch(`${system.url}/api/health`)).status).toBe(200);
+    }, 150_000);
+
     it('downgrades when a member without DAVE joins, upgrades when they leave, and hears everyone throughout', async () => {
       await daveTable.join('2001');
       const turns: Turn[] = [
