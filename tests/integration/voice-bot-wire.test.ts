@@ -267,6 +267,75 @@ describe.runIf(hasEspeak)(`the voice bot on Discord's voice protocol (${testMode
     120_000,
   );
 
+  // Discord's Disconnect (a moderator's right-click): VOICE_STATE_UPDATE with channel_id null to
+  // the bot's gateway, its voice socket closed with 4014 ("should not reconnect").
+  it("ends the recording at a moderator's Disconnect, saved and said in the text channel, and does not rejoin", async () => {
+    const turns: Turn[] = [{ speaker: matt, text: 'The guards close the gate' }];
+    const spoken = await scripted(turns);
+    const started = await discord.command(guild.id, '6001', '2001', 'start');
+    const tid = sessionIdIn(started.content);
+    const viewer = new LiveViewer(system.url, tid, owner);
+    try {
+      await table.play(spoken);
+      await viewer.untilLines(1, 30_000);
+      const connections = discord.voiceConnections(guild.id);
+      const posted = discord.messages.length;
+      discord.setVoice(guild.id, discord.botUser.id, null);
+      await viewer.untilEnded(30_000);
+      await waitFor(() =>
+        discord.messages
+          .slice(posted)
+          .some((m) => m.channelId === '6001' && m.content.includes('disconnected')),
+      );
+      const notice = discord.messages.slice(posted).find((m) => m.content.includes('disconnected'))!;
+      expect(notice.content).toContain(tid);
+      const transcript = await apiCall<Transcript>(system.url, 'GET', `/transcripts/${tid}`, owner);
+      expect(transcript.body.content).toMatch(/Matt: The guards close the gate$/);
+      // Longer than the 5 s after which a lost link used to be rejoined, and than the watchdog.
+      await delay(8000);
+      expect(discord.botChannel(guild.id)).toBeNull();
+      expect(discord.voiceConnections(guild.id)).toBe(connections);
+      const status = await discord.command(guild.id, '6001', '2001', 'status');
+      expect(status.content).toContain('Not in a voice channel');
+    } finally {
+      viewer.close();
+    }
+  }, 120_000);
+
+  // discord-api-docs, Voice Close Event Codes: 4021 "Rate Limited", 4022 "Call Terminated", both
+  // "Do not reconnect". The unpatched @discordjs/voice rejoined at once on any close but 4014.
+  it.each([
+    [4021, 'rate-limited'],
+    [4022, 'terminated the call'],
+  ] as const)(
+    'ends the recording on a %i close, says why, and does not reconnect',
+    async (code, why) => {
+      const turns: Turn[] = [{ speaker: laura, text: 'The torch goes out' }];
+      const spoken = await scripted(turns);
+      const started = await discord.command(guild.id, '6001', '2001', 'start');
+      const tid = sessionIdIn(started.content);
+      const viewer = new LiveViewer(system.url, tid, owner);
+      try {
+        await table.play(spoken);
+        await viewer.untilLines(1, 30_000);
+        const connections = discord.voiceConnections(guild.id);
+        const posted = discord.messages.length;
+        discord.voice.closeSocket(guild.id, discord.botUser.id, code);
+        await viewer.untilEnded(30_000);
+        await waitFor(() => discord.messages.slice(posted).some((m) => m.content.includes(String(code))));
+        const notice = discord.messages.slice(posted).find((m) => m.content.includes(String(code)))!;
+        expect(notice.content).toContain(why);
+        expect(notice.content).toContain('not to reconnect');
+        await delay(8000);
+        expect(discord.voiceConnections(guild.id)).toBe(connections);
+        expect(discord.botChannel(guild.id)).toBeNull();
+      } finally {
+        viewer.close();
+      }
+    },
+    120_000,
+  );
+
   describe('over DAVE', () => {
     const inVault = { guildId: daveGuild.id, text: '7001' };
     const bot = () => discord.botUser.id;

@@ -46,6 +46,10 @@ export const Close = {
   Disconnected: 4014,
   VoiceServerCrashed: 4015,
   UnknownEncryptionMode: 4016,
+  /** "Disconnected: Rate Limited — Do not reconnect." */
+  RateLimited: 4021,
+  /** "Disconnected: Call Terminated — the channel was terminated. Do not reconnect." */
+  CallTerminated: 4022,
 } as const;
 
 /** Who the gateway told the voice server to expect (its VOICE_STATE_UPDATE + VOICE_SERVER_UPDATE). */
