@@ -8,7 +8,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } f
 import { startDeepgramLivePeer, type DeepgramLivePeer } from '../peers/deepgram-live.ts';
 import { MODES, type EncryptionMode } from '../peers/discord-voice/rtp.ts';
 import { voiceTable, type VoiceTable } from '../peers/discord-voice/table.ts';
-import { guildIdForShard, startDiscordPeer, type DiscordPeer, type PeerGuild } from '../peers/discord.ts';
+import {
+  BOT_INVITE_PERMISSIONS,
+  CHANGE_NICKNAME,
+  guildIdForShard,
+  startDiscordPeer,
+  type DiscordPeer,
+  type PeerGuild,
+} from '../peers/discord.ts';
 import { startOAuthPeer, type OAuthPeer } from '../peers/oauth.ts';
 import { apiCall } from '../support/api.ts';
 import { LiveViewer } from '../support/live-viewer.ts';
@@ -58,6 +65,18 @@ describe.runIf(hasEspeak)(`the voice bot on Discord's voice protocol (${testMode
     ],
     members: guild.members,
   };
+  // A guild whose admin took Change Nickname from the bot's role.
+  const noNickGuild: PeerGuild = {
+    id: guildIdForShard(0, 1, 30),
+    name: 'Plain Table',
+    ownerId: '2001',
+    channels: [
+      { id: '8001', name: 'table-talk', type: 0 },
+      { id: '8002', name: 'Hall', type: 2 },
+    ],
+    members: guild.members,
+    botPermissions: BOT_INVITE_PERMISSIONS & ~CHANGE_NICKNAME,
+  };
   let daveTable: VoiceTable;
   /** Members of the DAVE guild whose clients cannot do DAVE. */
   let plainTable: VoiceTable;
@@ -70,6 +89,7 @@ describe.runIf(hasEspeak)(`the voice bot on Discord's voice protocol (${testMode
     discord = await startDiscordPeer({ voiceHeartbeatMs: 1000 });
     discord.addGuild(guild);
     discord.addGuild(daveGuild);
+    discord.addGuild(noNickGuild);
     discord.voice.daveGuilds.add(daveGuild.id);
     deepgram = await startDeepgramLivePeer({ silenceMs: 600 });
     oauth = await startOAuthPeer();
@@ -335,6 +355,24 @@ describe.runIf(hasEspeak)(`the voice bot on Discord's voice protocol (${testMode
     },
     120_000,
   );
+
+  it('/start without Change Nickname names it and what it costs, and records anyway', async () => {
+    discord.setVoice(noNickGuild.id, '2001', '8002');
+    const started = await discord.command(noNickGuild.id, '8001', '2001', 'start');
+    try {
+      expect(started.content).toMatch(/^Recording <#8002>/);
+      expect(started.content).toContain('Missing permissions: **Change Nickname**');
+      expect(started.content).toContain('REC nickname');
+      expect(started.content).not.toContain('Attach Files');
+      // The peer refuses the nickname as Discord does (50013); the recording goes on.
+      const status = await discord.command(noNickGuild.id, '8001', '2001', 'status');
+      expect(status.content).toMatch(/Recording <#8002>/);
+    } finally {
+      await discord.command(noNickGuild.id, '8001', '2001', 'stop');
+      await discord.command(noNickGuild.id, '8001', '2001', 'leave');
+      discord.setVoice(noNickGuild.id, '2001', null);
+    }
+  }, 60_000);
 
   describe('over DAVE', () => {
     const inVault = { guildId: daveGuild.id, text: '7001' };
