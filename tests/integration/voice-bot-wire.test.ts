@@ -8,7 +8,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } f
 import { startDeepgramLivePeer, type DeepgramLivePeer } from '../peers/deepgram-live.ts';
 import { MODES, type EncryptionMode } from '../peers/discord-voice/rtp.ts';
 import { voiceTable, type VoiceTable } from '../peers/discord-voice/table.ts';
-import { guildIdForShard, startDiscordPeer, type DiscordPeer, type PeerGuild } from '../peers/discord.ts';
+import {
+  BOT_INVITE_PERMISSIONS,
+  CHANGE_NICKNAME,
+  guildIdForShard,
+  startDiscordPeer,
+  type DiscordPeer,
+  type PeerGuild,
+} from '../peers/discord.ts';
 import { startOAuthPeer, type OAuthPeer } from '../peers/oauth.ts';
 import { apiCall } from '../support/api.ts';
 import { LiveViewer } from '../support/live-viewer.ts';
@@ -58,6 +65,18 @@ describe.runIf(hasEspeak)(`the voice bot on Discord's voice protocol (${testMode
     ],
     members: guild.members,
   };
+  // A guild whose admin took Change Nickname from the bot's role.
+  const noNickGuild: PeerGuild = {
+    id: guildIdForShard(0, 1, 30),
+    name: 'Plain Table',
+    ownerId: '2001',
+    channels: [
+      { id: '8001', name: 'table-talk', type: 0 },
+      { id: '8002', name: 'Hall', type: 2 },
+    ],
+    members: guild.members,
+    botPermissions: BOT_INVITE_PERMISSIONS & ~CHANGE_NICKNAME,
+  };
   let daveTable: VoiceTable;
   /** Members of the DAVE guild whose clients cannot do DAVE. */
   let plainTable: VoiceTable;
@@ -70,6 +89,7 @@ describe.runIf(hasEspeak)(`the voice bot on Discord's voice protocol (${testMode
     discord = await startDiscordPeer({ voiceHeartbeatMs: 1000 });
     discord.addGuild(guild);
     discord.addGuild(daveGuild);
+    discord.addGuild(noNickGuild);
     discord.voice.daveGuilds.add(daveGuild.id);
     deepgram = await startDeepgramLivePeer({ silenceMs: 600 });
     oauth = await startOAuthPeer();
@@ -267,6 +287,93 @@ describe.runIf(hasEspeak)(`the voice bot on Discord's voice protocol (${testMode
     120_000,
   );
 
+  // Discord's Disconnect (a moderator's right-click): VOICE_STATE_UPDATE with channel_id null to
+  // the bot's gateway, its voice socket closed with 4014 ("should not reconnect").
+  it("ends the recording at a moderator's Disconnect, saved and said in the text channel, and does not rejoin", async () => {
+    const turns: Turn[] = [{ speaker: matt, text: 'The guards close the gate' }];
+    const spoken = await scripted(turns);
+    const started = await discord.command(guild.id, '6001', '2001', 'start');
+    const tid = sessionIdIn(started.content);
+    const viewer = new LiveViewer(system.url, tid, owner);
+    try {
+      await table.play(spoken);
+      await viewer.untilLines(1, 30_000);
+      const connections = discord.voiceConnections(guild.id);
+      const posted = discord.messages.length;
+      discord.setVoice(guild.id, discord.botUser.id, null);
+      await viewer.untilEnded(30_000);
+      await waitFor(() =>
+        discord.messages
+          .slice(posted)
+          .some((m) => m.channelId === '6001' && m.content.includes('disconnected')),
+      );
+      const notice = discord.messages.slice(posted).find((m) => m.content.includes('disconnected'))!;
+      expect(notice.content).toContain(tid);
+      const transcript = await apiCall<Transcript>(system.url, 'GET', `/transcripts/${tid}`, owner);
+      expect(transcript.body.content).toMatch(/Matt: The guards close the gate$/);
+      // Longer than the 5 s after which a lost link used to be rejoined, and than the watchdog.
+      await delay(8000);
+      expect(discord.botChannel(guild.id)).toBeNull();
+      expect(discord.voiceConnections(guild.id)).toBe(connections);
+      const status = await discord.command(guild.id, '6001', '2001', 'status');
+      expect(status.content).toContain('Not in a voice channel');
+    } finally {
+      viewer.close();
+    }
+  }, 120_000);
+
+  // discord-api-docs, Voice Close Event Codes: 4021 "Rate Limited", 4022 "Call Terminated", both
+  // "Do not reconnect". The unpatched @discordjs/voice rejoined at once on any close but 4014.
+  it.each([
+    [4021, 'rate-limited'],
+    [4022, 'terminated the call'],
+  ] as const)(
+    'ends the recording on a %i close, says why, and does not reconnect',
+    async (code, why) => {
+      const turns: Turn[] = [{ speaker: laura, text: 'The torch goes out' }];
+      const spoken = await scripted(turns);
+      const started = await discord.command(guild.id, '6001', '2001', 'start');
+      const tid = sessionIdIn(started.content);
+      const viewer = new LiveViewer(system.url, tid, owner);
+      try {
+        await table.play(spoken);
+        await viewer.untilLines(1, 30_000);
+        const connections = discord.voiceConnections(guild.id);
+        const posted = discord.messages.length;
+        discord.voice.closeSocket(guild.id, discord.botUser.id, code);
+        await viewer.untilEnded(30_000);
+        await waitFor(() => discord.messages.slice(posted).some((m) => m.content.includes(String(code))));
+        const notice = discord.messages.slice(posted).find((m) => m.content.includes(String(code)))!;
+        expect(notice.content).toContain(why);
+        expect(notice.content).toContain('not to reconnect');
+        await delay(8000);
+        expect(discord.voiceConnections(guild.id)).toBe(connections);
+        expect(discord.botChannel(guild.id)).toBeNull();
+      } finally {
+        viewer.close();
+      }
+    },
+    120_000,
+  );
+
+  it('/start without Change Nickname names it and what it costs, and records anyway', async () => {
+    discord.setVoice(noNickGuild.id, '2001', '8002');
+    const started = await discord.command(noNickGuild.id, '8001', '2001', 'start');
+    try {
+      expect(started.content).toMatch(/^Recording <#8002>/);
+      expect(started.content).toContain('Missing permissions: **Change Nickname**');
+      expect(started.content).toContain('REC nickname');
+      expect(started.content).not.toContain('Attach Files');
+      // The peer refuses the nickname as Discord does (50013); the recording goes on.
+      const status = await discord.command(noNickGuild.id, '8001', '2001', 'status');
+      expect(status.content).toMatch(/Recording <#8002>/);
+    } finally {
+      await discord.command(noNickGuild.id, '8001', '2001', 'stop');
+      await discord.command(noNickGuild.id, '8001', '2001', 'leave');
+      discord.setVoice(noNickGuild.id, '2001', null);
+    }
+  }, 60_000);
+
   describe('over DAVE', () => {
     const inVault = { guildId: daveGuild.id, text: '7001' };
     const bot = () => discord.botUser.id;
@@ -367,6 +474,60 @@ describe.runIf(hasEspeak)(`the voice bot on Discord's voice protocol (${testMode
         .map((l) => JSON.parse(l) as { msg: string; userId?: string; guildId?: string })
         .filter((l) => l.msg.startsWith('voice watchdog: a member is speaking but nothing decodes'));
       expect(watchdog).toContainEqual(expect.objectContaining({ userId: '2002', guildId: daveGuild.id }));
+    }, 150_000);
+
+    // What killed the process with @discordjs/voice 0.19.2 unpatched: proposals for an epoch the
+    // bot never reached (it missed one transition) threw WrongEpoch out of the voice WebSocket's
+    // handler. Patched (patches/@discordjs__voice@0.19.2.patch), the bot flags them with op 31
+    // and sends a fresh key package, as for an invalid commit, and is removed and added back.
+    it('stays alive and records on through proposals after a transition it missed, and an invalid commit', async () => {
+      await daveTable.join('2001');
+      await daveTable.join('2002');
+      const turns: Turn[] = [
+        { speaker: matt, text: 'The bridge sways in the wind' },
+        { speaker: laura, text: 'I hold on to the ropes' },
+        { speaker: matt, text: 'You reach the other side' },
+      ];
+      const spoken = await scripted(turns, daveTable);
+      const r = await room();
+      let identifies = 0;
+      const invalidBefore = r.invalidFrom.length;
+      const settled = () => r.leaves.has(bot()) && r.leaves.has('2001') && r.leaves.has('2002') && !r.busy();
+      const { lines } = await record(
+        turns.length,
+        async () => {
+          await waitFor(settled, 20_000);
+          identifies = botEvents().filter((e) => e.kind === 'identify').length;
+          await daveTable.play([spoken[0]!]);
+          // The bot misses Travis's add (proposals, commit, execute): the group moves on an epoch.
+          discord.voice.faults.daveMissNext.add(bot());
+          const executed = r.executed.length;
+          await daveTable.join('2003');
+          await waitFor(
+            () => r.executed.length > executed && !discord.voice.faults.daveMissNext.size,
+            20_000,
+          );
+          // Travis leaves: the removal's proposals reach every member, the bot included.
+          await daveTable.leave('2003');
+          await waitFor(() => r.invalidFrom.length > invalidBefore, 20_000);
+          await waitFor(() => !r.leaves.has('2003') && settled(), 30_000);
+          await daveTable.play([spoken[1]!]);
+          // A commit the bot cannot process (Travis joining again).
+          discord.voice.faults.daveCorruptCommit.add(bot());
+          await daveTable.join('2003');
+          await waitFor(() => r.invalidFrom.length > invalidBefore + 1, 20_000);
+          await waitFor(() => r.leaves.has('2003') && settled(), 30_000);
+          await daveTable.play([spoken[2]!]);
+        },
+        inVault,
+      );
+      await daveTable.leave('2003');
+      expect(lines).toEqual(expected(turns));
+      expect(r.invalidFrom.slice(invalidBefore)).toEqual([bot(), bot()]);
+      expect(discord.voice.faults.daveCorruptCommit.size).toBe(0);
+      // Recovered inside the voice connection: no new identify (no rejoin), the service healthy.
+      expect(botEvents().filter((e) => e.kind === 'identify')).toHaveLength(identifies);
+      expect((await fetch(`${system.url}/api/health`)).status).toBe(200);
     }, 150_000);
 
     it('downgrades when a member without DAVE joins, upgrades when they leave, and hears everyone throughout', async () => {

@@ -49,6 +49,11 @@ export interface PeerGuild {
   members: PeerUser[];
   /** Roles besides @everyone. */
   roles?: { id: string; name: string; managed?: boolean }[];
+  /**
+   * What the bot's own managed role grants (what the invite asked for and the admin kept);
+   * default BOT_INVITE_PERMISSIONS. The bot's permissions are this and @everyone's.
+   */
+  botPermissions?: bigint;
 }
 
 interface VoiceState {
@@ -207,6 +212,14 @@ export function guildIdForShard(shard: number, count: number, salt = 0): string 
 
 export const ADMINISTRATOR = 1n << 3n;
 export const MEMBER_PERMISSIONS = (1n << 10n) | (1n << 11n) | (1n << 31n) | (1n << 20n) | (1n << 21n);
+/** Change Nickname (1 << 26), which a member needs to set its own nickname (discord-api-docs, Permissions). */
+export const CHANGE_NICKNAME = 1n << 26n;
+/**
+ * The README's invite: View Channel, Send Messages, Embed Links, Attach Files, Connect, Change
+ * Nickname (services/voice-bot/README.md, "Trying it against real Discord").
+ */
+export const BOT_INVITE_PERMISSIONS =
+  (1n << 10n) | (1n << 11n) | (1n << 14n) | (1n << 15n) | (1n << 20n) | CHANGE_NICKNAME;
 
 export async function startDiscordPeer(
   opts: { token?: string; applicationId?: string; voiceHeartbeatMs?: number } = {},
@@ -256,12 +269,16 @@ export async function startDiscordPeer(
     avatar: null,
     bot: u.bot ?? false,
   });
+  /** The bot's managed role in a guild (Discord makes one per bot at the invite). */
+  const botRoleId = (g: PeerGuild): string => String(BigInt(g.id) + 1n);
+  const botPermissionsIn = (g: PeerGuild): bigint =>
+    (g.botPermissions ?? BOT_INVITE_PERMISSIONS) | MEMBER_PERMISSIONS;
   const memberObject = (g: PeerGuild, u: PeerUser, permissions?: bigint) => {
     const vs = voice.get(g.id)?.get(u.id);
     return {
       user: userObject(u),
       nick: u.nick ?? null,
-      roles: [],
+      roles: u.id === botUser.id ? [botRoleId(g)] : [],
       joined_at: '2024-01-01T00:00:00.000Z',
       deaf: false,
       mute: vs?.mute ?? false,
@@ -337,6 +354,14 @@ export async function startDiscordPeer(
         flags: 0,
       },
       ...(g.roles ?? []).map((r, i) => roleObject(r, i + 1)),
+      {
+        ...roleObject(
+          { id: botRoleId(g), name: botUser.username, managed: true },
+          (g.roles ?? []).length + 1,
+        ),
+        permissions: String(g.botPermissions ?? BOT_INVITE_PERMISSIONS),
+        tags: { bot_id: botUser.id },
+      },
     ],
     channels: g.channels.map(channelObject),
     threads: [],
@@ -924,6 +949,9 @@ export async function startDiscordPeer(
     }
     if (req.method === 'PATCH' && (m = /^\/guilds\/(\d+)\/members\/(?:@|%40)me$/.exec(api))) {
       if (!guilds.has(m[1]!)) return json(res, 404, { message: 'Unknown Guild', code: 10004 });
+      // Setting one's own nickname needs Change Nickname (discord-api-docs, Permissions).
+      if (!(botPermissionsIn(guilds.get(m[1]!)!) & CHANGE_NICKNAME))
+        return json(res, 403, { message: 'Missing Permissions', code: 50013 });
       const nick = typeof body.nick === 'string' && body.nick ? body.nick : null;
       peer.nicks.push({ guildId: m[1]!, nick });
       notify();

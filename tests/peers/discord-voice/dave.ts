@@ -27,6 +27,21 @@ export const DaveOp = {
 const SUITE = 'MLS_128_DHKEMP256_AES128GCM_SHA256_P256';
 const cs = await mls.getCiphersuiteImpl(mls.getCiphersuiteFromName(SUITE));
 
+/** How the room misbehaves towards some members (the voice server's `faults`). */
+export interface DaveFaults {
+  /** Members sent no proposals or commits at all (and whose ready and op 31 are ignored). */
+  daveStranded: Set<string>;
+  /**
+   * Members that miss one transition (its proposals, commit or welcome, and execute), as a client
+   * on a lossy link or a stalled event loop does; the transition executes without them, as
+   * Discord's does when its timeout passes, and they get everything after it again: the next
+   * proposals then name an epoch they never reached.
+   */
+  daveMissNext: Set<string>;
+  /** Members the next commit is announced to with bytes they cannot process (an invalid commit). */
+  daveCorruptCommit: Set<string>;
+}
+
 /** What the room needs from the voice server to reach a member. */
 export interface DaveTransport {
   json(userId: string, op: number, d: unknown): void;
@@ -63,18 +78,24 @@ export class DaveRoom {
   private pending: { adds: string[]; removes: string[]; recipients: string[] } | null = null;
   private transition: { id: number; waiting: Set<string>; protocol?: number } | null = null;
   private nextTransitionId = 1;
+  /** Members who flagged an invalid commit, welcome or proposals (op 31), until they are removed. */
+  private readonly invalidated = new Set<string>();
+  /** Members who sent op 31, in order (for tests). */
+  readonly invalidFrom: string[] = [];
+  /** The members missing the current round (taken from `daveMissNext` when it began). */
+  private missing = new Set<string>();
   private queue: (() => Promise<void>)[] = [];
   private draining = false;
 
   private constructor(
-    private readonly stranded: Set<string>,
+    private readonly faults: DaveFaults,
     private readonly t: DaveTransport,
     private readonly groupId: Uint8Array,
     private readonly key: { signKey: Uint8Array; publicKey: Uint8Array },
     readonly externalSender: Uint8Array,
   ) {}
 
-  static async create(channelId: string, stranded: Set<string>, t: DaveTransport): Promise<DaveRoom> {
+  static async create(channelId: string, faults: DaveFaults, t: DaveTransport): Promise<DaveRoom> {
     const { signKey, publicKey } = await cs.signature.keygen();
     const externalSender = mls.encodeExternalSender({
       signaturePublicKey: publicKey,
@@ -82,7 +103,7 @@ export class DaveRoom {
     });
     const groupId = Buffer.alloc(8);
     groupId.writeBigUInt64BE(BigInt(channelId));
-    return new DaveRoom(stranded, t, new Uint8Array(groupId), { signKey, publicKey }, externalSender);
+    return new DaveRoom(faults, t, new Uint8Array(groupId), { signKey, publicKey }, externalSender);
   }
 
   /** A member's session is described with DAVE: it gets the external sender. */
@@ -108,11 +129,28 @@ export class DaveRoom {
     this.maybeExecute();
   }
 
-  /** A member could not process a commit or welcome: out of the group, back in with its next key package. */
+  /** Members this round's messages do not reach. */
+  private skipped(userId: string): boolean {
+    return this.faults.daveStranded.has(userId) || this.missing.has(userId);
+  }
+
+  /**
+   * A member could not process a commit, welcome or proposals (op 31, "flag invalid commit or
+   * welcome, request re-add": discord-api-docs, Voice Opcodes; daveprotocol.com, "Invalid
+   * Commit/Welcome"): it has reset its group state, so it neither commits this round nor gets
+   * ready for its transition; the voice gateway removes it and adds it back from the next key
+   * package it sends.
+   */
   invalid(userId: string): void {
-    if (this.stranded.has(userId)) return;
+    if (this.faults.daveStranded.has(userId)) return;
+    this.invalidFrom.push(userId);
+    this.invalidated.add(userId);
+    if (this.pending) this.pending.recipients = this.pending.recipients.filter((r) => r !== userId);
+    this.transition?.waiting.delete(userId);
+    this.maybeExecute();
     this.run(async () => {
       if (this.leaves.has(userId)) await this.proposeRemoval([userId]);
+      else this.invalidated.delete(userId);
     });
   }
 
@@ -133,16 +171,25 @@ export class DaveRoom {
     for (const id of p.removes) {
       this.leaves.delete(id);
       this.leaving.delete(id);
+      this.invalidated.delete(id);
     }
     for (const id of p.adds) this.leaves.set(id, this.freeLeaf());
     this.epoch += 1n;
     const id = this.nextTransitionId++;
     const members = [...this.leaves.keys()];
-    this.transition = { id, waiting: new Set(members.filter((m) => !this.stranded.has(m))) };
+    this.transition = {
+      id,
+      waiting: new Set(members.filter((m) => !this.skipped(m) && !this.invalidated.has(m))),
+    };
     for (const m of members) {
-      if (this.stranded.has(m)) continue;
+      if (this.skipped(m)) continue;
       if (p.adds.includes(m)) {
         if (welcome.length) this.t.binary(m, DaveOp.MlsWelcome, Buffer.concat([u16(id), welcome]));
+      } else if (this.faults.daveCorruptCommit.delete(m)) {
+        // A commit this member cannot process: the bytes after the commit's header are garbled.
+        const bad = Buffer.from(commit);
+        for (let i = 16; i < bad.length; i++) bad[i] = bad[i]! ^ 0x5a;
+        this.t.binary(m, DaveOp.MlsAnnounceCommitTransition, Buffer.concat([u16(id), bad]));
       } else {
         this.t.binary(m, DaveOp.MlsAnnounceCommitTransition, Buffer.concat([u16(id), commit]));
       }
@@ -150,7 +197,7 @@ export class DaveRoom {
   }
 
   ready(userId: string, transitionId: number): void {
-    if (this.transition?.id !== transitionId || this.stranded.has(userId)) return;
+    if (this.transition?.id !== transitionId || this.skipped(userId)) return;
     this.transition.waiting.delete(userId);
     this.maybeExecute();
   }
@@ -207,8 +254,11 @@ export class DaveRoom {
     }
     this.executed.push(tr.id);
     for (const m of this.leaves.keys()) {
-      if (!this.stranded.has(m)) this.t.json(m, DaveOp.ExecuteTransition, { transition_id: tr.id });
+      if (!this.skipped(m)) this.t.json(m, DaveOp.ExecuteTransition, { transition_id: tr.id });
     }
+    // The transition they missed is over: they get the next round's messages again.
+    for (const m of this.missing) this.faults.daveMissNext.delete(m);
+    this.missing = new Set();
     this.run(() => this.propose());
   }
 
@@ -302,9 +352,11 @@ export class DaveRoom {
       ),
     );
     const body = Buffer.concat(messages);
-    this.pending = { adds, removes, recipients: recipients.filter((r) => !this.stranded.has(r)) };
+    this.missing = new Set(recipients.filter((r) => this.faults.daveMissNext.has(r)));
+    const reached = recipients.filter((r) => !this.skipped(r) && !this.invalidated.has(r));
+    this.pending = { adds, removes, recipients: reached };
     const payload = Buffer.concat([Buffer.from([0]), varint(body.length), body]); // 0: append
-    for (const r of recipients) if (!this.stranded.has(r)) this.t.binary(r, DaveOp.MlsProposals, payload);
+    for (const r of reached) this.t.binary(r, DaveOp.MlsProposals, payload);
   }
 }
 

@@ -46,6 +46,10 @@ export const Close = {
   Disconnected: 4014,
   VoiceServerCrashed: 4015,
   UnknownEncryptionMode: 4016,
+  /** "Disconnected: Rate Limited — Do not reconnect." */
+  RateLimited: 4021,
+  /** "Disconnected: Call Terminated — the channel was terminated. Do not reconnect." */
+  CallTerminated: 4022,
 } as const;
 
 /** Who the gateway told the voice server to expect (its VOICE_STATE_UPDATE + VOICE_SERVER_UPDATE). */
@@ -90,6 +94,10 @@ interface VoiceFaults {
    * a client misses a transition, and what they receive stops decrypting.
    */
   daveStranded: Set<string>;
+  /** DAVE: users that miss the next transition, then get the proposals after it (dave.ts). */
+  daveMissNext: Set<string>;
+  /** DAVE: users the next commit is announced to garbled (an invalid commit, dave.ts). */
+  daveCorruptCommit: Set<string>;
 }
 
 export interface VoiceServerEvent {
@@ -172,7 +180,7 @@ export async function startVoiceServer(
     let room = daveRooms.get(k);
     if (!room) {
       const member = (userId: string) => clients.get(keyOf(c.guildId, userId));
-      room = DaveRoom.create(c.channelId, server.faults.daveStranded, {
+      room = DaveRoom.create(c.channelId, server.faults, {
         json: (userId, op, d) => {
           const m = member(userId);
           if (m) send(m, op, d);
@@ -203,7 +211,14 @@ export async function startVoiceServer(
   const server: VoiceServer = {
     endpoint: '',
     udpPort: 0,
-    faults: { loss: 0, reorder: 0, wrongKey: false, daveStranded: new Set() },
+    faults: {
+      loss: 0,
+      reorder: 0,
+      wrongKey: false,
+      daveStranded: new Set(),
+      daveMissNext: new Set(),
+      daveCorruptCommit: new Set(),
+    },
     modes: [...MODES],
     daveGuilds: new Set(),
     daveRoom(guildId, channelId) {

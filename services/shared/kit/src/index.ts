@@ -13,4 +13,5 @@ export * from './runtime/platform.ts';
 export * from './runtime/service.ts';
 export * from './runtime/standalone.ts';
 export * from './runtime/shutdown.ts';
+export * from './runtime/process-policy.ts';
 export * from './outbox/event-outbox.ts';

@@ -22,7 +22,7 @@ export async function ensureLink(core: BotCore, guild: Guild, channelId: string)
     speakingStart: (u) => (g.held ?? g.recording?.handlers)?.speakingStart(u),
     speakingStop: (u) => (g.held ?? g.recording?.handlers)?.speakingStop(u),
     opus: (u, p) => (g.held ?? g.recording?.handlers)?.opus(u, p),
-    lost: (reason) => void linkLost(core, guild, channelId, reason),
+    lost: (reason, o) => void linkLost(core, guild, channelId, reason, o?.final ?? false),
   });
   try {
     g.link = await g.connecting;
@@ -34,13 +34,29 @@ export async function ensureLink(core: BotCore, guild: Guild, channelId: string)
 }
 
 /** The voice link dropped: join again and record on, or end the recording and say so. */
-async function linkLost(core: BotCore, guild: Guild, channelId: string, reason: string): Promise<void> {
+async function linkLost(
+  core: BotCore,
+  guild: Guild,
+  channelId: string,
+  reason: string,
+  final = false,
+): Promise<void> {
   const g = core.guildVoice(guild.id);
   if (core.stopping || g.link?.channelId !== channelId) return;
   g.link = null;
   const rec = g.recording;
-  core.log.warn({ guildId: guild.id, channelId, reason, recording: Boolean(rec) }, 'voice link lost');
+  core.log.warn({ guildId: guild.id, channelId, reason, final, recording: Boolean(rec) }, 'voice link lost');
   if (!rec) return;
+  if (final) {
+    // Discord said not to reconnect: the recording ends, saved, and the channel is told why.
+    g.recording = null;
+    await rec.end(`Discord closed the voice connection (${reason})`);
+    await core.post(
+      rec.state.text_channel_id,
+      `⏹️ **Recording stopped**: Discord closed my voice connection and asked me not to reconnect (${reason}). What was said so far is saved: ${core.sessionUrl(rec.state.transcript_id)}`,
+    );
+    return;
+  }
   rec.linkDropped();
   try {
     await ensureLink(core, guild, channelId);
@@ -57,6 +73,35 @@ async function linkLost(core: BotCore, guild: Guild, channelId: string, reason: 
       `Recording stopped: I lost the voice channel. What was said so far is saved: ${core.sessionUrl(rec.state.transcript_id)}`,
     );
   }
+}
+
+/**
+ * The bot's own voice state left the channel it holds a link to, and the bot did not ask (it
+ * drops `g.link` before each leave of its own: /leave, /stop's auto-record end, shutdown): a
+ * moderator pressed Disconnect, or the channel was deleted. Discord then closes the voice
+ * connection with 4014, "Disconnected: either the channel was deleted, you were kicked, or the
+ * main gateway session was dropped. Should not reconnect." (discord-api-docs, Opcodes and
+ * Status Codes, Voice Close Event Codes). So the recording ends here, everything so far saved,
+ * with a notice where it was announced; it is never rejoined. A later /start records again.
+ */
+export async function disconnectedByOthers(core: BotCore, guild: Guild, channelId: string): Promise<void> {
+  const g = core.guildVoice(guild.id);
+  if (core.stopping || g.link?.channelId !== channelId) return;
+  const link = g.link;
+  g.link = null;
+  const rec = g.recording?.state.channel_id === channelId ? g.recording : null;
+  core.log.warn(
+    { guildId: guild.id, channelId, recording: Boolean(rec) },
+    'disconnected from the voice channel by someone else; not rejoining',
+  );
+  await link.close().catch(() => {});
+  if (!rec) return;
+  g.recording = null;
+  await rec.end();
+  await core.post(
+    rec.state.text_channel_id,
+    `⏹️ **Recording stopped**: I was disconnected from <#${channelId}>. What was said so far is saved: ${core.sessionUrl(rec.state.transcript_id)}`,
+  );
 }
 
 /** Someone speaks and nothing decodes (a missed DAVE transition, a stale key): rejoin. */

@@ -3,6 +3,7 @@ import { noticeText } from './announce.ts';
 import type { AutoRecorder } from './auto-record.ts';
 import { sendNotice } from './consent.ts';
 import type { BotCore } from './core.ts';
+import { disconnectedByOthers } from './links.ts';
 
 /**
  * A member joined, left or moved: a newcomer to a recorded channel gets the notice (DM, or the
@@ -19,6 +20,10 @@ export async function onVoiceState(
   const userId = after.id;
   const rec = core.guildVoice(guild.id).recording;
   const joined = after.channelId !== null && after.channelId !== before.channelId;
+  // The bot itself out of its channel without asking: a moderator's Disconnect.
+  if (userId === core.client.user?.id && before.channelId && after.channelId === null) {
+    await disconnectedByOthers(core, guild, before.channelId);
+  }
   const isBot = userId === core.client.user?.id || Boolean(after.member?.user.bot);
   if (rec && joined && !isBot && after.channelId === rec.state.channel_id) {
     const g = core.guildVoice(guild.id);

@@ -2,6 +2,7 @@ import {
   EndBehaviorType,
   entersState,
   joinVoiceChannel,
+  VoiceConnectionDisconnectReason,
   VoiceConnectionStatus,
   type AudioReceiveStream,
   type VoiceConnection,
@@ -19,8 +20,11 @@ export interface VoiceHandlers {
   speakingStop(userId: string): void;
   /** One 20 ms Opus packet (48 kHz stereo) of a user, decrypted; `atMs`: when it came, if held. */
   opus(userId: string, packet: Buffer, atMs?: number): void;
-  /** The link dropped and will not come back by itself (kicked, channel deleted, gave up). */
-  lost(reason: string): void;
+  /**
+   * The link dropped and will not come back by itself (kicked, channel deleted, gave up).
+   * `final`: Discord said not to reconnect (4021 rate limited, 4022 call terminated).
+   */
+  lost(reason: string, opts?: { final?: boolean }): void;
 }
 
 export interface VoiceLink {
@@ -41,6 +45,15 @@ export interface VoiceReceiver {
 }
 
 const READY_TIMEOUT_MS = 20_000;
+/**
+ * Voice close codes after which Discord says not to reconnect (discord-api-docs, Opcodes and
+ * Status Codes, Voice Close Event Codes), besides 4014 (kicked or channel deleted, which the
+ * bot's voice state update says first).
+ */
+const DO_NOT_RECONNECT = new Map<number, string>([
+  [4021, 'Discord rate-limited the bot’s voice connections'],
+  [4022, 'Discord terminated the call'],
+]);
 /** A subscription ends after this much silence and is renewed on the next speech. */
 const SUBSCRIPTION_SILENCE_MS = 1_000;
 /**
@@ -143,8 +156,17 @@ export function discordVoiceReceiver(logger: Logger): VoiceReceiver {
       receiver.speaking.on('start', onStart);
       receiver.speaking.on('end', onEnd);
       // A disconnect that does not recover within 5 s (moved, kicked, voice server gone) is lost.
-      connection.on(VoiceConnectionStatus.Disconnected, () => {
+      connection.on(VoiceConnectionStatus.Disconnected, (_old, state) => {
         if (closing) return;
+        const code = state.reason === VoiceConnectionDisconnectReason.WebSocketClose ? state.closeCode : 0;
+        const doNotReconnect = DO_NOT_RECONNECT.get(code);
+        if (doNotReconnect) {
+          // Discord says not to come back (the patched library no longer rejoins at once).
+          closing = true;
+          connection.destroy();
+          handlers.lost(`${code}: ${doNotReconnect}`, { final: true });
+          return;
+        }
         void Promise.race([
           entersState(connection, VoiceConnectionStatus.Signalling, 5_000),
           entersState(connection, VoiceConnectionStatus.Connecting, 5_000),

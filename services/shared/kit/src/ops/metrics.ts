@@ -169,6 +169,13 @@ export const discordGatewayFatalCloses = new Counter({
   registers: [registry],
 });
 
+export const processErrors = new Counter({
+  name: 'chronicler_process_errors_total',
+  help: 'Exceptions and promise rejections nothing caught (kind), by where they came from (origin: voice or other), and what the process did (action): alert on any',
+  labelNames: ['kind', 'origin', 'action'] as const,
+  registers: [registry],
+});
+
 // ---- speech-to-text streams ----------------------------------------------------------
 
 export const speechStreamsOpen = new Gauge({

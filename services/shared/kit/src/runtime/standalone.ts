@@ -7,6 +7,7 @@ import { startTelemetry, stopTelemetry } from '../ops/telemetry.ts';
 import { runMigrationJob } from './migration-job.ts';
 import { openPlatform, PlatformConfigSchema, type Platform } from './platform.ts';
 import { loadServiceConfig, startService, type RunningService, type ServiceDefinition } from './service.ts';
+import { installProcessPolicy } from './process-policy.ts';
 import { onShutdownSignal } from './shutdown.ts';
 
 /**
@@ -114,17 +115,18 @@ export async function runStandalone<C extends TObject>(def: ServiceDefinition<C>
     release.SHUTDOWN_TIMEOUT_MS,
   );
 
+  const migrations = {
+    mode: release.MIGRATIONS,
+    lockTimeoutMs: release.MIGRATION_LOCK_TIMEOUT_MS,
+    signal: starting.signal,
+  };
   try {
     platform = await openPlatform(cfg, { name: def.name, logger: log });
     checks.push(...platform.readiness);
     service = await startService(def, platform, {
       logger: log,
       config: serviceConfig,
-      migrations: {
-        mode: release.MIGRATIONS,
-        lockTimeoutMs: release.MIGRATION_LOCK_TIMEOUT_MS,
-        signal: starting.signal,
-      },
+      migrations,
     });
   } catch (err) {
     // Stopped while starting: the shutdown handler exits.
@@ -132,4 +134,17 @@ export async function runStandalone<C extends TObject>(def: ServiceDefinition<C>
     throw err;
   }
   if (!starting.signal.aborted) ops.phase = 'serving';
+  // What nothing caught is logged and counted; a voice failure restarts the voice bot in this
+  // process (its recordings handed over and resumed), anything else ends the process.
+  installProcessPolicy(log, {
+    restartVoice:
+      def.name === 'voice-bot'
+        ? async () => {
+            await service
+              ?.stop()
+              .catch((err: unknown) => log.warn({ err }, 'not stopped cleanly before a restart'));
+            service = await startService(def, platform!, { logger: log, config: serviceConfig, migrations });
+          }
+        : undefined,
+  });
 }

@@ -7,6 +7,7 @@ import type { BotCore } from '../core.ts';
 import { beginRecording } from '../lifecycle.ts';
 import { admit } from '../limits.ts';
 import { ensureLink } from '../links.ts';
+import { describeMissing, missingPermissions } from '../permissions.ts';
 import type { Recording } from '../recording.ts';
 
 /** The caller's voice channel in this guild, if they are in one. */
@@ -85,6 +86,13 @@ export async function startCommand(
     await interaction.editReply(admission.refused);
     return;
   }
+  const textChannelId = settings.announcement_channel_id ?? interaction.channelId;
+  const missing = missingPermissions(interaction.guild, channelId, textChannelId);
+  if (missing.some((p) => 'required' in p)) {
+    void admission.slot?.release().catch(() => false);
+    await interaction.editReply(`${describeMissing(missing)} Nothing was recorded.`);
+    return;
+  }
   const { slot } = admission;
   let rec: Recording | null = null;
   const name = interaction.options.getString('name')?.trim() || core.o.defaultName;
@@ -99,7 +107,7 @@ export async function startCommand(
       ownerId: user.id,
       ownerDiscordId: interaction.user.id,
       channelId,
-      textChannelId: settings.announcement_channel_id ?? interaction.channelId,
+      textChannelId,
       name,
       groupId: group?.id ?? null,
       keyterms,
@@ -117,7 +125,8 @@ export async function startCommand(
   await announceRecording(core, rec, `<@${interaction.user.id}>`);
   const url = core.sessionUrl(rec.state.transcript_id);
   await interaction.editReply(
-    `Recording <#${channelId}> as “${name}”${group ? ` in your group “${group.name}”` : ''}. Read it live: ${url}\n\`/stop\` ends and saves it.`,
+    `Recording <#${channelId}> as “${name}”${group ? ` in your group “${group.name}”` : ''}. Read it live: ${url}\n\`/stop\` ends and saves it.` +
+      (missing.length ? `\n⚠️ ${describeMissing(missing)}` : ''),
   );
 }
 
