@@ -25,6 +25,9 @@ RUN npm install -g --no-audit --no-fund "pnpm@${PNPM_VERSION}"
 WORKDIR /src
 # The store is filled from the lockfile alone, so this layer survives source edits.
 COPY pnpm-lock.yaml pnpm-workspace.yaml package.json ./
+# The patches pnpm-workspace.yaml's patchedDependencies name (@discordjs/voice's DAVE handling):
+# pnpm checks their hashes against the lockfile's at fetch and install.
+COPY patches ./patches
 RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store pnpm fetch --store-dir /pnpm/store
 COPY . .
 # SERVICE only from here on: the layers above are the same for every service's image (a
@@ -55,9 +58,10 @@ RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store \
 FROM ${NODE_IMAGE} AS runtime
 ARG SERVICE
 # The transcript service splits recordings too large for a transcription server (a local
-# Whisper's upload limit) with ffmpeg; the other images do without it.
+# Whisper's upload limit) with ffmpeg; the gateway joins the parts of a table recording resumed
+# after a reload and makes FLAC and mixed downloads with it; the other images do without it.
 RUN apt-get update && \
-    apt-get install -y --no-install-recommends tini $([ "${SERVICE}" = transcript ] && echo ffmpeg) && \
+    apt-get install -y --no-install-recommends tini $(case "${SERVICE}" in transcript|gateway) echo ffmpeg ;; esac) && \
     rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production \
     SERVICE=${SERVICE} \
