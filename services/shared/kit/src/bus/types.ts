@@ -163,6 +163,12 @@ export interface BlobInfo {
   createdAt: string;
 }
 
+/** Bytes `start..end` of an object, both inclusive (as in an HTTP Range). */
+export interface BlobRange {
+  start: number;
+  end: number;
+}
+
 export interface BlobStore {
   /** Streams `source` into `bucket/name`; never holds the whole object in memory. */
   put(
@@ -171,8 +177,13 @@ export interface BlobStore {
     source: Readable | AsyncIterable<Uint8Array>,
     opts?: { contentType?: string },
   ): Promise<BlobInfo>;
-  /** A readable stream of the content, or null when there is no such object. */
-  get(bucket: string, name: string): Promise<Readable | null>;
+  /**
+   * A readable stream of the content, or null when there is no such object. With `range`,
+   * bytes `start..end` (inclusive, `end` clamped to the size) and nothing else is read: the
+   * file store seeks, the object store starts at the chunk holding `start`. A whole read is
+   * checked against the object's digest; a ranged one against the length it should have.
+   */
+  get(bucket: string, name: string, range?: BlobRange): Promise<Readable | null>;
   info(bucket: string, name: string): Promise<BlobInfo | null>;
   delete(bucket: string, name: string): Promise<boolean>;
   /**
