@@ -54,6 +54,12 @@ export interface Bus {
   /** Large objects, written and read as streams of chunks. */
   readonly blobs: BlobStore;
 
+  /**
+   * The largest message the transport carries, in bytes (NATS: the server's max_payload;
+   * the in-process bus refuses above the same default). Headers and envelope count too.
+   */
+  readonly maxPayloadBytes: number;
+
   /** Connection status changes (NATS: disconnect/reconnect); memory bus emits nothing. */
   onStatus(listener: (status: BusStatus) => void): () => void;
 
