@@ -24,6 +24,7 @@ import { listPage } from '../../services/transcript/src/handlers/list-page.ts';
 import { renameTranscript } from '../../services/transcript/src/handlers/rename-transcript.ts';
 import { nextPageLink, PageQuery, pageRequest } from '../../services/gateway/src/lib/paging.ts';
 import { repoRoot } from '../support/system.ts';
+import { sessionContent } from './gateway.ts';
 
 const SCHEMA = 'transcript';
 const db = await openDatabase(
@@ -53,7 +54,7 @@ if (!owner) {
         name: `Session ${i + 1}`,
         sessionTimestamp: new Date(Date.UTC(2024, 0, 1 + i)).toISOString(),
         summary: 'The party rests at the inn.',
-        content: 'GM: You enter the tavern.\n'.repeat(40),
+        content: sessionContent(Number(process.env.BASELINE_SESSION_KB ?? 1)),
         preview: 'GM: You enter the tavern.',
         groupId: null,
       },

@@ -13,7 +13,8 @@
 // ratios the budgets are stated in. Then, in cluster mode, a page of 50 with 50 sessions
 // stored against the same page with 10,000 stored (the list must cost O(page), not O(stored)),
 // and with 10 stored, where the page holds only those 10.
-// BENCH_SECONDS (10) per measurement, BENCH_ROUNDS (5), BENCH_CONNECTIONS (50).
+// BENCH_SECONDS (10) per measurement, BENCH_ROUNDS (5), BENCH_CONNECTIONS (50), BENCH_SESSION_KB
+// (1; 20 and 500 for long sessions), BENCH_BIG_LIST (10,000; 0 leaves the page comparison out).
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -31,6 +32,14 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const SESSIONS = 10;
 const BIG_LIST = Number(process.env.BENCH_BIG_LIST ?? 10_000);
+/**
+ * Size of each seeded session's content in KB (BENCH_SESSION_KB, default 1): 20 for an
+ * evening's session, 500 for a 4-hour one (500,000 characters).
+ */
+const SESSION_KB = Number(process.env.BENCH_SESSION_KB ?? 1);
+/** The content of a seeded session: SESSION_KB KB of lines (shared with gateway-baseline.ts). */
+export const sessionContent = (kb: number): string =>
+  'GM: You enter the tavern.\n'.repeat(Math.max(1, Math.floor((kb * 1000) / 26)));
 /** Rate limits stay in the path (they are part of a request's cost) but never refuse. */
 const NO_LIMITS = { RATE_LIMIT_IP_MAX: '100000000', RATE_LIMIT_USER_MAX: '100000000' };
 
@@ -137,7 +146,7 @@ async function seedThroughApi(
         name: `Session ${i + 1}`,
         session_date: new Date(Date.UTC(2024, 0, 1 + i)).toISOString(),
         summary: 'The party rests at the inn.',
-        transcript: 'GM: You enter the tavern.\n'.repeat(40),
+        transcript: sessionContent(SESSION_KB),
       }),
     });
     if (res.status !== 200) throw new Error(`create answered ${res.status}: ${await res.text()}`);
@@ -153,7 +162,11 @@ async function startCluster(): Promise<{ system: TestSystem; target: Target; own
     services: ['auth', 'transcript'],
     env: { AUTH_LOCAL_ENABLED: 'true', LOG_LEVEL: 'warn', ...NO_LIMITS },
   });
-  const seeded = await seedThroughApi(system.url, 'bench-cluster');
+  // A failed seed stops the services it started (they would outlive the bench).
+  const seeded = await seedThroughApi(system.url, 'bench-cluster').catch(async (err: unknown) => {
+    await system.stop();
+    throw err;
+  });
   return {
     system,
     owner: seeded.owner,
@@ -337,7 +350,7 @@ export async function benchGateway(): Promise<void> {
     console.log('gateway: NATS_URL, DATABASE_URL and REDIS_URL are not all set; embedded mode only');
   console.log(
     `gateway: ${ROUNDS} interleaved rounds of ${SECONDS} s per measurement, ${CONNECTIONS} connections, ` +
-      `${SESSIONS} sessions of one user, ${os.cpus().length} CPU cores`,
+      `${SESSIONS} sessions of ${SESSION_KB} KB of one user, ${os.cpus().length} CPU cores`,
   );
   const targets: Target[] = [];
   let clusterSystem: TestSystem | undefined;
@@ -351,6 +364,7 @@ export async function benchGateway(): Promise<void> {
         ...(await startBaseline('cluster-baseline', {
           DATABASE_URL: c.system.env.DATABASE_URL,
           BASELINE_OWNER: c.owner,
+          BASELINE_SESSION_KB: String(SESSION_KB),
         })),
         afterWrite,
       });
@@ -360,6 +374,7 @@ export async function benchGateway(): Promise<void> {
     const pgliteBaseline = await startBaseline('embedded-baseline', {
       DATA_DIR: pgliteDir,
       BASELINE_SESSIONS: String(SESSIONS),
+      BASELINE_SESSION_KB: String(SESSION_KB),
     });
     targets.push({
       ...pgliteBaseline,
@@ -394,7 +409,8 @@ export async function benchGateway(): Promise<void> {
         process.exitCode = 1;
       }
     }
-    if (clusterSystem) await pageComparison(clusterSystem);
+    // BENCH_BIG_LIST=0 leaves the page comparison out (it seeds 10,000 sessions).
+    if (clusterSystem && BIG_LIST > 0) await pageComparison(clusterSystem);
   } finally {
     for (const t of targets.reverse()) await t.stop().catch((err: unknown) => console.error(err));
   }

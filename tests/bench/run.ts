@@ -1,5 +1,6 @@
 // `pnpm bench [name...]`: runs the named benchmarks (all when none is named).
 import { benchAiTokens } from './ai-tokens.ts';
+import { benchAudioSeek } from './audio-seek.ts';
 import { benchBus } from './bus.ts';
 import { benchCheckSummary } from './check-summary.ts';
 import { benchGateway } from './gateway.ts';
@@ -15,6 +16,7 @@ const benches: Record<string, () => Promise<void>> = {
   bus: benchBus,
   gateway: benchGateway,
   'upload-memory': benchUploadMemory,
+  'audio-seek': benchAudioSeek,
   'list-latency': benchListLatency,
   'ai-tokens': benchAiTokens,
   'check-summary': benchCheckSummary,

@@ -1,11 +1,13 @@
 // `pnpm bench service-memory`: the resident memory (VmRSS, from /proc) of each cluster-mode
-// process, one per service started as the image starts it, after start and after a little
-// traffic: the numbers behind the chart's memory requests and limits
+// process, one per service started as the image starts it (its compiled dist/main.js on plain
+// node with source maps, built here first when stale; not through tsx, which alone adds tens of
+// MiB), after start and after a little traffic: the numbers behind the chart's memory requests and limits
 // (charts/chronicler/values.yaml, `defaults.resources`). Needs NATS_URL, DATABASE_URL and
 // REDIS_URL; says so and does nothing without them.
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { localSignIn } from '../support/auth.ts';
-import { startSystem } from '../support/system.ts';
+import { repoRoot, startSystem } from '../support/system.ts';
 
 const rssMiB = (pid: number): number => {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -18,8 +20,13 @@ export async function benchServiceMemory(): Promise<void> {
     console.log(`service-memory: skipped (cluster mode needs ${missing.join(', ')})`);
     return;
   }
+  execFileSync(process.execPath, ['scripts/build.mjs', '--services', '--if-stale'], {
+    cwd: repoRoot,
+    stdio: 'inherit',
+  });
   const system = await startSystem({
     processes: 'many',
+    compiled: true,
     mode: 'cluster',
     env: { AUTH_LOCAL_ENABLED: 'true' },
   });
@@ -41,7 +48,7 @@ export async function benchServiceMemory(): Promise<void> {
       for (const url of ['/api/transcripts', '/api/groups', '/api/health', '/api/users/stats'])
         await fetch(`${system.url}${url}`, { headers });
     }
-    console.log('service-memory: resident MiB per process (idle, after traffic)');
+    console.log('service-memory: resident MiB per compiled process (idle, after traffic)');
     for (const [name, c] of system.children)
       console.log(
         `  ${name.padEnd(14)} ${String(idle.get(name)).padStart(5)} ${String(rssMiB(c.pid!)).padStart(5)}`,

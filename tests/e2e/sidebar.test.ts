@@ -260,4 +260,33 @@ describe('sidebar transcript browser', () => {
     expect(phoneErrors).toEqual([]);
     await context.close();
   });
+
+  it('a long list renders its first 50 sessions and shows more on demand, the open one always among them', async () => {
+    for (let i = 1; i <= 60; i++) {
+      const name = `Bulk night ${String(i).padStart(2, '0')}`;
+      await api<{ id: string }>('POST', '/transcripts/manual', {
+        name,
+        session_date: `2025-0${1 + (i % 9)}-${String(1 + (i % 28)).padStart(2, '0')}T19:00:00Z`,
+        transcript: 'MATT: a short night.',
+      });
+    }
+    await page.goto('/');
+    await sidebar().getByRole('button', { name: 'Refresh Transcripts' }).click();
+    await search().fill('bulk night');
+    const list = sidebar().getByRole('region', { name: 'Ungrouped Transcripts' });
+    await sidebar().getByRole('button', { name: 'Show 10 more (10 not shown)' }).waitFor();
+    expect(await list.locator('.browser-item-name').count()).toBe(50);
+    await sidebar().getByRole('button', { name: 'Show 10 more (10 not shown)' }).click();
+    await sidebar().getByRole('button', { name: /more/ }).waitFor({ state: 'detached' });
+    expect((await names(list)).filter((n) => n.startsWith('Bulk night'))).toHaveLength(60);
+
+    // A session far down the list, opened by its address, is rendered (and marked current).
+    await search().fill('');
+    const all = await api<{ id: string; name: string }[]>('GET', '/transcripts?limit=200');
+    const last = all.filter((t) => t.name.startsWith('Bulk night')).at(-1)!;
+    await page.goto(`/sessions/${last.id}`);
+    await sidebar().locator('[aria-current="page"]', { hasText: last.name }).waitFor();
+    await page.screenshot({ path: `${SHOTS}/sidebar-long-list-1280.png` });
+    expect(errors).toEqual([]);
+  });
 });

@@ -12,7 +12,8 @@ describe(`a session keeps its recording and serves it with ranges (${testMode} m
   let bob: string;
   let id = '';
   let second = '';
-  const audio = wav(64_000);
+  // Several 128 KiB chunks of the cluster's object store: a range near the end starts mid-object.
+  const audio = wav(600_000);
 
   const get = (token: string, path: string, headers: Record<string, string> = {}) =>
     fetch(`${system.url}/api${path}`, { headers: { authorization: `Bearer ${token}`, ...headers } });
@@ -88,6 +89,19 @@ describe(`a session keeps its recording and serves it with ranges (${testMode} m
     const past = await get(alice, `/transcripts/${id}/audio`, { range: `bytes=${audio.length}-` });
     expect(past.status).toBe(416);
     expect(past.headers.get('content-range')).toBe(`bytes */${audio.length}`);
+  });
+
+  it('answers a range near the end, across a chunk boundary, with exactly those bytes', async () => {
+    for (const [start, end] of [
+      [audio.length - 200_000, audio.length - 100_001],
+      [4 * 128 * 1024 - 10, audio.length - 1],
+      [3 * 128 * 1024, 3 * 128 * 1024 + 65_535],
+    ] as const) {
+      const part = await get(alice, `/transcripts/${id}/audio`, { range: `bytes=${start}-${end}` });
+      expect(part.status).toBe(206);
+      expect(part.headers.get('content-range')).toBe(`bytes ${start}-${end}/${audio.length}`);
+      expect(Buffer.from(await part.arrayBuffer()).equals(audio.subarray(start, end + 1))).toBe(true);
+    }
   });
 
   it('answers 404 to another user, to a speaker with no track, and to a session with nothing kept', async () => {

@@ -170,6 +170,12 @@ export interface StartOptions {
    * gateway, auth and transcript services a benchmark of the session API needs. Default: all.
    */
   services?: readonly string[];
+  /**
+   * With `processes: 'many'`: run each service's compiled code (`dist/main.js`, built by
+   * `node scripts/build.mjs --services`) with plain node as the images do, instead of its
+   * sources through tsx (whose compiler alone adds tens of MiB to each process).
+   */
+  compiled?: boolean;
 }
 
 /**
@@ -250,7 +256,10 @@ export async function startSystem(opts: StartOptions = {}): Promise<TestSystem> 
   const opsPorts = new WeakMap<ChildProcess, string>();
   const start = async (name: string, extra: NodeJS.ProcessEnv = {}): Promise<ChildProcess> => {
     const childEnv = { ...env, OPS_PORT: String(await freePort()), ...extra };
-    const child = spawn(process.execPath, ['--import', 'tsx', `services/${name}/src/main.ts`], {
+    const args = opts.compiled
+      ? ['--enable-source-maps', `services/${name}/dist/main.js`]
+      : ['--import', 'tsx', `services/${name}/src/main.ts`];
+    const child = spawn(process.execPath, args, {
       cwd: repoRoot,
       env: childEnv,
       // TEST_CHILD_LOGS=1 shows the services' log lines (LOG_LEVEL from TEST_LOG_LEVEL).

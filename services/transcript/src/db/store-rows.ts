@@ -8,8 +8,19 @@ export type WithinWrite<T> = (tx: Queryable, written: T) => Promise<void>;
 export const iso = (v: unknown): string =>
   v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString();
 
+/** A timestamptz column as the ISO 8601 text Date.toISOString() writes (UTC, milliseconds). */
+const isoText = (column: string, as: string) =>
+  `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as ${as}`;
+
+/**
+ * A session's list item. The timestamps come as the text they are sent as: the driver parses
+ * no timestamptz into a Date and nothing formats it back (both were a tenth of the service's
+ * CPU on list reads). The aliases differ from the columns so that `order by session_timestamp`
+ * beside them still orders by the column (and its index), not by the text.
+ */
 export const ITEM_COLUMNS =
-  'id, name, session_timestamp, created_at, last_activity, status, group_id, summary, preview, ' +
+  `id, name, ${isoText('session_timestamp', 'session_ts')}, ${isoText('created_at', 'created_ts')}, ` +
+  `${isoText('last_activity', 'activity_ts')}, status, group_id, summary, preview, ` +
   'source, transcription_status, transcription_error, audio_seconds, summary_status';
 
 const SOURCES = new Set(['live', 'manual', 'audio']);
@@ -20,9 +31,9 @@ export function toItem(r: Record<string, unknown>): TranscriptListItem {
   return {
     id: String(r.id),
     name: String(r.name),
-    session_timestamp: iso(r.session_timestamp),
-    created_at: iso(r.created_at),
-    last_activity: iso(r.last_activity),
+    session_timestamp: String(r.session_ts),
+    created_at: String(r.created_ts),
+    last_activity: String(r.activity_ts),
     status: r.status === 'active' ? 'active' : 'ended',
     group_id: r.group_id ? String(r.group_id) : '',
     summary: String(r.summary),

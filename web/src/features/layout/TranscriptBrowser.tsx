@@ -58,6 +58,47 @@ function TranscriptItem({ session, current }: { session: TranscriptSummaryItem; 
   );
 }
 
+/** Sessions a sidebar list renders at first, and how many more each "Show more" adds. */
+const SESSIONS_SHOWN = 50;
+
+/**
+ * A list of sessions that renders the first SESSIONS_SHOWN (and at least up to the open one),
+ * with a button for the next ones: a library of thousands of sessions costs the page the
+ * nodes of a few dozen. A new search starts from the first ones again (the caller keys it).
+ */
+function SessionList({
+  sessions,
+  openSessionId,
+  label,
+}: {
+  sessions: TranscriptSummaryItem[];
+  openSessionId?: string;
+  label?: string;
+}) {
+  const [limit, setLimit] = useState(SESSIONS_SHOWN);
+  const open = openSessionId ? sessions.findIndex((session) => session.id === openSessionId) : -1;
+  const shown = sessions.slice(0, Math.max(limit, open + 1));
+  const left = sessions.length - shown.length;
+  return (
+    <>
+      <ul className="browser-list" aria-label={label}>
+        {shown.map((session) => (
+          <TranscriptItem key={session.id} session={session} current={session.id === openSessionId} />
+        ))}
+      </ul>
+      {left > 0 && (
+        <button
+          type="button"
+          className="nav-link browser-more"
+          onClick={() => setLimit(shown.length + SESSIONS_SHOWN)}
+        >
+          Show {Math.min(left, SESSIONS_SHOWN)} more ({left} not shown)
+        </button>
+      )}
+    </>
+  );
+}
+
 function GroupItem({ group, count, current }: { group: GroupSummaryItem; count: number; current: boolean }) {
   return (
     <li>
@@ -159,11 +200,7 @@ function GroupsView({
               <h3 id={ungroupedTitle} className="browser-section-title">
                 Ungrouped Transcripts
               </h3>
-              <ul className="browser-list">
-                {shownSessions.map((session) => (
-                  <TranscriptItem key={session.id} session={session} current={session.id === openSessionId} />
-                ))}
-              </ul>
+              <SessionList key={search} sessions={shownSessions} openSessionId={openSessionId} />
             </section>
           )}
         </>
@@ -225,11 +262,12 @@ function SessionsView({
       ) : shown.length === 0 ? (
         <p className="browser-empty">No matching transcripts found in this group.</p>
       ) : (
-        <ul className="browser-list" aria-label={`Transcripts in ${group.name}`}>
-          {shown.map((session) => (
-            <TranscriptItem key={session.id} session={session} current={session.id === openSessionId} />
-          ))}
-        </ul>
+        <SessionList
+          key={search}
+          sessions={shown}
+          openSessionId={openSessionId}
+          label={`Transcripts in ${group.name}`}
+        />
       )}
       <SidebarContentSearch query={search} group={group.id} />
     </section>

@@ -4,13 +4,13 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { create as contentDisposition } from 'content-disposition';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
-import { byteRange, sliceStream } from '../session-audio/range.ts';
+import { byteRange } from '../session-audio/range.ts';
 import { requireFfmpeg, transcode, zipStream } from './media.ts';
 
 const gone = () => new ServiceError('not_found', 'This recording is no longer kept');
 
-async function openBlob(bus: Bus, blob: string): Promise<Readable> {
-  const source = await bus.blobs.get(SESSION_AUDIO_BUCKET, blob);
+async function openBlob(bus: Bus, blob: string, range?: { start: number; end: number }): Promise<Readable> {
+  const source = await bus.blobs.get(SESSION_AUDIO_BUCKET, blob, range);
   if (!source) throw gone();
   return source;
 }
@@ -58,19 +58,19 @@ export default async function recordingRoutes(fastify: FastifyInstance): Promise
 
     if (speaker && ext === 'ogg') {
       const track = tracks[0]!;
-      const source = await openBlob(bus, track.blob);
       attach(name).header('accept-ranges', 'bytes').header('content-type', track.content_type);
       const range = byteRange(req.headers.range, track.size);
       if (range === 'unsatisfiable') {
-        source.destroy();
         return reply.code(416).header('content-range', `bytes */${track.size}`).send();
       }
+      // Read from the range's offset in the store, not from the start.
+      const source = await openBlob(bus, track.blob, range ?? undefined);
       if (range === null) return reply.header('content-length', String(track.size)).send(source);
       reply
         .code(206)
         .header('content-range', `bytes ${range.start}-${range.end}/${track.size}`)
         .header('content-length', String(range.end - range.start + 1));
-      return reply.send(sliceStream(source, range.start, range.end));
+      return reply.send(source);
     }
 
     const ffmpeg = requireFfmpeg();

@@ -9,7 +9,7 @@ import { call, ServiceError } from '@chronicler/kit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { requireAuth } from '../../plugins/auth.ts';
-import { byteRange, sliceStream } from './range.ts';
+import { byteRange } from './range.ts';
 import audioSettingsRoutes from './settings.ts';
 
 const noAudio = () => new ServiceError('not_found', 'No recording kept for this session');
@@ -17,7 +17,7 @@ const noAudio = () => new ServiceError('not_found', 'No recording kept for this 
 /**
  * /api/transcripts/{id}/audio: the recording a session kept, played by the viewer's player.
  * Served with range requests (a seek asks for the bytes from there), streamed from the blob
- * store (JetStream object store in the cluster), never whole in memory. `?speaker=` picks
+ * store (JetStream object store in the cluster) from the range's offset, never whole in memory. `?speaker=` picks
  * one speaker's track where a session has them (the voice bot's, Ogg/Opus as recorded, time 0
  * = the session's start); an upload has one track, the whole mix.
  */
@@ -56,15 +56,16 @@ export default async function sessionAudioRoutes(fastify: FastifyInstance): Prom
           ? (tracks.find((t) => t.speaker === null) ?? tracks[0])
           : tracks.find((t) => t.speaker === speaker);
       if (!track) throw noAudio();
-      const source = await bus.blobs.get(SESSION_AUDIO_BUCKET, track.blob);
-      if (!source) throw noAudio();
       reply.header('accept-ranges', 'bytes').header('content-type', track.content_type);
       reply.header('cache-control', 'private, max-age=3600');
       const range = byteRange(req.headers.range, track.size);
       if (range === 'unsatisfiable') {
-        source.destroy();
         return reply.code(416).header('content-range', `bytes */${track.size}`).send();
       }
+      // A range is read from its offset in the store (a seek near the end of a long recording
+      // reads what it plays, not the whole file before it).
+      const source = await bus.blobs.get(SESSION_AUDIO_BUCKET, track.blob, range ?? undefined);
+      if (!source) throw noAudio();
       if (range === null) {
         reply.header('content-length', String(track.size));
         return reply.send(source);
@@ -73,7 +74,7 @@ export default async function sessionAudioRoutes(fastify: FastifyInstance): Prom
         .code(206)
         .header('content-range', `bytes ${range.start}-${range.end}/${track.size}`)
         .header('content-length', String(range.end - range.start + 1));
-      return reply.send(sliceStream(source, range.start, range.end));
+      return reply.send(source);
     },
   );
 }

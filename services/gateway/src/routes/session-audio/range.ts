@@ -1,5 +1,3 @@
-import { Transform, type Readable } from 'node:stream';
-
 /**
  * The one byte range of a `Range: bytes=...` header (RFC 9110 §14.1.2), within `size`:
  * null to send the whole body (no header, another unit, or several ranges, which a player
@@ -22,25 +20,4 @@ export function byteRange(
   if (start >= size) return 'unsatisfiable';
   if (end < start) return null;
   return { start, end };
-}
-
-/** Bytes start..end (inclusive) of a stream; what comes before is read and dropped, the rest is not read. */
-export function sliceStream(source: Readable, start: number, end: number): Readable {
-  let at = 0;
-  const slice = new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      const from = Math.max(0, start - at);
-      const to = Math.min(chunk.length, end + 1 - at);
-      at += chunk.length;
-      if (to > from) this.push(chunk.subarray(from, to));
-      if (at > end) {
-        this.push(null);
-        source.unpipe(slice);
-        source.destroy();
-      }
-      done();
-    },
-  });
-  source.on('error', (err) => slice.destroy(err));
-  return source.pipe(slice);
 }

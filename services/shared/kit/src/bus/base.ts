@@ -42,6 +42,7 @@ export interface StreamConfigRecord {
 export abstract class BaseBus<M, E> implements Bus {
   abstract readonly kind: Bus['kind'];
   abstract readonly blobs: BlobStore;
+  abstract readonly maxPayloadBytes: number;
   readonly ns: BusNamespace;
   readonly log: Logger;
   readonly instruments: BusInstruments;

@@ -1,11 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { Transform, type Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { formatDigest } from './util.ts';
 import type { BusNamespace } from './subject.ts';
-import type { BlobInfo, BlobStore } from './types.ts';
+import type { BlobInfo, BlobRange, BlobStore } from './types.ts';
 
 /** The longest pause between two sweeps of an expiring bucket that is being written. */
 const SWEEP_AT_MOST_EVERY_MS = 60_000;
@@ -89,16 +89,25 @@ export class FileBlobStore implements BlobStore {
     }
   }
 
-  async get(bucket: string, name: string): Promise<Readable | null> {
+  async get(bucket: string, name: string, range?: BlobRange): Promise<Readable | null> {
     this.assertOpen();
     const p = this.paths(bucket, name);
-    if ((await this.info(bucket, name)) === null) return null;
+    const info = await this.info(bucket, name);
+    if (info === null) return null;
     // Open first, then stream: a delete or replace after this point does not cut the read short.
     const fh = await fsp.open(p.data, 'r').catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'ENOENT') return null;
       throw err;
     });
-    return fh ? fh.createReadStream() : null;
+    if (!fh) return null;
+    if (!range) return fh.createReadStream();
+    // A positioned read: the file is read from `start`, never from its beginning.
+    const end = Math.min(range.end, info.size - 1);
+    if (end < range.start) {
+      await fh.close();
+      return Readable.from([], { objectMode: false });
+    }
+    return fh.createReadStream({ start: range.start, end });
   }
 
   async info(bucket: string, name: string): Promise<BlobInfo | null> {

@@ -47,7 +47,7 @@ export class MemoryBus extends BaseBus<CoreMessage, string | undefined> {
   readonly kind = 'memory' as const;
   readonly blobs: BlobStore;
   private readonly broker: Broker;
-  private readonly maxPayloadBytes: number;
+  readonly maxPayloadBytes: number;
   protected readonly decode = decodeMessage;
 
   constructor(opts: MemoryBusOptions) {

@@ -1,10 +1,19 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { nanos, StorageType, type ObjectInfo, type ObjectStore, type StreamInfo } from 'nats';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  nanos,
+  StorageType,
+  type JetStreamManager,
+  type ObjectInfo,
+  type ObjectStore,
+  type StreamInfo,
+} from 'nats';
 import { ServiceError } from '../errors.ts';
 import { errorMessage, formatDigest } from './util.ts';
 import type { NatsBus } from './nats.ts';
-import type { BlobInfo, BlobStore } from './types.ts';
+import type { BlobInfo, BlobRange, BlobStore } from './types.ts';
 
 /** Chunk size of stored objects (the NATS object store default). */
 const CHUNK_SIZE = 128 * 1024;
@@ -17,9 +26,22 @@ const FLUSH_EVERY_BYTES = 4 * 1024 * 1024;
 /** Chunks read ahead when downloading (8 x 128 KiB). */
 const READ_AHEAD_CHUNKS = 8;
 
+/** The part of nats.js's DirectStreamAPI used here: a message by subject, with its sequence. */
+interface DirectGet {
+  getMessage(
+    stream: string,
+    query: { seq: number; next_by_subj: string } | { last_by_subj: string },
+  ): Promise<{ seq: number }>;
+}
+
+/** Objects whose first chunk's sequence is remembered (a few numbers each). */
+const FIRST_SEQS_KEPT = 1000;
+
 /** Blobs in the JetStream object store, one (prefixed) bucket per caller's bucket. */
 export class NatsBlobStore implements BlobStore {
   private readonly stores = new Map<string, Promise<ObjectStore>>();
+  /** Per object version (nuid) whose chunks are consecutive: the sequence of its first chunk. */
+  private readonly firstSeqs = new Map<string, number>();
 
   constructor(
     private readonly bus: NatsBus,
@@ -126,35 +148,63 @@ export class NatsBlobStore implements BlobStore {
     }
   }
 
-  async get(bucket: string, name: string): Promise<Readable | null> {
+  async get(bucket: string, name: string, range?: BlobRange): Promise<Readable | null> {
     this.assertOpen();
     const os = await this.wrap(() => this.existing(bucket), bucket);
     if (!os) return null;
     const found = await this.wrap(() => os.info(name), bucket);
     if (!found || found.deleted) return null;
     const info = found;
-    if (info.size === 0) return Readable.from([], { objectMode: false });
+    const start = range?.start ?? 0;
+    const end = Math.min(range?.end ?? info.size - 1, info.size - 1);
+    if (info.size === 0 || end < start) return Readable.from([], { objectMode: false });
+    const whole = start === 0 && end === info.size - 1;
+    // Every chunk but the last holds exactly max_chunk_size bytes (the object store's put
+    // drains its buffer in chunks of that size), so chunk `start / size` holds `start`.
+    const chunkSize = info.options?.max_chunk_size ?? CHUNK_SIZE;
+    const firstChunk = Math.floor(start / chunkSize);
+    const full = this.bus.ns.bucket(bucket);
+    const stream = `OBJ_${full}`;
+    const subject = `$O.${full}.C.${info.nuid}`;
+    const startSeq =
+      firstChunk === 0
+        ? undefined
+        : await this.wrap(() => this.chunkSeq(stream, subject, info, firstChunk), bucket);
     // Not os.get(): it pushes the whole object into a stream without backpressure. An
     // ordered pull consumer on the object's chunks asks for more only as the reader reads.
-    const full = this.bus.ns.bucket(bucket);
     const consumer = await this.wrap(
-      () => this.bus.js.consumers.get(`OBJ_${full}`, { filterSubjects: `$O.${full}.C.${info.nuid}` }),
+      () =>
+        this.bus.js.consumers.get(stream, {
+          filterSubjects: subject,
+          ...(startSeq === undefined
+            ? {}
+            : { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: startSeq }),
+        }),
       bucket,
     );
     async function* chunks(): AsyncGenerator<Uint8Array> {
       const messages = await consumer.consume({ max_messages: READ_AHEAD_CHUNKS });
-      const hash = createHash('sha256');
-      let size = 0;
+      const hash = whole ? createHash('sha256') : null;
+      let at = firstChunk * chunkSize;
+      let sent = 0;
       try {
         for await (const m of messages) {
           if (m.data.length > 0) {
-            hash.update(m.data);
-            size += m.data.length;
-            yield m.data;
+            hash?.update(m.data);
+            const from = Math.max(0, start - at);
+            const to = Math.min(m.data.length, end + 1 - at);
+            at += m.data.length;
+            if (to > from) {
+              sent += to - from;
+              yield from === 0 && to === m.data.length ? m.data : m.data.subarray(from, to);
+            }
           }
-          if (m.info.pending === 0) break;
+          if (at > end || m.info.pending === 0) break;
         }
-        if (size !== info.size || formatDigest(hash.digest()) !== info.digest) {
+        const corrupt = hash
+          ? sent !== info.size || formatDigest(hash.digest()) !== info.digest
+          : sent !== end - start + 1;
+        if (corrupt) {
           throw new ServiceError('internal', `Blob ${bucket}/${name} is corrupt (size or digest differ)`);
         }
       } finally {
@@ -163,6 +213,46 @@ export class NatsBlobStore implements BlobStore {
       }
     }
     return Readable.from(chunks(), { objectMode: false });
+  }
+
+  /**
+   * The stream sequence of chunk `index` of an object. Its chunks are published in order, so
+   * when nothing else was written between its first and its last (one put at a time in the
+   * bucket) they sit at consecutive sequences: two direct gets tell, and the answer is
+   * remembered per object (a nuid names one immutable version). When puts interleaved, a
+   * filtered consumer's pending count at a sequence says how many chunks lie at or after
+   * it; stepping forward by the chunks still missing never passes the one sought.
+   */
+  private async chunkSeq(stream: string, subject: string, info: ObjectInfo, index: number): Promise<number> {
+    const known = this.firstSeqs.get(info.nuid);
+    if (known !== undefined) return known + index;
+    const jsm = await this.bus.jsm();
+    // Object store streams allow direct gets (nats.js sets allow_direct on them); the
+    // manager's `direct` API is not in its exported interface (nats/lib/jetstream/jsm.d.ts).
+    const { direct } = jsm as JetStreamManager & { direct: DirectGet };
+    const first = (await direct.getMessage(stream, { seq: 1, next_by_subj: subject })).seq;
+    const last = (await direct.getMessage(stream, { last_by_subj: subject })).seq;
+    if (last - first === info.chunks - 1) {
+      if (this.firstSeqs.size >= FIRST_SEQS_KEPT) this.firstSeqs.delete(this.firstSeqs.keys().next().value!);
+      this.firstSeqs.set(info.nuid, first);
+      return first + index;
+    }
+    let seq = first + index;
+    for (;;) {
+      const probe = await jsm.consumers.add(stream, {
+        filter_subject: subject,
+        deliver_policy: DeliverPolicy.StartSequence,
+        opt_start_seq: seq,
+        ack_policy: AckPolicy.None,
+        mem_storage: true,
+        num_replicas: 1,
+        inactive_threshold: nanos(60_000),
+      });
+      await jsm.consumers.delete(stream, probe.name).catch(() => {});
+      const at = info.chunks - probe.num_pending;
+      if (at >= index) return seq;
+      seq += index - at;
+    }
   }
 
   async info(bucket: string, name: string): Promise<BlobInfo | null> {

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -287,6 +288,51 @@ if (unavailable) {
       // publishing fails until the consumer loop has recreated the stream from its definition
       await eventually(() => bus.publishDurable('gone.x', { n: 3 }), 20_000);
       await got.waitUntil((items) => items.includes(3), 20_000, 'a message after the stream was deleted');
+    });
+  });
+
+  describe('NatsBlobStore ranged reads', () => {
+    it('finds the chunk of an offset when two puts interleaved their chunks in the stream', async () => {
+      const prefix = uniquePrefix();
+      prefixes.add(prefix);
+      const bus = await NatsBus.connect({ url: NATS_URL, prefix, name: 'range-test' });
+      try {
+        const chunk = 128 * 1024;
+        const objects = [randomBytes(6 * chunk + 999), randomBytes(5 * chunk + 17)];
+        // The two sources take turns chunk by chunk, so their puts publish in turn.
+        let turn = 0;
+        const done = [false, false];
+        const sources = objects.map(async function* (data, who) {
+          for (let at = 0; at < data.length; at += chunk) {
+            while (turn % 2 !== who && !done[1 - who]) await new Promise((r) => setTimeout(r, 1));
+            yield data.subarray(at, at + chunk);
+            turn++;
+          }
+          done[who] = true;
+        });
+        await Promise.all(sources.map((src, i) => bus.blobs.put('audio', `take-${i}.ogg`, src)));
+        const jsm = await bus.jsm();
+        const stream = `OBJ_${new BusNamespace(prefix).bucket('audio')}`;
+        const info = await jsm.streams.info(stream, { subjects_filter: '>' });
+        expect(info.state.last_seq - info.state.first_seq + 1).toBe(2 + 7 + 6);
+        for (const [i, data] of objects.entries()) {
+          for (const start of [chunk * 3 + 5, data.length - chunk - 10, data.length - 3]) {
+            const got = Buffer.concat(
+              await (await bus.blobs.get('audio', `take-${i}.ogg`, { start, end: start + 1000 }))!.toArray(),
+            );
+            expect(got.equals(data.subarray(start, start + 1001)), `take ${i} from ${start}`).toBe(true);
+          }
+        }
+        // Interleaved indeed: some object's chunks do not sit at consecutive sequences.
+        const seqsOf = new Map<string, number[]>();
+        for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
+          const m = await jsm.streams.getMessage(stream, { seq });
+          if (m.subject.includes('.C.')) seqsOf.set(m.subject, [...(seqsOf.get(m.subject) ?? []), seq]);
+        }
+        expect([...seqsOf.values()].some((seqs) => seqs.at(-1)! - seqs[0]! + 1 > seqs.length)).toBe(true);
+      } finally {
+        await bus.close();
+      }
     });
   });
 

@@ -179,6 +179,11 @@ export class NatsBus extends BaseBus<Msg, Uint8Array> {
     return transportError(err, what);
   }
 
+  /** The server's max_payload (nats-server's default 1 MiB until the connection has its INFO). */
+  get maxPayloadBytes(): number {
+    return this.nc.info?.max_payload ?? 1024 * 1024;
+  }
+
   /** Created on first use, so a bus whose server has no JetStream still does request/reply. */
   jsm(): Promise<JetStreamManager> {
     this.jsmPromise ??= this.nc.jetstreamManager({ timeout: JS_TIMEOUT_MS }).catch((err: unknown) => {

@@ -54,6 +54,12 @@ export interface Bus {
   /** Large objects, written and read as streams of chunks. */
   readonly blobs: BlobStore;
 
+  /**
+   * The largest message the transport carries, in bytes (NATS: the server's max_payload;
+   * the in-process bus refuses above the same default). Headers and envelope count too.
+   */
+  readonly maxPayloadBytes: number;
+
   /** Connection status changes (NATS: disconnect/reconnect); memory bus emits nothing. */
   onStatus(listener: (status: BusStatus) => void): () => void;
 
@@ -163,6 +169,12 @@ export interface BlobInfo {
   createdAt: string;
 }
 
+/** Bytes `start..end` of an object, both inclusive (as in an HTTP Range). */
+export interface BlobRange {
+  start: number;
+  end: number;
+}
+
 export interface BlobStore {
   /** Streams `source` into `bucket/name`; never holds the whole object in memory. */
   put(
@@ -171,8 +183,13 @@ export interface BlobStore {
     source: Readable | AsyncIterable<Uint8Array>,
     opts?: { contentType?: string },
   ): Promise<BlobInfo>;
-  /** A readable stream of the content, or null when there is no such object. */
-  get(bucket: string, name: string): Promise<Readable | null>;
+  /**
+   * A readable stream of the content, or null when there is no such object. With `range`,
+   * bytes `start..end` (inclusive, `end` clamped to the size) and nothing else is read: the
+   * file store seeks, the object store starts at the chunk holding `start`. A whole read is
+   * checked against the object's digest; a ranged one against the length it should have.
+   */
+  get(bucket: string, name: string, range?: BlobRange): Promise<Readable | null>;
   info(bucket: string, name: string): Promise<BlobInfo | null>;
   delete(bucket: string, name: string): Promise<boolean>;
   /**

@@ -15,6 +15,7 @@ import {
   listen,
   PAYLOAD_BLOB_MAX_AGE_MS,
   PAYLOAD_BUCKET,
+  PAYLOAD_HEADROOM_BYTES,
   PAYLOAD_INLINE_BYTES,
   serve,
 } from './rpc.ts';
@@ -137,6 +138,22 @@ function describeRpc(label: string, makeBus: MakeBus, natsStream?: (prefix: stri
       const text = 'a'.repeat(PAYLOAD_INLINE_BYTES - 100);
       expect((await call(client, echoRpc, { owner_id: 'u1', text })).text).toBe(text);
       expect(puts.flat()).toEqual([]);
+    });
+
+    it("sends a payload up to the bus's largest message less the headroom inside the message too", async () => {
+      const prefix = uniquePrefix();
+      const server = await newBus(prefix);
+      const client = await newBus(prefix);
+      const puts = [...[server, client].map(recordPuts)];
+      await served(server, echoRpc, (req) => ({ text: req.text, length: req.text.length }));
+      const limit = Math.max(PAYLOAD_INLINE_BYTES, client.maxPayloadBytes - PAYLOAD_HEADROOM_BYTES);
+      const text = 'a'.repeat(limit - 100);
+      expect((await call(client, echoRpc, { owner_id: 'u1', text })).text).toBe(text);
+      expect(puts.flat()).toEqual([]);
+      // One more than that goes through the blob store, both ways.
+      const over = 'b'.repeat(limit + 1);
+      expect((await call(client, echoRpc, { owner_id: 'u1', text: over })).text).toBe(over);
+      expect(puts.flat()).toHaveLength(2);
     });
 
     it('validates a large request after reading it: a wrong shape is bad_request and its blob is gone', async () => {

@@ -42,11 +42,16 @@ export function assertValid<S extends TSchema>(
 /** Blob bucket of the requests and replies too large for one bus message. */
 export const PAYLOAD_BUCKET = 'bus-payloads';
 /**
- * Largest request or reply (bytes of JSON) sent inside the message; anything larger goes
- * through PAYLOAD_BUCKET. Well below NATS's default max_payload (1 MiB), which also has to
- * hold headers and the reply envelope.
+ * Largest request or reply (bytes of JSON) always sent inside the message. A larger one is
+ * sent inside too when it fits the bus's largest message less PAYLOAD_HEADROOM_BYTES (the
+ * headers and the reply envelope): up to 960 KiB on nats-server's default max_payload of
+ * 1 MiB, up to about 8 MB on the cluster's (k8s/base/nats.yaml). Only what is larger still
+ * goes through PAYLOAD_BUCKET: a blob written and read back costs a 500,000-character
+ * session several times the message (see the kit README).
  */
 export const PAYLOAD_INLINE_BYTES = 256 * 1024;
+/** Room left in a message for its headers (trace context, reply subject) and the reply envelope. */
+export const PAYLOAD_HEADROOM_BYTES = 64 * 1024;
 /**
  * Largest request or reply at all. The product's largest payload is a transcript of 500,000
  * characters (1.5 MB of UTF-8) or a page of a list; this only stops a runaway value from
@@ -103,10 +108,11 @@ async function pack(bus: Bus, value: unknown, what: string): Promise<EncodedJson
     throw new ServiceError('internal', `${what} is not JSON-serialisable: ${(err as Error).message}`);
   }
   if (text === undefined) return undefined;
+  const inline = Math.max(PAYLOAD_INLINE_BYTES, bus.maxPayloadBytes - PAYLOAD_HEADROOM_BYTES);
   // UTF-8 takes at most 3 bytes per UTF-16 unit: most payloads are known small without encoding them.
-  if (text.length * 3 <= PAYLOAD_INLINE_BYTES) return new EncodedJson(text);
+  if (text.length * 3 <= inline) return new EncodedJson(text);
   const bytes = Buffer.from(text, 'utf8');
-  if (bytes.length <= PAYLOAD_INLINE_BYTES) return new EncodedJson(text);
+  if (bytes.length <= inline) return new EncodedJson(text);
   if (bytes.length > PAYLOAD_MAX_BYTES) throw new ServiceError('payload_too_large', `${what} is too large`);
   await payloadBucket(bus);
   const name = randomUUID();
@@ -143,8 +149,8 @@ async function unpack(bus: Bus, payload: unknown, what: string): Promise<unknown
 
 /**
  * Calls an Rpc over the bus; errors arrive as ServiceError (see Bus.request). A request or
- * reply of any size (up to PAYLOAD_MAX_BYTES) travels: one larger than PAYLOAD_INLINE_BYTES
- * goes through the blob store, which the receiving side reads and empties here and in `serve`.
+ * reply of any size (up to PAYLOAD_MAX_BYTES) travels: one larger than the bus's largest
+ * message less PAYLOAD_HEADROOM_BYTES (and than PAYLOAD_INLINE_BYTES) goes through the blob store, which the receiving side reads and empties here and in `serve`.
  */
 export async function call<R extends Rpc>(
   bus: Bus,

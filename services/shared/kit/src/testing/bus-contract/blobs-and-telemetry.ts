@@ -58,6 +58,31 @@ export function blobsAndTelemetryContract({ newBus, gate }: Harness): void {
       expect(await bus.blobs.delete('audio', 'session-1/track.ogg')).toBe(false);
     });
 
+    it('reads a byte range from an offset: within a chunk, across chunk boundaries, near the end, clamped to the size', async () => {
+      const bus = await newBus();
+      const data = randomBytes(1024 * 1024 + 4321);
+      await bus.blobs.put(
+        'audio',
+        'long.ogg',
+        Readable.from([data.subarray(0, 300_000), data.subarray(300_000)]),
+      );
+      const read = async (start: number, end: number) =>
+        Buffer.concat(await (await bus.blobs.get('audio', 'long.ogg', { start, end }))!.toArray());
+      for (const [start, end] of [
+        [0, 999],
+        [1000, 1999],
+        [131_000, 400_000],
+        [data.length - 70_000, data.length - 1],
+        [data.length - 1, data.length - 1],
+        [data.length - 5, data.length + 100],
+      ]) {
+        const want = data.subarray(start, Math.min(end!, data.length - 1) + 1);
+        expect((await read(start!, end!)).equals(want), `bytes ${start}-${end}`).toBe(true);
+      }
+      expect((await read(data.length, data.length + 10)).length).toBe(0);
+      expect(await bus.blobs.get('audio', 'missing.ogg', { start: 0, end: 10 })).toBeNull();
+    });
+
     it('takes a Node Readable, replaces an object on a second put, and answers null for missing objects', async () => {
       const bus = await newBus();
       await bus.blobs.put('docs', 'a.txt', Readable.from([Buffer.from('first version')]));
