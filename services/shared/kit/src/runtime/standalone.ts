@@ -129,7 +129,12 @@ export async function runStandalone<C extends TObject>(def: ServiceDefinition<C>
   } catch (err) {
     // Stopped while starting: the shutdown handler exits.
     if (starting.signal.aborted) return;
-    throw err;
+    // Through the logger, not Node's report of an uncaught error: the line is JSON like every
+    // other, and a connection string in the error or its cause loses its password on the way.
+    log.fatal({ err }, `${def.name} could not start: ${(err as Error).message}`);
+    await platform?.close().catch(() => {});
+    await stopTelemetry();
+    process.exit(1);
   }
   if (!starting.signal.aborted) ops.phase = 'serving';
 }
