@@ -200,12 +200,16 @@ describe.runIf(testMode === 'embedded')('the chart as a release: secrets, migrat
         'wait',
       );
 
-    // The URLs in an existing Secret: the Job reads it too.
+    // The URLs in an existing Secret: the Job reads DATABASE_URL from it, and no other key.
     const existing = render(['-f', path.join(chart, 'ci/existing-secret-values.yaml')]);
-    for (const job of existing.filter((o) => o.kind === 'Job'))
-      expect(job.spec!.template!.spec.containers[0]!.envFrom).toEqual([
-        { secretRef: { name: 'chronicler-prod' } },
-      ]);
+    for (const job of existing.filter((o) => o.kind === 'Job')) {
+      const c = job.spec!.template!.spec.containers[0]!;
+      expect(c.envFrom).toBeUndefined();
+      expect(envOf(c).get('DATABASE_URL')?.valueFrom?.secretKeyRef).toEqual({
+        name: 'chronicler-prod',
+        key: 'DATABASE_URL',
+      });
+    }
 
     // Without the Job, each pod migrates at start as before.
     const off = render(['--set', 'migrations.job.enabled=false']);
@@ -237,11 +241,24 @@ describe.runIf(testMode === 'embedded')('the chart as a release: secrets, migrat
       }
     ).egress;
 
-  it('lets the voice bot reach Discord voice over UDP on any port and HTTPS, and no other service UDP beyond DNS', () => {
-    const objects = render(['--set', 'networkPolicy.enabled=true']);
+  it('lets the voice bot reach Discord voice over UDP on any port and HTTPS where the operator allows it, and no other service UDP beyond DNS', () => {
+    // By default neither is open: no port to every address unless the values say so.
+    const closed = egressOf(render(['--set', 'networkPolicy.enabled=true']), 'voice-bot');
+    expect(closed.some((r) => r.ports?.some((p) => p.protocol === 'UDP' && p.port === undefined))).toBe(
+      false,
+    );
+    expect(closed.some((r) => r.ports?.some((p) => p.port === 443))).toBe(false);
+    const objects = render([
+      '--set',
+      'networkPolicy.enabled=true',
+      '--set',
+      'networkPolicy.voiceUdpTo[0].ipBlock.cidr=0.0.0.0/0',
+      '--set',
+      'networkPolicy.httpsTo[0].ipBlock.cidr=0.0.0.0/0',
+    ]);
     const bot = egressOf(objects, 'voice-bot');
     const udp = bot.filter((r) => r.ports?.some((p) => p.protocol === 'UDP' && p.port === undefined));
-    expect(udp).toEqual([{ ports: [{ protocol: 'UDP' }] }]);
+    expect(udp).toEqual([{ ports: [{ protocol: 'UDP' }], to: [{ ipBlock: { cidr: '0.0.0.0/0' } }] }]);
     expect(bot.some((r) => r.ports?.some((p) => p.port === 443 && p.protocol === 'TCP'))).toBe(true);
     for (const np of objects.filter((o) => o.kind === 'NetworkPolicy' && component(o) !== 'voice-bot')) {
       const rules = egressOf(objects, component(np)!);

@@ -109,6 +109,12 @@ a message naming the value.
 {{- $msgs = append $msgs (printf "%s.url is empty: set it, or give existingSecret with its variable" $key) }}
 {{- end }}
 {{- end }}
+{{- $needs := include "chronicler.needs" . | fromJson }}
+{{- range $name, $_ := .Values.services }}
+{{- if not (hasKey $needs $name) }}
+{{- $msgs = append $msgs (printf "services.%s has no declaration in the chart's needs.json (what it needs: bus, schema, redis, disk, secrets, egress)" $name) }}
+{{- end }}
+{{- end }}
 {{- $bot := index .Values.services "voice-bot" | default dict }}
 {{- if and $bot.enabled $bot.shardCount (lt (int $bot.shardCount) (int $bot.replicas)) }}
 {{- $msgs = append $msgs (printf "services.voice-bot.shardCount (%v) must be at least services.voice-bot.replicas (%v): every pod runs one shard or more" $bot.shardCount $bot.replicas) }}
@@ -141,9 +147,53 @@ generated one, which would differ at every render without a cluster and restart 
 {{- print (include (print .Template.BasePath "/configmap.yaml") .) (toJson $given) .Values.existingSecret | sha256sum }}
 {{- end }}
 
-{{/* The services with committed migrations (services/<name>/migrations): each gets a migration Job. */}}
+{{/*
+What each service needs (needs.json, the one declaration; the code reads a byte-identical copy,
+services/shared/contracts/src/service-needs.json): bus, schema, redis, disk, secrets, egress.
+*/}}
+{{- define "chronicler.needs" -}}
+{{- .Files.Get "needs.json" }}
+{{- end }}
+
+{{/* The declaration of one service. Call with (list $ name). */}}
+{{- define "chronicler.serviceNeeds" -}}
+{{- $root := index . 0 }}
+{{- $name := index . 1 }}
+{{- toJson (index (include "chronicler.needs" $root | fromJson) $name) }}
+{{- end }}
+
+{{/*
+The services that own a schema (needs.json `schema`): each gets a migration Job, with its own
+hook weight (its place in this list, by name). No schema reads another's tables today; one that
+comes to depend on another gets a later place here.
+*/}}
 {{- define "chronicler.migratedServices" -}}
-{{- toJson (list "admin-stats" "auth" "chat" "group" "planning" "summary" "transcript") }}
+{{- $owners := list }}
+{{- range $name, $need := include "chronicler.needs" . | fromJson }}
+{{- if $need.schema }}{{- $owners = append $owners $name }}{{- end }}
+{{- end }}
+{{- toJson $owners }}
+{{- end }}
+
+{{/*
+A pod's secret keys, each from its Secret by name: only those its declaration lists (planning
+never sees the Discord bot token). Call with (list $ name).
+*/}}
+{{- define "chronicler.secretEnv" -}}
+{{- $root := index . 0 }}
+{{- $needs := include "chronicler.serviceNeeds" . | fromJson }}
+{{- range $key := $needs.secrets }}
+- name: {{ $key }}
+  valueFrom:
+    secretKeyRef:
+      {{- if and (eq $key "AUTH_JWT_SECRET") (include "chronicler.generatedJwtSecret" $root) }}
+      name: {{ include "chronicler.jwtSecretName" $root }}
+      {{- else }}
+      name: {{ include "chronicler.secretName" $root }}
+      optional: true
+      {{- end }}
+      key: {{ $key }}
+{{- end }}
 {{- end }}
 
 {{/* The pod's database variables: its password from passwordSecret, then DATABASE_URL. Call with $. */}}
@@ -158,5 +208,31 @@ generated one, which would differ at every render without a cluster and restart 
 {{- if .Values.postgresql.url }}
 - name: DATABASE_URL
   value: {{ .Values.postgresql.url | quote }}
+{{- else }}
+- name: DATABASE_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ .Values.existingSecret }}
+      key: DATABASE_URL
+{{- end }}
+{{- end }}
+
+{{/*
+One egress rule: TCP (and UDP with `udp`) on `ports` to the peers `to`; nothing at all when
+`to` is empty, so no rule opens a port to every address by default.
+*/}}
+{{- define "chronicler.egressRule" -}}
+{{- if and .to .ports }}
+- ports:
+    {{- range .ports }}
+    {{- if $.udp }}
+    - port: {{ . }}
+      protocol: UDP
+    {{- end }}
+    - port: {{ . }}
+      protocol: TCP
+    {{- end }}
+  to:
+    {{- toYaml .to | nindent 4 }}
 {{- end }}
 {{- end }}

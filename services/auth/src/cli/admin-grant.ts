@@ -11,7 +11,7 @@
 // The change holds from the gateways' next session check (SESSION_CACHE_TTL_MS, 30 s by
 // default), and at the user's next sign-in at the latest.
 import { setAdminRpc, type RpcResponse } from '@chronicler/contracts';
-import { call, createBus, loadConfig, openDatabase, ServiceError } from '@chronicler/kit';
+import { call, createBus, loadConfig, openDatabase, redactUrl, ServiceError } from '@chronicler/kit';
 import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,11 +48,11 @@ export async function adminGrant(argv: string[], env: NodeJS.ProcessEnv, io: Cli
   } catch (err) {
     if (ServiceError.is(err) && err.code === 'unavailable') {
       io.err(
-        `No auth service answers on ${env.NATS_URL} (BUS_PREFIX=${env.BUS_PREFIX || 'chronicler'}). ` +
+        `No auth service answers on ${redactUrl(env.NATS_URL ?? '')} (BUS_PREFIX=${env.BUS_PREFIX || 'chronicler'}). ` +
           'Is the cluster running, and is this its NATS_URL and BUS_PREFIX?',
       );
     } else {
-      io.err(`admin:grant failed: ${(err as Error).message}`);
+      io.err(`admin:grant failed: ${redactUrl((err as Error).message)}`);
     }
     return 1;
   }

@@ -92,6 +92,27 @@ describe('createLogger', () => {
     expect(redactUrl('/x?token')).toBe('/x?token=[REDACTED]');
   });
 
+  it('redactUrl and every log line drop the user info of URLs, wherever they are', () => {
+    expect(redactUrl('nats://tok3n@nats:4222')).toBe('nats://[REDACTED]@nats:4222');
+    expect(redactUrl('nats://a:p1@n1:4222, nats://b:p2@n2:4222')).toBe(
+      'nats://[REDACTED]@n1:4222, nats://[REDACTED]@n2:4222',
+    );
+    expect(redactUrl('postgres://chronicler:pw@db:5432/chronicler?sslmode=require&password=x')).toBe(
+      'postgres://[REDACTED]@db:5432/chronicler?sslmode=require&password=[REDACTED]',
+    );
+    expect(redactUrl('redis://:pw@redis:6379/0')).toBe('redis://[REDACTED]@redis:6379/0');
+    expect(redactUrl('https://api.example/v1')).toBe('https://api.example/v1');
+    const out = capture();
+    const log = createLogger('x', { destination: out.stream });
+    log.error(
+      { err: new Error('Cannot connect to postgres://u:hunter2@db:5432/x') },
+      'at redis://:hunter3@r:6379',
+    );
+    const text = JSON.stringify(out.lines());
+    expect(text).not.toMatch(/hunter/);
+    expect(text).toContain('postgres://[REDACTED]@db:5432/x');
+  });
+
   it('names no service on the embedded root logger, so children name theirs once', () => {
     const out = capture();
     createLogger(null, { destination: out.stream }).child({ service: 'auth' }).warn('x');

@@ -45,10 +45,23 @@ const REDACT_PATHS = [
 ];
 
 /**
- * The URL with the values of credential-carrying query parameters replaced by [REDACTED];
- * the path and every other parameter are kept as they were, so the line stays useful.
+ * The user info of every absolute URL in `text` (`nats://user:pass@host`, `postgres://u:p@h`,
+ * `redis://:pass@h`, a provider's `https://key@host`), replaced by [REDACTED]; anything else
+ * is kept. Works on a single URL, a comma-separated server list and free text alike.
+ */
+export function redactUserInfo(text: string): string {
+  return text.includes('://') ? text.replace(USER_INFO, `$1${REDACTED}@`) : text;
+}
+// scheme://userinfo@ — userinfo may hold no '/', '?', '#', '@', whitespace or quote (RFC 3986).
+const USER_INFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>\\]+@/gi;
+
+/**
+ * The URL with its user info (user and password) and the values of credential-carrying query
+ * parameters replaced by [REDACTED]; the host, the path and every other parameter are kept as
+ * they were, so the line stays useful. Use it on every URL that reaches a log or an error.
  */
 export function redactUrl(url: string): string {
+  url = redactUserInfo(url);
   const q = url.indexOf('?');
   if (q < 0) return url;
   const hash = url.indexOf('#', q);
@@ -110,8 +123,9 @@ const serializeUrl = (url: unknown): unknown => (typeof url === 'string' ? redac
  * child loggers (`log.child({ reqId })`, `log.child({ msgId })`). The embedded runner
  * passes `null` and names each service in a child, so no line carries `service` twice.
  *
- * Secrets never reach the output: credential headers and fields are redacted, and the
- * `req` and `url` serializers blank credential query parameters.
+ * Secrets never reach the output: credential headers and fields are redacted, the `req` and
+ * `url` serializers blank credential query parameters, and the user info of any URL anywhere
+ * in a line (a message, an error's text or cause) is blanked as the line is written.
  */
 export function createLogger(
   service: string | null,
@@ -130,6 +144,9 @@ export function createLogger(
     },
     serializers: { req: serializeRequest, url: serializeUrl },
     redact: { paths: REDACT_PATHS, censor: REDACTED },
+    // The last gate: whatever put a `scheme://user:password@` into a line (a library's error,
+    // a message built from a connection string), the password does not reach the output.
+    hooks: { streamWrite: redactUserInfo },
   };
   return opts.destination ? pino(options, opts.destination) : pino(options);
 }

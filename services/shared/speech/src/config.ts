@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { redactUrl } from '@chronicler/kit';
 
 const url = (description: string) => Type.String({ pattern: '^[a-z][a-z0-9+.-]*://', description });
 
@@ -113,7 +114,7 @@ export function speechConfigProblems(config: Partial<SpeechConfig>): { variable:
 export function describeSpeech(config: Partial<SpeechConfig>): string {
   const name = speechProviderName(config);
   if (name === 'openai') {
-    return `speech-to-text: openai-compatible server ${config.TRANSCRIPTION_BASE_URL} (model ${config.TRANSCRIPTION_MODEL ?? 'whisper-1'}) transcribes uploads and the bot`;
+    return `speech-to-text: openai-compatible server ${redactUrl(config.TRANSCRIPTION_BASE_URL ?? '')} (model ${config.TRANSCRIPTION_MODEL ?? 'whisper-1'}) transcribes uploads and the bot`;
   }
   if (name) return `speech-to-text: ${name} transcribes uploads and the bot`;
   return 'speech-to-text is off: audio uploads and browser recordings are kept untranscribed and the bot records without transcribing; set TRANSCRIPTION_BASE_URL (any OpenAI-compatible server, e.g. a local Whisper), DEEPGRAM_API_KEY or ASSEMBLYAI_API_KEY to turn it on';

@@ -4,7 +4,7 @@
 // cluster) it publishes onto the bus (BUS_PREFIX) exactly as the voice bot's pipeline does;
 // otherwise it goes through the gateway's /api/live-ingest at --url with the embedded
 // system's machine key (read from --data-dir, default ./data) or --token (an admin's).
-import { createBus, createLogger } from '@chronicler/kit';
+import { createBus, createLogger, redactUrl } from '@chronicler/kit';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { readCrd3Turns, replaySession } from './replay.ts';
@@ -89,11 +89,13 @@ async function main(): Promise<void> {
       logger: createLogger(null, { level: 'warn' }),
     });
     sink = busSink(bus, { closeBus: true });
-    say(`replaying onto NATS ${process.env.NATS_URL} (prefix ${process.env.BUS_PREFIX ?? 'chronicler'})`);
+    say(
+      `replaying onto NATS ${redactUrl(process.env.NATS_URL ?? '')} (prefix ${process.env.BUS_PREFIX ?? 'chronicler'})`,
+    );
   } else {
     const credential = values.token ?? (await readMachineKey(path.resolve(values['data-dir'])));
     sink = httpSink(values.url, credential);
-    say(`replaying through ${values.url}/api/live-ingest`);
+    say(`replaying through ${redactUrl(values.url)}/api/live-ingest`);
   }
 
   const stop = new AbortController();

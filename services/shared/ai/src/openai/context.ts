@@ -1,4 +1,5 @@
 import type OpenAI from 'openai';
+import { redactUrl } from '@chronicler/kit';
 
 /**
  * How many tokens one request to the configured model may hold, and where that number came
@@ -40,7 +41,7 @@ export async function discoverContext(
   if (ollama) return ollama;
   return {
     tokens: FALLBACK_CONTEXT_TOKENS,
-    source: `a safe default (${client.baseURL} reported no context for ${model})`,
+    source: `a safe default (${redactUrl(client.baseURL)} reported no context for ${model})`,
     advice: 'Set OPENAI_CONTEXT_TOKENS to the context the server runs the model with.',
   };
 }

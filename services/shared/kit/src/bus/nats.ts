@@ -14,7 +14,7 @@ import {
   type StreamInfo,
 } from 'nats';
 import { ServiceError } from '../errors.ts';
-import type { Logger } from '../logger.ts';
+import { redactUrl, type Logger } from '../logger.ts';
 import { busMessagesPublished } from '../ops/metrics.ts';
 import { BaseBus, type StreamConfigRecord } from './base.ts';
 import { decodePayload, encodePayload, fromBytes, toBytes } from './codec.ts';
@@ -107,7 +107,9 @@ export class NatsBus extends BaseBus<Msg, Uint8Array> {
       });
       return new NatsBus(nc, opts);
     } catch (err) {
-      throw new Error(`Cannot connect to NATS at ${opts.url}: ${errorMessage(err)}`, { cause: err });
+      throw new Error(`Cannot connect to NATS at ${redactUrl(opts.url)}: ${redactUrl(errorMessage(err))}`, {
+        cause: err,
+      });
     }
   }
 

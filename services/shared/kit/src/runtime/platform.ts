@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import path from 'node:path';
 import { createBus } from '../bus/index.ts';
+import type { ServiceNeeds } from '@chronicler/contracts';
 import type { Bus } from '../bus/types.ts';
 import { Env, loadConfig } from '../config.ts';
 import { createCoordination } from '../coord/index.ts';
@@ -53,10 +54,35 @@ export function loadPlatformConfig(env: NodeJS.ProcessEnv = process.env): Platfo
   return loadConfig(PlatformConfigSchema, env);
 }
 
+/**
+ * A service that owns no schema (the gateway, the voice bot) gets no database in cluster mode:
+ * no DATABASE_URL, no pool, no readiness on PostgreSQL. A query through this handle is a bug
+ * of the declaration (charts/chronicler/needs.json), and says so.
+ */
+function noDatabase(name: string): DatabaseHandle {
+  const refuse = (): never => {
+    throw new Error(`${name} owns no database schema (charts/chronicler/needs.json): it has no database`);
+  };
+  return {
+    kind: 'postgres',
+    query: async () => refuse(),
+    transaction: async () => refuse(),
+    ping: async () => false,
+    close: async () => {},
+  };
+}
+
+/**
+ * Opens what the process connects to. With `needs` (a service's own declaration, cluster
+ * mode), a service without a schema opens no database, and /readyz checks only what the
+ * service needs: a PostgreSQL outage leaves the gateway and the live path in their Services.
+ */
 export async function openPlatform(
   cfg: PlatformConfig,
-  opts: { name: string; logger: Logger },
+  opts: { name: string; logger: Logger; needs?: ServiceNeeds },
 ): Promise<Platform> {
+  const needs = opts.needs;
+  const withDatabase = !needs || needs.schema;
   const dataDir = path.resolve(cfg.DATA_DIR);
   const bus = await createBus({
     natsUrl: cfg.NATS_URL,
@@ -69,11 +95,13 @@ export async function openPlatform(
   let db: DatabaseHandle | undefined;
   let coord: Coordination | undefined;
   try {
-    db = await openDatabase({
-      url: cfg.DATABASE_URL,
-      dataDir: path.join(dataDir, 'pglite'),
-      logger: opts.logger.child({ component: 'db' }),
-    });
+    db = withDatabase
+      ? await openDatabase({
+          url: cfg.DATABASE_URL,
+          dataDir: path.join(dataDir, 'pglite'),
+          logger: opts.logger.child({ component: 'db' }),
+        })
+      : noDatabase(opts.name);
     coord = await createCoordination({
       redisUrl: cfg.REDIS_URL,
       prefix: cfg.BUS_PREFIX,
@@ -95,9 +123,9 @@ export async function openPlatform(
     redisUrl: cfg.REDIS_URL ?? null,
     prefix: cfg.BUS_PREFIX,
     readiness: [
-      { name: 'bus', check: () => bus.isConnected() },
-      { name: 'database', check: () => database.ping() },
-      { name: 'redis', check: () => coordination.ping() },
+      ...(!needs || needs.bus ? [{ name: 'bus', check: () => bus.isConnected() }] : []),
+      ...(withDatabase ? [{ name: 'database', check: () => database.ping() }] : []),
+      ...(!needs || needs.redis ? [{ name: 'redis', check: () => coordination.ping() }] : []),
     ],
     async close() {
       await bus.close();

@@ -1,3 +1,4 @@
+import { SERVICE_NEEDS } from '@chronicler/contracts';
 import { Type, type TObject } from '@sinclair/typebox';
 import { ConfigError, Env, loadConfig, LogConfigSchema, logLevelOf } from '../config.ts';
 import { createLogger, type Logger } from '../logger.ts';
@@ -33,13 +34,13 @@ export const ReleaseConfigSchema = Type.Object({
 });
 
 /**
- * A service as its own process (cluster mode). Replicas share state, so the bus, the
- * database and Redis are required here, unlike in the embedded runner.
+ * A service as its own process (cluster mode). Replicas share state, so the bus and Redis are
+ * required here, unlike in the embedded runner, and DATABASE_URL where the service owns a
+ * schema (its declaration, charts/chronicler/needs.json); a service without one ignores it.
  */
 const StandaloneConfigSchema = Type.Object({
   ...PlatformConfigSchema.properties,
   NATS_URL: Env.url(),
-  DATABASE_URL: Env.url(),
   REDIS_URL: Env.url(),
   ...OpsConfigSchema.properties,
   ...LogConfigSchema.properties,
@@ -76,6 +77,11 @@ export async function runStandalone<C extends TObject>(def: ServiceDefinition<C>
   let serviceConfig;
   try {
     cfg = loadConfig(StandaloneConfigSchema);
+    if (SERVICE_NEEDS[def.name].schema && !cfg.DATABASE_URL) {
+      throw new ConfigError([
+        { variable: 'DATABASE_URL', message: `is required: ${def.name} owns a schema` },
+      ]);
+    }
     serviceConfig = loadServiceConfig(def);
   } catch (err) {
     exitOnConfigError(err, log);
@@ -121,7 +127,7 @@ export async function runStandalone<C extends TObject>(def: ServiceDefinition<C>
     signal: starting.signal,
   };
   try {
-    platform = await openPlatform(cfg, { name: def.name, logger: log });
+    platform = await openPlatform(cfg, { name: def.name, logger: log, needs: SERVICE_NEEDS[def.name] });
     checks.push(...platform.readiness);
     service = await startService(def, platform, {
       logger: log,
@@ -131,7 +137,12 @@ export async function runStandalone<C extends TObject>(def: ServiceDefinition<C>
   } catch (err) {
     // Stopped while starting: the shutdown handler exits.
     if (starting.signal.aborted) return;
-    throw err;
+    // Through the logger, not Node's report of an uncaught error: the line is JSON like every
+    // other, and a connection string in the error or its cause loses its password on the way.
+    log.fatal({ err }, `${def.name} could not start: ${(err as Error).message}`);
+    await platform?.close().catch(() => {});
+    await stopTelemetry();
+    process.exit(1);
   }
   if (!starting.signal.aborted) ops.phase = 'serving';
   // What nothing caught is logged and counted; a voice failure restarts the voice bot in this
