@@ -22,6 +22,7 @@ import {
   type RunningService,
   type ServiceDefinition,
 } from '@chronicler/kit';
+import liveFanout from '@chronicler/live-fanout';
 import planning from '@chronicler/planning';
 import summary from '@chronicler/summary';
 import transcript from '@chronicler/transcript';
@@ -36,6 +37,7 @@ export const SERVICES: ServiceDefinition<TObject>[] = [
   chat,
   planning,
   summary,
+  liveFanout,
   adminStats,
   voiceBot,
   gateway,
@@ -45,13 +47,13 @@ export interface EmbeddedSystem {
   readonly platform: Platform;
   readonly port: number;
   readonly url: string;
-  /** The one ops listener of the process (/healthz, /readyz, /metrics for all nine services). */
+  /** The one ops listener of the process (/healthz, /readyz, /metrics for all ten services). */
   readonly opsPort: number;
   stop(): Promise<void>;
 }
 
 /**
- * Runs all nine services in one process on one platform (by default PGlite in DATA_DIR,
+ * Runs all ten services in one process on one platform (by default PGlite in DATA_DIR,
  * the in-process bus, memory locks), with one ops listener for the process. Configuration
  * comes from `env`; every invalid variable of every service is reported at once.
  */

@@ -1,30 +1,29 @@
 import {
-  FANOUT_ALL,
   FanoutDeliverySchema,
-  interimDelivery,
-  LIVE_INTERIM_ALL,
-  LiveUtteranceSchema,
   LiveJoinSchema,
   LiveSocketEvents,
-  SOCKET_EDGE_QUEUE,
   liveContent,
   liveJoinRpc,
   liveRoom,
+  liveSubject,
+  liveWindowRpc,
   sessionRevokedEvent,
   type AuthUser,
-  type BusEvent,
   type FanoutDelivery,
+  type LiveLine,
   type JoinedTranscription,
   type LiveTranscriptionEvent,
   type SessionEndEvent,
 } from '@chronicler/contracts';
 import {
+  assertValid,
   call,
   listen,
   liveEvents,
   liveSockets,
   liveUtteranceLatencySeconds,
   ServiceError,
+  type Subscription,
 } from '@chronicler/kit';
 import { createAdapter } from '@socket.io/redis-adapter';
 import { Value } from '@sinclair/typebox/value';
@@ -45,16 +44,6 @@ const LIVE_SOCKET_PATH = '/socket.io';
 /** Joins one socket may send per window: each costs a read of the stored lines. */
 const JOIN_BURST = 20;
 const JOIN_WINDOW_MS = 10_000;
-
-/** What the socket edge hears: the transcript service's deliveries and the pipeline's interims. */
-const fanoutEvent: BusEvent<typeof FanoutDeliverySchema> = {
-  subject: FANOUT_ALL,
-  payload: FanoutDeliverySchema,
-};
-const interimEvent: BusEvent<typeof LiveUtteranceSchema> = {
-  subject: LIVE_INTERIM_ALL,
-  payload: LiveUtteranceSchema,
-};
 
 /**
  * Speech to viewer: from the moment the speaker finished the utterance (the session's start
@@ -83,12 +72,13 @@ interface SocketData {
  * The handshake is refused for a foreign Origin before anything else, then authenticated
  * with the token of the auth payload (or header, cookie: checkHandshake). A socket
  * joins a transcript's room only after the owner check (the first read) succeeded; the join answers with the stored lines the
- * client is missing (`last_seq`), so a reconnect or a restarted fan-out loses nothing.
- * Stored lines and session ends come from the transcript service on `fanout.<tid>`, as it
- * stores them; interims straight from the pipeline on `live.<tid>.interim`. One gateway of
- * the queue group takes each and emits it to the room; across gateways the Redis adapter
- * carries it (cluster). Neither hop is stored: a client that missed a line asks for the
- * stored lines after the last it holds.
+ * client is missing (`last_seq`): the stored ones, then live-fanout's recent window (a line
+ * delivered before it was stored), so a reconnect or a restarted fan-out loses nothing.
+ * While this gateway holds a viewer of a session it subscribes to `fanout.<tid>` (no queue
+ * group) and emits what comes to its own sockets of that room only: a session's lines reach
+ * exactly the gateways with its viewers (live-fanout's finals and interims, the transcript
+ * service's lost markers and ends). The Redis adapter spans gateways for the rest (a logout
+ * closing a user's sockets everywhere, counting viewers).
  */
 export default fp(
   async (app: FastifyInstance) => {
@@ -184,6 +174,9 @@ export default fp(
       const owner_id = socket.data.user.id;
       let after = raw.last_seq ?? 0;
       let joinedRoom = false;
+      // Subscribed before anything is read: a line delivered from now on comes this way, one
+      // delivered before is stored or in live-fanout's window (both read below).
+      holdSession(raw.transcriptId);
       try {
         // The read is the owner check (another user's id answers not_found): the socket enters
         // the room only after it succeeded, so a refused join never receives a frame.
@@ -228,6 +221,26 @@ export default fp(
           readAfterJoin = joinedRoom;
           page = await call(bus, liveJoinRpc, { owner_id, id: raw.transcriptId, after_seq: after });
         }
+        if (joinedRoom && page.status !== 'ended') {
+          const recent = await recentLines(raw.transcriptId, after);
+          const last = recent.at(-1);
+          if (last) {
+            const catchUp: LiveTranscriptionEvent = {
+              transcript_id: page.transcript_id,
+              type: 'initial',
+              utterance_id: '',
+              text: '',
+              speaker_tag: 1,
+              timestamp: page.session_start_time,
+              session_start_time: page.session_start_time,
+              start_seconds: 0,
+              end_seconds: 0,
+              seq: last.seq,
+              lines: recent,
+            };
+            socket.emit(LiveSocketEvents.final, catchUp);
+          }
+        }
         if (page.status === 'ended') {
           const end: SessionEndEvent = {
             transcript_id: page.transcript_id,
@@ -254,18 +267,65 @@ export default fp(
           transcriptId: raw.transcriptId,
           error: 'Could not join the live transcript',
         });
+      } finally {
+        letGoSession(raw.transcriptId);
       }
     }
 
+    /**
+     * live-fanout's recent lines after `after`: delivered, maybe not stored yet. Without an
+     * answer (live-fanout restarting) the stored lines stand alone; the client asks again for
+     * a gap it sees.
+     */
+    async function recentLines(transcriptId: string, after: number): Promise<LiveLine[]> {
+      try {
+        return (await call(bus, liveWindowRpc, { id: transcriptId, after_seq: after })).lines;
+      } catch (err) {
+        logger.warn({ err, transcriptId }, 'live window not read; the stored lines stand alone');
+        return [];
+      }
+    }
+
+    // Only this gateway's sockets: every gateway with a viewer of the session has its own
+    // subscription, so nothing crosses the Redis adapter.
     const emit = (d: FanoutDelivery): void => {
       liveEvents.inc({ event: d.event });
-      io.to(liveRoom(d.transcript_id)).emit(d.event as never, d.payload as never);
+      io.local.to(liveRoom(d.transcript_id)).emit(d.event as never, d.payload as never);
       observeFinalLatency(d.payload);
     };
-    const deliveries = listen(bus, fanoutEvent, emit, { queue: SOCKET_EDGE_QUEUE });
-    // Interims are a preview, worth nothing late: from the pipeline to the room, no store between.
-    const interims = listen(bus, interimEvent, (payload) => emit(interimDelivery(payload)), {
-      queue: SOCKET_EDGE_QUEUE,
+
+    /** A session this gateway hears: its subscription and the joins under way. */
+    const held = new Map<string, { sub: Subscription; joining: number }>();
+    function holdSession(transcriptId: string): void {
+      const h = held.get(transcriptId);
+      if (h) {
+        h.joining++;
+        return;
+      }
+      const sub = bus.subscribe(liveSubject.fanout(transcriptId), (payload, meta) => {
+        assertValid(FanoutDeliverySchema, payload, `payload of ${meta.subject}`);
+        emit(payload);
+      });
+      held.set(transcriptId, { sub, joining: 1 });
+    }
+    /** Unsubscribes once no join is under way and no socket of this gateway is in the room. */
+    function dropIfUnheld(transcriptId: string): void {
+      const h = held.get(transcriptId);
+      if (!h || h.joining > 0 || (io.of('/').adapter.rooms.get(liveRoom(transcriptId))?.size ?? 0) > 0)
+        return;
+      held.delete(transcriptId);
+      h.sub
+        .unsubscribe()
+        .catch((err: unknown) => logger.warn({ err, transcriptId }, 'live unsubscribe failed'));
+    }
+    function letGoSession(transcriptId: string): void {
+      const h = held.get(transcriptId);
+      if (h) h.joining--;
+      dropIfUnheld(transcriptId);
+    }
+    // The last local socket left a room (a leave, a disconnect).
+    io.of('/').adapter.on('delete-room', (room: string) => {
+      if (room.startsWith(liveRoom(''))) dropIfUnheld(room.slice(liveRoom('').length));
     });
 
     // Every gateway hears a logout (no queue group) and closes its own sockets of that session.
@@ -294,8 +354,8 @@ export default fp(
       io.engine.close();
     });
     app.addHook('onClose', async () => {
-      await deliveries.unsubscribe();
-      await interims.unsubscribe();
+      await Promise.all([...held.values()].map((h) => h.sub.unsubscribe()));
+      held.clear();
       await revoked.unsubscribe();
       if (redis) {
         redis.pub.disconnect();

@@ -1,4 +1,4 @@
-/** The nine services, one name each, used for folders, packages, bus subjects and images. */
+/** The ten services, one name each, used for folders, packages, bus subjects and images. */
 export const SERVICE_NAMES = [
   'gateway',
   'auth',
@@ -7,6 +7,7 @@ export const SERVICE_NAMES = [
   'chat',
   'planning',
   'summary',
+  'live-fanout',
   'admin-stats',
   'voice-bot',
 ] as const;
