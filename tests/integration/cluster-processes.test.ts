@@ -28,7 +28,7 @@ describe.runIf(testMode === 'cluster')('cluster mode: ten processes', () => {
     expect(system.children.size).toBe(10);
     const body = await health();
     expect(body?.status).toBe('ok');
-    expect(body?.services.filter((s) => s.status === 'up')).toHaveLength(8);
+    expect(body?.services.filter((s) => s.status === 'up')).toHaveLength(9);
     // Without a DISCORD_BOT_TOKEN the voice bot runs idle, which does not degrade the system.
     expect(body?.services.find((s) => s.name === 'voice-bot')).toMatchObject({
       status: 'idle',

@@ -83,8 +83,7 @@ interface SocketData {
 export default fp(
   async (app: FastifyInstance) => {
     const { bus, platform, logger } = app.ctx;
-    const redis =
-      platform.redisUrl !== null ? await openAdapterClients(platform.redisUrl, app.ctx.logger) : null;
+    const redis = platform.redisUrl !== null ? openAdapterClients(platform.redisUrl, app.ctx.logger) : null;
 
     // @fastify/websocket routes every upgrade through fastify, which would answer 404 and
     // close a socket.io upgrade under socket.io's feet: the /socket.io path is socket.io's alone.
@@ -372,14 +371,33 @@ const isLivePath = (url: string | undefined): boolean =>
     url.startsWith(`${LIVE_SOCKET_PATH}/`) ||
     url.startsWith(`${LIVE_SOCKET_PATH}?`));
 
-async function openAdapterClients(
+/**
+ * The adapter's two clients, made to outlast a Redis outage: they connect in the background
+ * and reconnect forever (ioredis' default back-off), and a command sent meanwhile waits in the
+ * offline queue instead of failing (`maxRetriesPerRequest: null`): the adapter publishes
+ * without awaiting, so a rejected command would be an unhandled rejection that ends the
+ * process. Live lines do not cross Redis (see emit), so viewers keep receiving them; what
+ * spans gateways (counting viewers elsewhere) waits for Redis or times out, and says so.
+ */
+function openAdapterClients(
   url: string,
-  logger: { warn(obj: unknown, msg: string): void },
-): Promise<{ pub: Redis; sub: Redis }> {
-  const pub = new Redis(url, { maxRetriesPerRequest: 2, lazyConnect: true });
+  logger: { warn(obj: unknown, msg: string): void; info(obj: unknown, msg: string): void },
+): { pub: Redis; sub: Redis } {
+  const pub = new Redis(url, { maxRetriesPerRequest: null });
   const sub = pub.duplicate();
-  for (const client of [pub, sub])
-    client.on('error', (err: unknown) => logger.warn({ err }, 'live socket Redis error'));
-  await Promise.all([pub.connect(), sub.connect()]);
+  for (const [name, client] of [
+    ['publisher', pub],
+    ['subscriber', sub],
+  ] as const) {
+    let down = false;
+    client.on('error', (err: unknown) => {
+      if (!down) logger.warn({ err, client: name }, 'live socket Redis unreachable; retrying');
+      down = true;
+    });
+    client.on('ready', () => {
+      if (down) logger.info({ client: name }, 'live socket Redis back');
+      down = false;
+    });
+  }
   return { pub, sub };
 }
