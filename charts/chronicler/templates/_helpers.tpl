@@ -132,6 +132,18 @@ a message naming the value.
 {{- end }}
 
 {{/*
+"true" when the chart generates LIVE_INGEST_KEY (neither existingSecret nor the value is given):
+every gateway replica then signs and checks ingest tokens with the same key, across restarts.
+*/}}
+{{- define "chronicler.generatedIngestKey" -}}
+{{- if and (not .Values.existingSecret) (not .Values.secrets.LIVE_INGEST_KEY) }}true{{- end }}
+{{- end }}
+
+{{- define "chronicler.ingestKeySecretName" -}}
+{{- printf "%s-live-ingest" (include "chronicler.fullname" .) }}
+{{- end }}
+
+{{/*
 What the pods' checksum/config covers: the ConfigMap and the secrets the values give (never a
 generated one, which would differ at every render without a cluster and restart every pod).
 */}}
