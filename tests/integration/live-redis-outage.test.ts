@@ -6,6 +6,7 @@ import { liveMsgId, liveSubject, type LiveUtterance } from '@chronicler/contract
 import { busSink } from '@chronicler/voice-bot/replay';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiCall } from '../support/api.ts';
 import { localSignIn } from '../support/auth.ts';
 import { LiveViewer } from '../support/live-viewer.ts';
 import {
@@ -111,6 +112,16 @@ describe.runIf(testMode === 'cluster')('a gateway through a Redis outage (cluste
       await v.untilLines(n);
       await new Promise((r) => setTimeout(r, 2_000));
     }
+    // What asks the other gateways through Redis (viewer counts of a listing) answers without
+    // them, from this gateway's own sockets.
+    const active = await apiCall<{ transcript_id: string; connected_clients: number }[]>(
+      gatewayUrl,
+      'GET',
+      '/transcripts/active',
+      owner.token,
+    );
+    if (active.status === 200)
+      expect(active.body.find((s) => s.transcript_id === id)?.connected_clients).toBe(1);
     expect(gateway.exitCode).toBeNull();
     expect(gateway.signalCode).toBeNull();
 

@@ -5,6 +5,7 @@ import {
   finalDelivery,
   interimDelivery,
   LIVE_INTERIM_ALL,
+  lineOfDelivery,
   LIVE_STREAM,
   LiveSessionStartSchema,
   LiveSocketEvents,
@@ -141,8 +142,13 @@ export default defineService({
     );
     // Every replica's window hears every delivery, from any replica and the transcript service.
     const heard = listen(bus, fanoutEvent, (d) => {
-      if (d.event === LiveSocketEvents.final || d.event === LiveSocketEvents.userFinal)
-        windows.add(d.payload as LiveTranscriptionEvent);
+      const line = lineOfDelivery(d);
+      if (line)
+        windows.add(
+          d.transcript_id,
+          line,
+          (d.payload as LiveTranscriptionEvent).session_start_time || undefined,
+        );
       else if (d.event === LiveSocketEvents.sessionEnd) windows.ended(d.transcript_id);
     });
     const window = serve(bus, liveWindowRpc, (req) => windows.after(req.id, req.after_seq));

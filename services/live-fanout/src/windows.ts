@@ -1,4 +1,4 @@
-import type { LiveLine, LiveTranscriptionEvent } from '@chronicler/contracts';
+import type { LiveLine } from '@chronicler/contracts';
 
 /** A session's recent lines and what is known of it. */
 interface SessionWindow {
@@ -67,22 +67,11 @@ export class LiveWindows {
     return this.sessions.get(transcriptId)?.startedAt ?? null;
   }
 
-  /** A final as viewers got it (a final_update / user_final_update payload). */
-  add(event: LiveTranscriptionEvent): void {
-    if (typeof event.seq !== 'number' || event.type !== 'final') return;
-    const s = this.session(event.transcript_id);
-    if (event.session_start_time) s.startedAt = event.session_start_time;
-    s.lines.set(event.seq, {
-      seq: event.seq,
-      utterance_id: event.utterance_id,
-      text: event.text,
-      speaker_tag: event.speaker_tag,
-      ...(event.speaker_info ? { speaker_info: event.speaker_info } : {}),
-      start_seconds: event.start_seconds,
-      end_seconds: event.end_seconds,
-      timestamp: event.timestamp,
-      ...(event.lost ? { lost: true as const } : {}),
-    });
+  /** A final as viewers got it, with its session's start. */
+  add(transcriptId: string, line: LiveLine, sessionStartTime: string | undefined): void {
+    const s = this.session(transcriptId);
+    if (sessionStartTime) s.startedAt = sessionStartTime;
+    s.lines.set(line.seq, line);
     if (s.lines.size > this.limits.linesPerSession) {
       const oldest = [...s.lines.keys()].sort((a, b) => a - b);
       for (const seq of oldest.slice(0, s.lines.size - this.limits.linesPerSession)) s.lines.delete(seq);

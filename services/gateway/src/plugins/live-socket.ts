@@ -32,11 +32,12 @@ import fp from 'fastify-plugin';
 import { Redis } from 'ioredis';
 import type { IncomingMessage } from 'node:http';
 import { Server, type DefaultEventsMap, type Socket } from 'socket.io';
+import { HeldSession, type JoinPage } from '../lib/held-session.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Sockets joined to a transcript's room, on every gateway. */
-    liveViewers(transcriptId: string): Promise<number>;
+    /** Sockets joined to each transcript's room, on every gateway (one ask for them all). */
+    liveViewers(transcriptIds: readonly string[]): Promise<number[]>;
   }
 }
 
@@ -173,13 +174,14 @@ export default fp(
       const owner_id = socket.data.user.id;
       let after = raw.last_seq ?? 0;
       let joinedRoom = false;
-      // Subscribed before anything is read: a line delivered from now on comes this way, one
-      // delivered before is stored or in live-fanout's window (both read below).
-      holdSession(raw.transcriptId);
+      // Subscribed before anything is read: a line delivered from now on comes this way (and
+      // into the session's recent lines here), one delivered before is stored or in
+      // live-fanout's window; both are read once per session and shared by the joins.
+      const held = holdSession(raw.transcriptId);
       try {
         // The read is the owner check (another user's id answers not_found): the socket enters
         // the room only after it succeeded, so a refused join never receives a frame.
-        let page = await call(bus, liveJoinRpc, { owner_id, id: raw.transcriptId, after_seq: after });
+        let page = await held.read(owner_id, after);
         if (page.status !== 'ended') {
           await socket.join(room);
           joinedRoom = true;
@@ -192,53 +194,22 @@ export default fp(
         };
         socket.emit(LiveSocketEvents.joined, joined);
         const whole = after === 0;
-        // A line stored between the first read and the join came by neither way: read on once
-        // the socket is in the room, until a page that was read after the join ends the lines
-        // (a line may come twice, by both ways; the client keeps one per seq).
-        let readAfterJoin = false;
         for (;;) {
           const last = page.lines.at(-1);
-          if (last || (whole && after === 0 && !readAfterJoin)) {
-            const initial: LiveTranscriptionEvent = {
-              transcript_id: page.transcript_id,
-              type: 'initial',
-              utterance_id: '',
-              text: '',
-              speaker_tag: 1,
-              timestamp: page.session_start_time,
-              session_start_time: page.session_start_time,
-              start_seconds: 0,
-              end_seconds: 0,
-              seq: last?.seq ?? after,
-              lines: page.lines,
-              ...(whole && !page.more && after === 0 ? { content: liveContent(page.lines) } : {}),
-            };
-            socket.emit(LiveSocketEvents.final, initial);
+          if (last || (whole && after === 0)) {
+            emitInitial(socket, page, page.lines, last?.seq ?? after, whole && !page.more && after === 0);
           }
           if (last) after = last.seq;
-          if (!page.more && (readAfterJoin || !joinedRoom)) break;
-          readAfterJoin = joinedRoom;
-          page = await call(bus, liveJoinRpc, { owner_id, id: raw.transcriptId, after_seq: after });
+          if (!page.more) break;
+          page = await held.read(owner_id, after);
         }
+        // What came after the stored lines that were read: live-fanout's window (delivered
+        // before this gateway subscribed) and what this gateway heard since (a line may come
+        // twice, by both ways; the client keeps one per seq).
         if (joinedRoom && page.status !== 'ended') {
-          const recent = await recentLines(raw.transcriptId, after);
+          const recent = await held.recentAfter(after);
           const last = recent.at(-1);
-          if (last) {
-            const catchUp: LiveTranscriptionEvent = {
-              transcript_id: page.transcript_id,
-              type: 'initial',
-              utterance_id: '',
-              text: '',
-              speaker_tag: 1,
-              timestamp: page.session_start_time,
-              session_start_time: page.session_start_time,
-              start_seconds: 0,
-              end_seconds: 0,
-              seq: last.seq,
-              lines: recent,
-            };
-            socket.emit(LiveSocketEvents.final, catchUp);
-          }
+          if (last) emitInitial(socket, page, recent, last.seq, false);
         }
         if (page.status === 'ended') {
           const end: SessionEndEvent = {
@@ -271,18 +242,28 @@ export default fp(
       }
     }
 
-    /**
-     * live-fanout's recent lines after `after`: delivered, maybe not stored yet. Without an
-     * answer (live-fanout restarting) the stored lines stand alone; the client asks again for
-     * a gap it sees.
-     */
-    async function recentLines(transcriptId: string, after: number): Promise<LiveLine[]> {
-      try {
-        return (await call(bus, liveWindowRpc, { id: transcriptId, after_seq: after })).lines;
-      } catch (err) {
-        logger.warn({ err, transcriptId }, 'live window not read; the stored lines stand alone');
-        return [];
-      }
+    function emitInitial(
+      socket: Socket<DefaultEventsMap, DefaultEventsMap, DefaultEventsMap, SocketData>,
+      page: JoinPage,
+      lines: LiveLine[],
+      seq: number,
+      withContent: boolean,
+    ): void {
+      const initial: LiveTranscriptionEvent = {
+        transcript_id: page.transcript_id,
+        type: 'initial',
+        utterance_id: '',
+        text: '',
+        speaker_tag: 1,
+        timestamp: page.session_start_time,
+        session_start_time: page.session_start_time,
+        start_seconds: 0,
+        end_seconds: 0,
+        seq,
+        lines,
+        ...(withContent ? { content: liveContent(lines) } : {}),
+      };
+      socket.emit(LiveSocketEvents.final, initial);
     }
 
     // Only this gateway's sockets: every gateway with a viewer of the session has its own
@@ -293,19 +274,33 @@ export default fp(
       observeFinalLatency(d.payload);
     };
 
-    /** A session this gateway hears: its subscription and the joins under way. */
-    const held = new Map<string, { sub: Subscription; joining: number }>();
-    function holdSession(transcriptId: string): void {
-      const h = held.get(transcriptId);
-      if (h) {
-        h.joining++;
-        return;
+    /** A session this gateway hears: its subscription, the joins under way, what they share. */
+    const held = new Map<string, HeldSession>();
+    function holdSession(transcriptId: string): HeldSession {
+      let h = held.get(transcriptId);
+      if (!h) {
+        const session = new HeldSession(transcriptId, {
+          read: (owner_id, after_seq) => call(bus, liveJoinRpc, { owner_id, id: transcriptId, after_seq }),
+          window: async (after_seq) => {
+            try {
+              return (await call(bus, liveWindowRpc, { id: transcriptId, after_seq })).lines;
+            } catch (err) {
+              // live-fanout restarting: the stored lines and what this gateway hears stand alone.
+              logger.warn({ err, transcriptId }, 'live window not read');
+              return null;
+            }
+          },
+        });
+        session.sub = bus.subscribe(liveSubject.fanout(transcriptId), (payload, meta) => {
+          assertValid(FanoutDeliverySchema, payload, `payload of ${meta.subject}`);
+          session.heard(payload);
+          emit(payload);
+        });
+        held.set(transcriptId, session);
+        h = session;
       }
-      const sub = bus.subscribe(liveSubject.fanout(transcriptId), (payload, meta) => {
-        assertValid(FanoutDeliverySchema, payload, `payload of ${meta.subject}`);
-        emit(payload);
-      });
-      held.set(transcriptId, { sub, joining: 1 });
+      h.joining++;
+      return h;
     }
     /** Unsubscribes once no join is under way and no socket of this gateway is in the room. */
     function dropIfUnheld(transcriptId: string): void {
@@ -314,7 +309,7 @@ export default fp(
         return;
       held.delete(transcriptId);
       h.sub
-        .unsubscribe()
+        ?.unsubscribe()
         .catch((err: unknown) => logger.warn({ err, transcriptId }, 'live unsubscribe failed'));
     }
     function letGoSession(transcriptId: string): void {
@@ -334,13 +329,32 @@ export default fp(
       }
     });
 
-    app.decorate('liveViewers', async (transcriptId: string) => {
+    // Each gateway counts its own viewers of a room in O(1) (the adapter's room sizes) and
+    // answers every session asked at once: one ask per listing, never one per session.
+    const localViewers = (ids: readonly string[]): number[] =>
+      ids.map((id) => io.of('/').adapter.rooms.get(liveRoom(id))?.size ?? 0);
+    const countsAsked = 'live-viewer-counts';
+    io.on(
+      countsAsked as never,
+      ((ids: unknown, reply: (counts: number[]) => void) => {
+        if (Array.isArray(ids) && typeof reply === 'function') reply(localViewers(ids.map(String)));
+      }) as never,
+    );
+    app.decorate('liveViewers', async (transcriptIds: readonly string[]) => {
+      const counts = localViewers(transcriptIds);
+      if (!redis || transcriptIds.length === 0) return counts;
       try {
-        return (await io.in(liveRoom(transcriptId)).fetchSockets()).length;
+        // Bounded by the adapter's requestsTimeout.
+        const others = (await io.serverSideEmitWithAck(
+          countsAsked as never,
+          [...transcriptIds] as never,
+        )) as unknown as number[][];
+        for (const reply of others) reply.forEach((n, i) => (counts[i]! += Number(n) || 0));
       } catch (err) {
-        logger.warn({ err, transcriptId }, 'could not count live viewers');
-        return 0;
+        // Redis away, or a gateway that did not answer in time: this gateway's own count.
+        logger.warn({ err }, 'live viewers of other gateways not counted');
       }
+      return counts;
     });
 
     // A stopping gateway (a rollout) closes every socket's connection before fastify waits for
@@ -353,7 +367,7 @@ export default fp(
       io.engine.close();
     });
     app.addHook('onClose', async () => {
-      await Promise.all([...held.values()].map((h) => h.sub.unsubscribe()));
+      await Promise.all([...held.values()].map((h) => h.sub?.unsubscribe()));
       held.clear();
       await revoked.unsubscribe();
       if (redis) {
