@@ -32,6 +32,7 @@ import fp from 'fastify-plugin';
 import { Redis } from 'ioredis';
 import type { IncomingMessage } from 'node:http';
 import { Server, type DefaultEventsMap, type Socket } from 'socket.io';
+import { closeInSlices, type Closable } from '../lib/drain.ts';
 import { HeldSession, type JoinPage } from '../lib/held-session.ts';
 
 declare module 'fastify' {
@@ -45,6 +46,8 @@ const LIVE_SOCKET_PATH = '/socket.io';
 /** Joins one socket may send per window: each costs a read of the stored lines. */
 const JOIN_BURST = 20;
 const JOIN_WINDOW_MS = 10_000;
+/** A stopping gateway closes its live connections in this many slices. */
+const DRAIN_SLICES = 10;
 
 /**
  * Speech to viewer: from the moment the speaker finished the utterance (the session's start
@@ -363,7 +366,12 @@ export default fp(
     // where the join fetches the lines they missed. A socket.io `disconnect` from the server
     // ('io server disconnect') would leave them offline instead. io.close() would also close
     // the HTTP server, which fastify is closing itself.
+    // The connections close in slices over LIVE_DRAIN_MS, so the viewers do not all reconnect
+    // (and rejoin, each a read) at the same moment elsewhere.
     app.addHook('preClose', async () => {
+      const clients: Closable[] = [...io.of('/').sockets.values()].map((socket) => socket.conn);
+      if (clients.length > 0) logger.info({ sockets: clients.length }, 'moving live sockets away in slices');
+      await closeInSlices(clients, { slices: DRAIN_SLICES, overMs: app.ctx.config.LIVE_DRAIN_MS });
       io.engine.close();
     });
     app.addHook('onClose', async () => {
