@@ -23,7 +23,6 @@ import {
   liveSockets,
   liveUtteranceLatencySeconds,
   ServiceError,
-  type Subscription,
 } from '@chronicler/kit';
 import { createAdapter } from '@socket.io/redis-adapter';
 import { Value } from '@sinclair/typebox/value';
