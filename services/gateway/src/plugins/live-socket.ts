@@ -47,6 +47,8 @@ const JOIN_BURST = 20;
 const JOIN_WINDOW_MS = 10_000;
 /** A stopping gateway closes its live connections in this many slices. */
 const DRAIN_SLICES = 10;
+/** How long a listing waits for the other gateways' viewer counts. */
+const VIEWER_COUNT_MS = 2_000;
 
 /**
  * Speech to viewer: from the moment the speaker finished the utterance (the session's start
@@ -346,11 +348,15 @@ export default fp(
       const counts = localViewers(transcriptIds);
       if (!redis || transcriptIds.length === 0) return counts;
       try {
-        // Bounded by the adapter's requestsTimeout.
-        const others = (await io.serverSideEmitWithAck(
-          countsAsked as never,
-          [...transcriptIds] as never,
-        )) as unknown as number[][];
+        // Bounded here too: the adapter first asks Redis how many gateways listen, which
+        // waits in the offline queue for as long as Redis is away.
+        let timer: NodeJS.Timeout | undefined;
+        const others = (await Promise.race([
+          io.serverSideEmitWithAck(countsAsked as never, [...transcriptIds] as never),
+          new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(new Error('no answer from the other gateways')), VIEWER_COUNT_MS);
+          }),
+        ]).finally(() => clearTimeout(timer))) as unknown as number[][];
         for (const reply of others) reply.forEach((n, i) => (counts[i]! += Number(n) || 0));
       } catch (err) {
         // Redis away, or a gateway that did not answer in time: this gateway's own count.
