@@ -3,7 +3,7 @@
 #
 #   docker build -f docker/service.Dockerfile --build-arg SERVICE=gateway -t chronicler-gateway .
 #
-# SERVICE is one of the nine names of services/shared/contracts/src/services.ts (checked
+# SERVICE is one of the ten names of services/shared/contracts/src/services.ts (checked
 # below and by tests/integration/delivery.test.ts). The build stage compiles the workspace's
 # packages (`node scripts/build.mjs`, esbuild: dist/ with source maps); the image holds
 # `pnpm deploy --prod` of that service only (its workspace packages copied in with only their
@@ -32,7 +32,7 @@ RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store pnpm fetch --store-dir /
 COPY . .
 # SERVICE only from here on: the layers above are the same for every service's image (a
 # build argument is part of the cache key of every RUN after it), so a layer cache (docker's,
-# buildah's --layers) builds them once for all nine.
+# buildah's --layers) builds them once for all ten.
 ARG SERVICE
 # One step (each layer is a full copy under buildah's vfs storage): the compiler (the root's
 # esbuild) and, for the gateway, the web app's build tools are installed and used here; the
@@ -40,8 +40,8 @@ ARG SERVICE
 # the lockfile when injected, each with what its package.json `files` names (dist/, migrations/).
 RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store \
     case "${SERVICE}" in \
-      gateway|auth|transcript|group|chat|planning|summary|admin-stats|voice-bot) ;; \
-      *) echo "SERVICE must be one of: gateway auth transcript group chat planning summary admin-stats voice-bot (got '${SERVICE}')" >&2; exit 1 ;; \
+      gateway|auth|transcript|group|chat|planning|summary|live-fanout|admin-stats|voice-bot) ;; \
+      *) echo "SERVICE must be one of: gateway auth transcript group chat planning summary live-fanout admin-stats voice-bot (got '${SERVICE}')" >&2; exit 1 ;; \
     esac && \
     pnpm install --offline --frozen-lockfile --store-dir /pnpm/store --filter chronicler \
       $([ "${SERVICE}" = gateway ] && echo "--filter @chronicler/web...") && \

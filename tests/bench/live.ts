@@ -877,8 +877,8 @@ export async function benchLive(): Promise<void> {
     const hops = hopsOf(r);
     printTable(`live: where the time goes (${r.label}; stamps in this process as it receives each message)`, [
       hop('publish -> JetStream ack (LIVE)', hops.ack),
-      hop('publish -> fanout.<tid> (transcript: consume from LIVE, PostgreSQL, hand on)', hops.store),
-      hop('fanout.<tid> -> viewer (gateway, Redis adapter, socket.io, client)', hops.gateway),
+      hop('publish -> fanout.<tid> (live-fanout: consume from LIVE, hand on; no PostgreSQL)', hops.store),
+      hop('fanout.<tid> -> viewer (the gateways holding its viewers, socket.io, client)', hops.gateway),
       hop('publish -> viewer (end to end)', [...r.latencies]),
     ]);
   }

@@ -2,7 +2,7 @@
 // socket.io) run by Node against a local system, since the k6 binary cannot be installed here.
 // The steps are the same generators (tests/load/lib/flows.ts) and the socket.io framing the
 // same functions (tests/load/lib/engine-io.ts); only the transport differs (fetch and `ws`
-// instead of k6/http and k6/ws). Cluster mode (nine processes over NATS, PostgreSQL, Redis)
+// instead of k6/http and k6/ws). Cluster mode (ten processes over NATS, PostgreSQL, Redis)
 // when NATS_URL, DATABASE_URL and REDIS_URL are set, else embedded. Short by default
 // (BENCH_LOAD_SECONDS=10); the k6 thresholds of tests/load/chronicler.ts are checked at the end.
 import { randomBytes } from 'node:crypto';
@@ -254,7 +254,7 @@ export async function benchLoad(): Promise<void> {
     const expected = sent * (VIEWERS / LIVE_SESSIONS);
     const liveP99 = percentile(sortedLatency, 99);
     printTable(
-      `Load scenarios of tests/load, ${SECONDS} s, ${USERS} users, ${LIVE_SESSIONS} live sessions x ${VIEWERS / LIVE_SESSIONS} viewers (${cluster ? 'cluster mode: nine processes' : 'embedded mode'})`,
+      `Load scenarios of tests/load, ${SECONDS} s, ${USERS} users, ${LIVE_SESSIONS} live sessions x ${VIEWERS / LIVE_SESSIONS} viewers (${cluster ? 'cluster mode: ten processes' : 'embedded mode'})`,
       rows,
     );
     printTable('Live finals on socket.io (sent through /api/live-ingest, received by every viewer)', [

@@ -139,6 +139,42 @@ describe.runIf(testMode === 'embedded')('the chart as a release: secrets, migrat
     expect(checksum(render(['--set', `secrets.AUTH_JWT_SECRET=${GIVEN_KEY}x`]))).not.toBe(checksum(given));
   });
 
+  it('generates the live ingest key once into a Secret Helm keeps, read by every gateway pod', () => {
+    const objects = render();
+    const secret = objects.find((o) => o.kind === 'Secret' && o.metadata.name === 'chronicler-live-ingest')!;
+    expect(secret.metadata.annotations).toMatchObject({ 'helm.sh/resource-policy': 'keep' });
+    expect(Buffer.from(secret.data!.LIVE_INGEST_KEY!, 'base64').toString()).toMatch(/^[A-Za-z0-9]{48}$/);
+    const main = objects.find((o) => o.kind === 'Secret' && o.metadata.name === 'chronicler-secrets')!;
+    expect(main.data).not.toHaveProperty('LIVE_INGEST_KEY');
+    for (const w of workloads(objects)) {
+      const key = envOf(w.spec!.template!.spec.containers[0]!).get('LIVE_INGEST_KEY');
+      if (component(w) === 'gateway')
+        expect(key?.valueFrom?.secretKeyRef).toEqual({
+          name: 'chronicler-live-ingest',
+          key: 'LIVE_INGEST_KEY',
+        });
+      else expect(key, component(w)).toBeUndefined();
+    }
+    const given = render(['--set', `secrets.LIVE_INGEST_KEY=${GIVEN_KEY}`]);
+    expect(given.some((o) => o.metadata.name === 'chronicler-live-ingest')).toBe(false);
+  });
+
+  it('renders live-fanout with its own Deployment, PDB, autoscaler and NetworkPolicy', () => {
+    const objects = render([
+      '--set',
+      'defaults.autoscaling.enabled=true',
+      '--set',
+      'networkPolicy.enabled=true',
+    ]);
+    const kinds = objects
+      .filter((o) => o.metadata.name === 'chronicler-live-fanout')
+      .map((o) => o.kind)
+      .sort();
+    expect(kinds).toEqual(
+      ['Deployment', 'HorizontalPodAutoscaler', 'NetworkPolicy', 'PodDisruptionBudget', 'Service'].sort(),
+    );
+  });
+
   it('tells GitOps users in NOTES.txt to give the key through existingSecret', () => {
     const out = ok(helm, ['install', 'chronicler', chart, '--dry-run=client']);
     expect(out).toContain('TOKEN KEY (AUTH_JWT_SECRET)');

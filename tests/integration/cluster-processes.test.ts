@@ -5,7 +5,7 @@ import { startSystem, testMode, waitFor, type TestSystem } from '../support/syst
 
 // One process per service, as `pnpm start:cluster` and the Helm chart run them. Uses a
 // private nats-server so that the test can stop and restart it.
-describe.runIf(testMode === 'cluster')('cluster mode: nine processes', () => {
+describe.runIf(testMode === 'cluster')('cluster mode: ten processes', () => {
   let nats: PrivateNatsServer;
   let system: TestSystem;
 
@@ -24,11 +24,11 @@ describe.runIf(testMode === 'cluster')('cluster mode: nine processes', () => {
     return res ? ((await res.json()) as HealthResponse) : undefined;
   };
 
-  it('all nine services answer /api/health from their own processes', async () => {
-    expect(system.children.size).toBe(9);
+  it('all ten services answer /api/health from their own processes', async () => {
+    expect(system.children.size).toBe(10);
     const body = await health();
     expect(body?.status).toBe('ok');
-    expect(body?.services.filter((s) => s.status === 'up')).toHaveLength(8);
+    expect(body?.services.filter((s) => s.status === 'up')).toHaveLength(9);
     // Without a DISCORD_BOT_TOKEN the voice bot runs idle, which does not degrade the system.
     expect(body?.services.find((s) => s.name === 'voice-bot')).toMatchObject({
       status: 'idle',

@@ -11,13 +11,14 @@ describe(`health (${testMode} mode)`, () => {
     await system?.stop();
   });
 
-  it('GET /api/health lists all nine services up (the voice bot idle without its token), each with a semver version', async () => {
+  it('GET /api/health lists all ten services up (the voice bot idle without its token), each with a semver version', async () => {
     const res = await fetch(`${system.url}/api/health`);
     expect(res.status).toBe(200);
     const body = (await res.json()) as HealthResponse;
     expect(body.status).toBe('ok');
     // No speech-to-text setting in this system: the operator sees that nobody transcribes.
     expect(body.speech_provider).toBeNull();
+    expect(body.services).toHaveLength(10);
     expect(body.services.map((s) => s.name).sort()).toEqual([...SERVICE_NAMES].sort());
     for (const s of body.services) {
       if (s.name === 'voice-bot') {

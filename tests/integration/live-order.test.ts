@@ -98,6 +98,61 @@ describe(`live lines in order without waiting (${testMode} mode)`, () => {
     expect(t.content.split('\n')).toEqual([1, 2, 3, 4, 5].map((n) => `[00:00:0${n}] 2: Line number ${n}`));
   });
 
+  it('delivers a final to its viewer before the transcript service has stored it, and stores it after', async () => {
+    const id = await startSession('Before the store');
+    const v = viewer(id);
+    await waitFor(() => v.joined !== null, 10_000);
+    // The store is held on purpose: the session's row locked, as a store that is slow would.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    let storedWhenShown = -1;
+    const holder = system.platform!.db.transaction(async (tx) => {
+      await tx.query('select 1 from "transcript".live_sessions where transcript_id = $1 for update', [id]);
+      locked();
+      await released;
+      const [row] = await tx.query<{ n: number | string }>(
+        'select count(*) as n from "transcript".transcript_lines where transcript_id = $1',
+        [id],
+      );
+      storedWhenShown = Number(row!.n);
+    });
+    await isLocked;
+    try {
+      await publishFinal(id, 1);
+      await v.untilLines(1);
+    } finally {
+      release();
+    }
+    await holder;
+    // Shown while the store was held: nothing was stored yet.
+    expect(storedWhenShown).toBe(0);
+    expect(v.ordered().map((l) => [l.seq, l.text])).toEqual([[1, 'Line number 1']]);
+    // And stored once the store goes on: what a viewer saw is in the transcript.
+    await waitFor(async () => (await transcript(id)).content.includes('Line number 1'), 20_000);
+  });
+
+  it("hands a session's lines only to a gateway that holds a viewer of it", async () => {
+    const metricsUrl = `${system.opsUrl!}/metrics`;
+    const finalsEmitted = async () => {
+      const text = await (await fetch(metricsUrl)).text();
+      const m = /^chronicler_live_events_total\{event="final_update"\} (\d+)/m.exec(text);
+      return m ? Number(m[1]) : 0;
+    };
+    const watched = await startSession('Watched');
+    const unwatched = await startSession('Nobody watches');
+    const v = viewer(watched);
+    await waitFor(() => v.joined !== null, 10_000);
+    const before = await finalsEmitted();
+    for (const n of [1, 2, 3]) await publishFinal(unwatched, n);
+    await publishFinal(watched, 1);
+    await v.untilLines(1);
+    // The unwatched session's finals were published first, on the same path: none reached it.
+    await waitFor(async () => (await transcript(unwatched)).content.includes('Line number 3'), 20_000);
+    expect((await finalsEmitted()) - before).toBe(1);
+  });
+
   it('closes a gap that stays open as lost, ends the session the end was kept for, and takes a late line in its place', async () => {
     const id = await startSession('Gaps');
     const v = viewer(id);

@@ -138,6 +138,18 @@ a message naming the value.
 {{- end }}
 
 {{/*
+"true" when the chart generates LIVE_INGEST_KEY (neither existingSecret nor the value is given):
+every gateway replica then signs and checks ingest tokens with the same key, across restarts.
+*/}}
+{{- define "chronicler.generatedIngestKey" -}}
+{{- if and (not .Values.existingSecret) (not .Values.secrets.LIVE_INGEST_KEY) }}true{{- end }}
+{{- end }}
+
+{{- define "chronicler.ingestKeySecretName" -}}
+{{- printf "%s-live-ingest" (include "chronicler.fullname" .) }}
+{{- end }}
+
+{{/*
 What the pods' checksum/config covers: the ConfigMap and the secrets the values give (never a
 generated one, which would differ at every render without a cluster and restart every pod).
 */}}
@@ -188,6 +200,8 @@ never sees the Discord bot token). Call with (list $ name).
     secretKeyRef:
       {{- if and (eq $key "AUTH_JWT_SECRET") (include "chronicler.generatedJwtSecret" $root) }}
       name: {{ include "chronicler.jwtSecretName" $root }}
+      {{- else if and (eq $key "LIVE_INGEST_KEY") (include "chronicler.generatedIngestKey" $root) }}
+      name: {{ include "chronicler.ingestKeySecretName" $root }}
       {{- else }}
       name: {{ include "chronicler.secretName" $root }}
       optional: true

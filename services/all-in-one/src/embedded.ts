@@ -22,6 +22,7 @@ import {
   type RunningService,
   type ServiceDefinition,
 } from '@chronicler/kit';
+import liveFanout from '@chronicler/live-fanout';
 import planning from '@chronicler/planning';
 import summary from '@chronicler/summary';
 import transcript from '@chronicler/transcript';
@@ -36,6 +37,7 @@ export const SERVICES: ServiceDefinition<TObject>[] = [
   chat,
   planning,
   summary,
+  liveFanout,
   adminStats,
   voiceBot,
   gateway,
@@ -45,7 +47,7 @@ export interface EmbeddedSystem {
   readonly platform: Platform;
   readonly port: number;
   readonly url: string;
-  /** The one ops listener of the process (/healthz, /readyz, /metrics for all nine services). */
+  /** The one ops listener of the process (/healthz, /readyz, /metrics for all ten services). */
   readonly opsPort: number;
   /**
    * Stops one service and starts it again on the same platform and configuration, the others
@@ -57,7 +59,7 @@ export interface EmbeddedSystem {
 }
 
 /**
- * Runs all nine services in one process on one platform (by default PGlite in DATA_DIR,
+ * Runs all ten services in one process on one platform (by default PGlite in DATA_DIR,
  * the in-process bus, memory locks), with one ops listener for the process. Configuration
  * comes from `env`; every invalid variable of every service is reported at once.
  */

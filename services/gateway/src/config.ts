@@ -60,6 +60,13 @@ export const GatewayConfigSchema = Type.Object({
    */
   LIVE_INGEST_KEY: Type.Optional(Type.String({ minLength: 32 })),
   /**
+   * On SIGTERM, the live sockets are moved away in slices over this long (ms), each client
+   * reconnecting through the load balancer to another gateway with its last seq: never every
+   * viewer at once. Keep it under SHUTDOWN_TIMEOUT_MS (the chart's grace period less preStop).
+   * 0 (a single process, `pnpm start`): all at once, nowhere else to go.
+   */
+  LIVE_DRAIN_MS: Type.Integer({ default: 0, minimum: 0, maximum: 600_000 }),
+  /**
    * The fraction of requests written to the access log (one info line each: method, route
    * pattern, status, duration, trace id, user id), spread evenly; 0 turns the log off. 5xx
    * answers are always written while it is above 0.

@@ -1,24 +1,22 @@
 import {
-  FANOUT_ALL,
   FanoutDeliverySchema,
-  interimDelivery,
-  LIVE_INTERIM_ALL,
-  LiveUtteranceSchema,
   LiveJoinSchema,
   LiveSocketEvents,
-  SOCKET_EDGE_QUEUE,
   liveContent,
   liveJoinRpc,
   liveRoom,
+  liveSubject,
+  liveWindowRpc,
   sessionRevokedEvent,
   type AuthUser,
-  type BusEvent,
   type FanoutDelivery,
+  type LiveLine,
   type JoinedTranscription,
   type LiveTranscriptionEvent,
   type SessionEndEvent,
 } from '@chronicler/contracts';
 import {
+  assertValid,
   call,
   listen,
   liveEvents,
@@ -33,11 +31,13 @@ import fp from 'fastify-plugin';
 import { Redis } from 'ioredis';
 import type { IncomingMessage } from 'node:http';
 import { Server, type DefaultEventsMap, type Socket } from 'socket.io';
+import { closeInSlices, type Closable } from '../lib/drain.ts';
+import { HeldSession, type JoinPage } from '../lib/held-session.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Sockets joined to a transcript's room, on every gateway. */
-    liveViewers(transcriptId: string): Promise<number>;
+    /** Sockets joined to each transcript's room, on every gateway (one ask for them all). */
+    liveViewers(transcriptIds: readonly string[]): Promise<number[]>;
   }
 }
 
@@ -45,16 +45,10 @@ const LIVE_SOCKET_PATH = '/socket.io';
 /** Joins one socket may send per window: each costs a read of the stored lines. */
 const JOIN_BURST = 20;
 const JOIN_WINDOW_MS = 10_000;
-
-/** What the socket edge hears: the transcript service's deliveries and the pipeline's interims. */
-const fanoutEvent: BusEvent<typeof FanoutDeliverySchema> = {
-  subject: FANOUT_ALL,
-  payload: FanoutDeliverySchema,
-};
-const interimEvent: BusEvent<typeof LiveUtteranceSchema> = {
-  subject: LIVE_INTERIM_ALL,
-  payload: LiveUtteranceSchema,
-};
+/** A stopping gateway closes its live connections in this many slices. */
+const DRAIN_SLICES = 10;
+/** How long a listing waits for the other gateways' viewer counts. */
+const VIEWER_COUNT_MS = 2_000;
 
 /**
  * Speech to viewer: from the moment the speaker finished the utterance (the session's start
@@ -83,18 +77,18 @@ interface SocketData {
  * The handshake is refused for a foreign Origin before anything else, then authenticated
  * with the token of the auth payload (or header, cookie: checkHandshake). A socket
  * joins a transcript's room only after the owner check (the first read) succeeded; the join answers with the stored lines the
- * client is missing (`last_seq`), so a reconnect or a restarted fan-out loses nothing.
- * Stored lines and session ends come from the transcript service on `fanout.<tid>`, as it
- * stores them; interims straight from the pipeline on `live.<tid>.interim`. One gateway of
- * the queue group takes each and emits it to the room; across gateways the Redis adapter
- * carries it (cluster). Neither hop is stored: a client that missed a line asks for the
- * stored lines after the last it holds.
+ * client is missing (`last_seq`): the stored ones, then live-fanout's recent window (a line
+ * delivered before it was stored), so a reconnect or a restarted fan-out loses nothing.
+ * While this gateway holds a viewer of a session it subscribes to `fanout.<tid>` (no queue
+ * group) and emits what comes to its own sockets of that room only: a session's lines reach
+ * exactly the gateways with its viewers (live-fanout's finals and interims, the transcript
+ * service's lost markers and ends). The Redis adapter spans gateways for the rest (a logout
+ * closing a user's sockets everywhere, counting viewers).
  */
 export default fp(
   async (app: FastifyInstance) => {
     const { bus, platform, logger } = app.ctx;
-    const redis =
-      platform.redisUrl !== null ? await openAdapterClients(platform.redisUrl, app.ctx.logger) : null;
+    const redis = platform.redisUrl !== null ? openAdapterClients(platform.redisUrl, app.ctx.logger) : null;
 
     // @fastify/websocket routes every upgrade through fastify, which would answer 404 and
     // close a socket.io upgrade under socket.io's feet: the /socket.io path is socket.io's alone.
@@ -184,10 +178,14 @@ export default fp(
       const owner_id = socket.data.user.id;
       let after = raw.last_seq ?? 0;
       let joinedRoom = false;
+      // Subscribed before anything is read: a line delivered from now on comes this way (and
+      // into the session's recent lines here), one delivered before is stored or in
+      // live-fanout's window; both are read once per session and shared by the joins.
+      const held = holdSession(raw.transcriptId);
       try {
         // The read is the owner check (another user's id answers not_found): the socket enters
         // the room only after it succeeded, so a refused join never receives a frame.
-        let page = await call(bus, liveJoinRpc, { owner_id, id: raw.transcriptId, after_seq: after });
+        let page = await held.read(owner_id, after);
         if (page.status !== 'ended') {
           await socket.join(room);
           joinedRoom = true;
@@ -200,33 +198,22 @@ export default fp(
         };
         socket.emit(LiveSocketEvents.joined, joined);
         const whole = after === 0;
-        // A line stored between the first read and the join came by neither way: read on once
-        // the socket is in the room, until a page that was read after the join ends the lines
-        // (a line may come twice, by both ways; the client keeps one per seq).
-        let readAfterJoin = false;
         for (;;) {
           const last = page.lines.at(-1);
-          if (last || (whole && after === 0 && !readAfterJoin)) {
-            const initial: LiveTranscriptionEvent = {
-              transcript_id: page.transcript_id,
-              type: 'initial',
-              utterance_id: '',
-              text: '',
-              speaker_tag: 1,
-              timestamp: page.session_start_time,
-              session_start_time: page.session_start_time,
-              start_seconds: 0,
-              end_seconds: 0,
-              seq: last?.seq ?? after,
-              lines: page.lines,
-              ...(whole && !page.more && after === 0 ? { content: liveContent(page.lines) } : {}),
-            };
-            socket.emit(LiveSocketEvents.final, initial);
+          if (last || (whole && after === 0)) {
+            emitInitial(socket, page, page.lines, last?.seq ?? after, whole && !page.more && after === 0);
           }
           if (last) after = last.seq;
-          if (!page.more && (readAfterJoin || !joinedRoom)) break;
-          readAfterJoin = joinedRoom;
-          page = await call(bus, liveJoinRpc, { owner_id, id: raw.transcriptId, after_seq: after });
+          if (!page.more) break;
+          page = await held.read(owner_id, after);
+        }
+        // What came after the stored lines that were read: live-fanout's window (delivered
+        // before this gateway subscribed) and what this gateway heard since (a line may come
+        // twice, by both ways; the client keeps one per seq).
+        if (joinedRoom && page.status !== 'ended') {
+          const recent = await held.recentAfter(after);
+          const last = recent.at(-1);
+          if (last) emitInitial(socket, page, recent, last.seq, false);
         }
         if (page.status === 'ended') {
           const end: SessionEndEvent = {
@@ -254,18 +241,89 @@ export default fp(
           transcriptId: raw.transcriptId,
           error: 'Could not join the live transcript',
         });
+      } finally {
+        letGoSession(raw.transcriptId);
       }
     }
 
+    function emitInitial(
+      socket: Socket<DefaultEventsMap, DefaultEventsMap, DefaultEventsMap, SocketData>,
+      page: JoinPage,
+      lines: LiveLine[],
+      seq: number,
+      withContent: boolean,
+    ): void {
+      const initial: LiveTranscriptionEvent = {
+        transcript_id: page.transcript_id,
+        type: 'initial',
+        utterance_id: '',
+        text: '',
+        speaker_tag: 1,
+        timestamp: page.session_start_time,
+        session_start_time: page.session_start_time,
+        start_seconds: 0,
+        end_seconds: 0,
+        seq,
+        lines,
+        ...(withContent ? { content: liveContent(lines) } : {}),
+      };
+      socket.emit(LiveSocketEvents.final, initial);
+    }
+
+    // Only this gateway's sockets: every gateway with a viewer of the session has its own
+    // subscription, so nothing crosses the Redis adapter.
     const emit = (d: FanoutDelivery): void => {
       liveEvents.inc({ event: d.event });
-      io.to(liveRoom(d.transcript_id)).emit(d.event as never, d.payload as never);
+      io.local.to(liveRoom(d.transcript_id)).emit(d.event as never, d.payload as never);
       observeFinalLatency(d.payload);
     };
-    const deliveries = listen(bus, fanoutEvent, emit, { queue: SOCKET_EDGE_QUEUE });
-    // Interims are a preview, worth nothing late: from the pipeline to the room, no store between.
-    const interims = listen(bus, interimEvent, (payload) => emit(interimDelivery(payload)), {
-      queue: SOCKET_EDGE_QUEUE,
+
+    /** A session this gateway hears: its subscription, the joins under way, what they share. */
+    const held = new Map<string, HeldSession>();
+    function holdSession(transcriptId: string): HeldSession {
+      let h = held.get(transcriptId);
+      if (!h) {
+        const session = new HeldSession(transcriptId, {
+          read: (owner_id, after_seq) => call(bus, liveJoinRpc, { owner_id, id: transcriptId, after_seq }),
+          window: async (after_seq) => {
+            try {
+              return (await call(bus, liveWindowRpc, { id: transcriptId, after_seq })).lines;
+            } catch (err) {
+              // live-fanout restarting: the stored lines and what this gateway hears stand alone.
+              logger.warn({ err, transcriptId }, 'live window not read');
+              return null;
+            }
+          },
+        });
+        session.sub = bus.subscribe(liveSubject.fanout(transcriptId), (payload, meta) => {
+          assertValid(FanoutDeliverySchema, payload, `payload of ${meta.subject}`);
+          session.heard(payload);
+          emit(payload);
+        });
+        held.set(transcriptId, session);
+        h = session;
+      }
+      h.joining++;
+      return h;
+    }
+    /** Unsubscribes once no join is under way and no socket of this gateway is in the room. */
+    function dropIfUnheld(transcriptId: string): void {
+      const h = held.get(transcriptId);
+      if (!h || h.joining > 0 || (io.of('/').adapter.rooms.get(liveRoom(transcriptId))?.size ?? 0) > 0)
+        return;
+      held.delete(transcriptId);
+      h.sub
+        ?.unsubscribe()
+        .catch((err: unknown) => logger.warn({ err, transcriptId }, 'live unsubscribe failed'));
+    }
+    function letGoSession(transcriptId: string): void {
+      const h = held.get(transcriptId);
+      if (h) h.joining--;
+      dropIfUnheld(transcriptId);
+    }
+    // The last local socket left a room (a leave, a disconnect).
+    io.of('/').adapter.on('delete-room', (room: string) => {
+      if (room.startsWith(liveRoom(''))) dropIfUnheld(room.slice(liveRoom('').length));
     });
 
     // Every gateway hears a logout (no queue group) and closes its own sockets of that session.
@@ -275,13 +333,36 @@ export default fp(
       }
     });
 
-    app.decorate('liveViewers', async (transcriptId: string) => {
+    // Each gateway counts its own viewers of a room in O(1) (the adapter's room sizes) and
+    // answers every session asked at once: one ask per listing, never one per session.
+    const localViewers = (ids: readonly string[]): number[] =>
+      ids.map((id) => io.of('/').adapter.rooms.get(liveRoom(id))?.size ?? 0);
+    const countsAsked = 'live-viewer-counts';
+    io.on(
+      countsAsked as never,
+      ((ids: unknown, reply: (counts: number[]) => void) => {
+        if (Array.isArray(ids) && typeof reply === 'function') reply(localViewers(ids.map(String)));
+      }) as never,
+    );
+    app.decorate('liveViewers', async (transcriptIds: readonly string[]) => {
+      const counts = localViewers(transcriptIds);
+      if (!redis || transcriptIds.length === 0) return counts;
       try {
-        return (await io.in(liveRoom(transcriptId)).fetchSockets()).length;
+        // Bounded here too: the adapter first asks Redis how many gateways listen, which
+        // waits in the offline queue for as long as Redis is away.
+        let timer: NodeJS.Timeout | undefined;
+        const others = (await Promise.race([
+          io.serverSideEmitWithAck(countsAsked as never, [...transcriptIds] as never),
+          new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(new Error('no answer from the other gateways')), VIEWER_COUNT_MS);
+          }),
+        ]).finally(() => clearTimeout(timer))) as unknown as number[][];
+        for (const reply of others) reply.forEach((n, i) => (counts[i]! += Number(n) || 0));
       } catch (err) {
-        logger.warn({ err, transcriptId }, 'could not count live viewers');
-        return 0;
+        // Redis away, or a gateway that did not answer in time: this gateway's own count.
+        logger.warn({ err }, 'live viewers of other gateways not counted');
       }
+      return counts;
     });
 
     // A stopping gateway (a rollout) closes every socket's connection before fastify waits for
@@ -290,12 +371,17 @@ export default fp(
     // where the join fetches the lines they missed. A socket.io `disconnect` from the server
     // ('io server disconnect') would leave them offline instead. io.close() would also close
     // the HTTP server, which fastify is closing itself.
+    // The connections close in slices over LIVE_DRAIN_MS, so the viewers do not all reconnect
+    // (and rejoin, each a read) at the same moment elsewhere.
     app.addHook('preClose', async () => {
+      const clients: Closable[] = [...io.of('/').sockets.values()].map((socket) => socket.conn);
+      if (clients.length > 0) logger.info({ sockets: clients.length }, 'moving live sockets away in slices');
+      await closeInSlices(clients, { slices: DRAIN_SLICES, overMs: app.ctx.config.LIVE_DRAIN_MS });
       io.engine.close();
     });
     app.addHook('onClose', async () => {
-      await deliveries.unsubscribe();
-      await interims.unsubscribe();
+      await Promise.all([...held.values()].map((h) => h.sub?.unsubscribe()));
+      held.clear();
       await revoked.unsubscribe();
       if (redis) {
         redis.pub.disconnect();
@@ -312,14 +398,33 @@ const isLivePath = (url: string | undefined): boolean =>
     url.startsWith(`${LIVE_SOCKET_PATH}/`) ||
     url.startsWith(`${LIVE_SOCKET_PATH}?`));
 
-async function openAdapterClients(
+/**
+ * The adapter's two clients, made to outlast a Redis outage: they connect in the background
+ * and reconnect forever (ioredis' default back-off), and a command sent meanwhile waits in the
+ * offline queue instead of failing (`maxRetriesPerRequest: null`): the adapter publishes
+ * without awaiting, so a rejected command would be an unhandled rejection that ends the
+ * process. Live lines do not cross Redis (see emit), so viewers keep receiving them; what
+ * spans gateways (counting viewers elsewhere) waits for Redis or times out, and says so.
+ */
+function openAdapterClients(
   url: string,
-  logger: { warn(obj: unknown, msg: string): void },
-): Promise<{ pub: Redis; sub: Redis }> {
-  const pub = new Redis(url, { maxRetriesPerRequest: 2, lazyConnect: true });
+  logger: { warn(obj: unknown, msg: string): void; info(obj: unknown, msg: string): void },
+): { pub: Redis; sub: Redis } {
+  const pub = new Redis(url, { maxRetriesPerRequest: null });
   const sub = pub.duplicate();
-  for (const client of [pub, sub])
-    client.on('error', (err: unknown) => logger.warn({ err }, 'live socket Redis error'));
-  await Promise.all([pub.connect(), sub.connect()]);
+  for (const [name, client] of [
+    ['publisher', pub],
+    ['subscriber', sub],
+  ] as const) {
+    let down = false;
+    client.on('error', (err: unknown) => {
+      if (!down) logger.warn({ err, client: name }, 'live socket Redis unreachable; retrying');
+      down = true;
+    });
+    client.on('ready', () => {
+      if (down) logger.info({ client: name }, 'live socket Redis back');
+      down = false;
+    });
+  }
   return { pub, sub };
 }

@@ -75,3 +75,21 @@ export function sessionEndDelivery(end: Omit<SessionEndEvent, 'summary' | 'llm_s
   };
   return { transcript_id: end.transcript_id, event: LiveSocketEvents.sessionEnd, payload };
 }
+
+/** The line a final delivery carries (final_update / user_final_update), or null for any other event. */
+export function lineOfDelivery(d: FanoutDelivery): LiveLine | null {
+  if (d.event !== LiveSocketEvents.final && d.event !== LiveSocketEvents.userFinal) return null;
+  const e = d.payload as LiveTranscriptionEvent;
+  if (e?.type !== 'final' || typeof e.seq !== 'number') return null;
+  return {
+    seq: e.seq,
+    utterance_id: e.utterance_id,
+    text: e.text,
+    speaker_tag: e.speaker_tag,
+    ...(e.speaker_info ? { speaker_info: e.speaker_info } : {}),
+    start_seconds: e.start_seconds,
+    end_seconds: e.end_seconds,
+    timestamp: e.timestamp,
+    ...(e.lost ? { lost: true as const } : {}),
+  };
+}

@@ -10,14 +10,17 @@ import { formatTranscriptLine } from './transcript-lines.ts';
  * service stores and re-publishes with a per-transcript sequence number, and what the
  * socket at /socket.io sends to browsers.
  *
- *   pipeline --live.<tid>.start|final|end (JetStream LIVE, msgId)--> transcript service (stores)
- *   transcript --fanout.<tid> (core, queue 'socket-edge')-------------> one gateway -> socket.io room
- *   pipeline --live.<tid>.interim (core, fire-and-forget)-------------> one gateway -> socket.io room
- *                                                                       (Redis adapter: every gateway)
+ *   pipeline --live.<tid>.start|final|end (JetStream LIVE, msgId)--+--> transcript service (stores)
+ *                                                                   +--> live-fanout (delivers)
+ *   live-fanout --fanout.<tid> (core)--> the gateways that hold a viewer of <tid> -> their sockets
+ *   pipeline --live.<tid>.interim (core, fire-and-forget)--> live-fanout --fanout.<tid>--> same
+ *   transcript --fanout.<tid>--> lost markers, session ends, finals live-fanout cannot place
  *
- * LIVE is the one stored hop: what reaches the transcript service is kept until it is stored.
- * The hop to the sockets is not stored: a viewer that missed a delivery (a gateway restarting,
- * a dropped connection) asks for the stored lines after the last seq it holds without a gap.
+ * LIVE is the one stored hop, read by two durables side by side: a viewer's line never waits
+ * for PostgreSQL, and every line shown is already in LIVE, so it is stored too. A gateway
+ * subscribes to `fanout.<tid>` while it has a viewer of <tid> (no queue group, no adapter
+ * broadcast). The hop to the sockets is not stored: a viewer that missed a delivery asks for
+ * the lines after the last seq it holds (the stored ones, then live-fanout's recent window).
  */
 
 /** Durable stream of what the pipeline sends; the transcript service consumes it. */
@@ -51,8 +54,14 @@ export function parseLiveSubject(
 /** Wildcards for subscribers. */
 export const LIVE_INTERIM_ALL = 'live.*.interim';
 export const FANOUT_ALL = 'fanout.*';
-/** Queue group of the gateways' socket edge: one gateway takes each delivery, the adapter spreads it. */
-export const SOCKET_EDGE_QUEUE = 'socket-edge';
+
+/**
+ * Whether live-fanout delivers this final straight from LIVE, before it is stored: it has its
+ * place (final_index, which becomes the stored seq). The transcript service delivers the
+ * others after storing them (a final without a place gets the next seq), so both sides
+ * decide alike from the message alone and every final is delivered by exactly one of them.
+ */
+export const fannedOutFromLive = (u: LiveUtterance): boolean => u.final_index !== undefined;
 
 export const liveMsgId = {
   start: (transcriptId: string) => `start:${transcriptId}`,
@@ -268,6 +277,24 @@ export const liveJoinRpc = rpc(
     ended_at: Type.Optional(Type.String()),
     lines: Type.Array(LiveLineSchema),
     more: Type.Boolean(),
+  }),
+);
+
+/**
+ * svc.live-fanout.window: the recent lines live-fanout delivered for a session after
+ * `after_seq` (its bounded window, in seq order), which a join adds to the stored ones: a line
+ * delivered before it was stored is found here. `known`: the window holds the session.
+ */
+export const liveWindowRpc = rpc(
+  'live-fanout',
+  'window',
+  Type.Object({
+    id: Type.String({ minLength: 1, maxLength: 100 }),
+    after_seq: Type.Integer({ minimum: 0 }),
+  }),
+  Type.Object({
+    known: Type.Boolean(),
+    lines: Type.Array(LiveLineSchema),
   }),
 );
 

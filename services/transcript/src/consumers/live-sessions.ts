@@ -1,4 +1,5 @@
 import {
+  fannedOutFromLive,
   finalDelivery,
   LIVE_STREAM,
   LiveSessionEndSchema,
@@ -49,10 +50,12 @@ class NotStarted extends RetryLater {}
  * happen only when handling failed. Messages of one session are handled in the order they
  * came, one after another, on this replica (a start before its finals).
  *
- * Deliveries to the sockets go on `fanout.<tid>` (core NATS, the gateways' queue group) after
- * the commit. They are not stored: a viewer that missed one asks for the stored lines after
- * the last it holds; a crash between commit and delivery redelivers the message, which finds
- * the line stored ('duplicate') and hands it on again.
+ * live-fanout reads the same stream beside this consumer and delivers the finals that carry
+ * their place before they are stored. What only this service knows goes on `fanout.<tid>`
+ * (core NATS, to the gateways with a viewer of the session) after the commit: a final stored
+ * without its place, lost markers and session ends. They are not stored: a viewer that missed
+ * one asks for the lines after the last it holds; a crash between commit and delivery
+ * redelivers the message, which finds the line stored ('duplicate') and hands it on again.
  */
 export async function startLiveConsumer(opts: {
   bus: Bus;
@@ -79,7 +82,10 @@ export async function startLiveConsumer(opts: {
     if (result.kind === 'not-started')
       throw new NotStarted(`session ${payload.transcript_id} has not started yet`);
     if (result.kind === 'stored') liveLinesStored.inc();
-    publisher.line(result.session, result.line);
+    // live-fanout delivered a final stored at its own place before it was stored; the rest
+    // (no place, or placed after the others since its place was taken) are delivered here.
+    if (!fannedOutFromLive(payload) || result.line.seq !== payload.final_index)
+      publisher.line(result.session, result.line);
     // The last missing final of a session whose end came first: the end is due now.
     if (LiveStore.endDue(result.session)) {
       const end = await store.end(result.session.pendingEnd!);

@@ -13,7 +13,7 @@ import type { FastifyInstance } from 'fastify';
 
 const PING_TIMEOUT_MS = 2000;
 
-/** GET /api/health: pings all nine services over the bus, in parallel; 'idle' ones say why in `detail`. */
+/** GET /api/health: pings all ten services over the bus, in parallel; 'idle' ones say why in `detail`. */
 export default async function healthRoutes(app: FastifyInstance): Promise<void> {
   // A service that is down has no version to report; keep the last one it told us.
   const lastVersion = new Map<ServiceName, string>();

@@ -62,9 +62,8 @@ export default async function transcriptRoutes(fastify: FastifyInstance): Promis
     async (req) => {
       const sessions = await call(bus, listActiveTranscriptsRpc, { owner_id: req.user!.id });
       // The sockets are the gateways': the transcript service cannot count them.
-      return Promise.all(
-        sessions.map(async (s) => ({ ...s, connected_clients: await app.liveViewers(s.transcript_id) })),
-      );
+      const viewers = await app.liveViewers(sessions.map((s) => s.transcript_id));
+      return sessions.map((s, i) => ({ ...s, connected_clients: viewers[i] ?? 0 }));
     },
   );
 
