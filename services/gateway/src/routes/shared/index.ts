@@ -16,11 +16,13 @@ import {
   type SharedView,
   type Transcript,
   type CodexEntry,
+  linkedSessions,
+  sharedLinks,
 } from '@chronicler/contracts';
 import { call, ServiceError, type Bus } from '@chronicler/kit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { linkedSessions, sharedLinks } from './links.ts';
+
 
 const notFound = (): ServiceError => new ServiceError('not_found', 'Share link not found');
 

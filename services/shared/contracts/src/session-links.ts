@@ -1,4 +1,8 @@
 /**
+ * The app's own links inside a text a model or the offline fallback wrote, made to work where the
+ * text is read: in a shared view (services/gateway routes/shared) or in an exported file
+ * (services/transcript tools/export-formats).
+ *
  * The links inside a shared text (a summary, a campaign summary, a story) as a player can follow
  * them. The owner's text links moments and sessions of the app's private pages
  * (`[[00:01:10]](/sessions/{id}#t=00:01:10)`, `[Session one](/sessions/{id})`); a player holds no

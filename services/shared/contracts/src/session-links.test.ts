@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { linkedSessions, sharedLinks } from './links.ts';
+import { linkedSessions, sharedLinks } from './session-links.ts';
 
 const where = (id: string) => (id === 'abc' ? '/shared/T' : null);
 
