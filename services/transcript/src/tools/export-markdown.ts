@@ -10,7 +10,7 @@ import { fromMarkdown } from 'mdast-util-from-markdown';
  * nothing in a file.
  */
 
-export interface Run {
+interface Run {
   text: string;
   bold?: boolean;
   italic?: boolean;

@@ -23,7 +23,6 @@ import { call, ServiceError, type Bus } from '@chronicler/kit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 
-
 const notFound = (): ServiceError => new ServiceError('not_found', 'Share link not found');
 
 /**
