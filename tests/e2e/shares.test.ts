@@ -77,6 +77,45 @@ describe('sharing a session with the players', () => {
     expect(errors).toEqual([]);
   });
 
+  for (const width of [1280, 390]) {
+    it(`a signed-out player clicks a time in a shared summary and lands on that moment in the shared view (${width} px)`, async () => {
+      const token = await storedToken(page);
+      const api = <T>(method: string, path: string, body?: unknown) =>
+        apiCall<T>(system.url, method, path, token, body).then((r) => r.body);
+      // What the offline fallback writes: its marker, and moments linked to the owner's page.
+      const summary = `<!-- chronicler:offline -->\n- "I ready my bow." (Laura) [[00:01:10]](/sessions/${sessionId}#t=00:01:10)`;
+      await api('PUT', `/transcripts/${sessionId}/summary`, { summary });
+      const share = await api<{ path: string; id: string }>('POST', `/transcripts/${sessionId}/shares`, {});
+      const player = await browser.newContext({ viewport: { width, height: 844 } });
+      const playerPage = await player.newPage();
+      const playerErrors: Error[] = [];
+      playerPage.on('pageerror', (err) => playerErrors.push(err));
+      await playerPage.goto(`${system.url}${share.path}`);
+      // The notice says what the text is, never the operator's setup.
+      await playerPage.getByRole('note').getByText('Offline digest').waitFor();
+      expect(await playerPage.content()).not.toMatch(/OPENAI_BASE_URL|README/);
+      const time = playerPage.getByRole('link', { name: '[00:01:10]' });
+      expect(await time.getAttribute('href')).toBe(`${share.path}#t=00:01:10`);
+      await time.click();
+      await playerPage.waitForURL(`**${share.path}#t=00:01:10`);
+      const target = playerPage.locator('.is-target');
+      await target.waitFor();
+      expect(await target.textContent()).toContain('I ready my bow.');
+      expect(await target.isVisible()).toBe(true);
+      await playerPage.screenshot({ path: `${SHOTS}/moment-${width}.png`, fullPage: true });
+
+      // Revoked: the page's own words, not the server's.
+      await api('DELETE', `/transcripts/${sessionId}/shares/${share.id}`);
+      await playerPage.reload();
+      await playerPage.getByRole('heading', { name: 'Link not available' }).waitFor();
+      await playerPage.getByText('it may have been revoked or have expired').waitFor();
+      expect(await playerPage.content()).not.toContain('Share link not found');
+      await playerPage.screenshot({ path: `${SHOTS}/revoked-${width}.png`, fullPage: true });
+      await player.close();
+      expect(playerErrors).toEqual([]);
+    });
+  }
+
   it("a campaign's link lists its sessions for a signed-out reader and opens each", async () => {
     await page.goto(`/groups/${groupId}`);
     await page.getByRole('button', { name: 'Share' }).click();

@@ -1,4 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOAuthPeer, type OAuthPeer } from '../peers/oauth.ts';
 import { launchBrowser, newPage, signInLocally } from '../support/browser.ts';
@@ -23,12 +24,33 @@ describe('sign-in with a local account (fresh embedded start, nothing configured
   let system: TestSystem;
   let browser: Browser;
   beforeAll(async () => {
+    mkdirSync('/tmp/shots-sign-in', { recursive: true });
     system = await startSystem({ mode: 'embedded' });
     browser = await launchBrowser();
   });
   afterAll(async () => {
     await browser?.close();
     await system?.stop();
+  });
+
+  it('a fresh instance without Discord offers the local account first, opened on "Create account" (1280 and 390 px)', async () => {
+    const { page, errors } = await newPage(browser, system.url);
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 844 });
+      await page.goto('/login');
+      await visible(page, 'Use a local account');
+      expect(await page.getByRole('radio', { name: 'Create account' }).isChecked()).toBe(true);
+      await page.getByLabel('Confirm password').waitFor();
+      // The form comes before the Discord button, which is off and says why.
+      const form = await page.getByRole('button', { name: 'Create local account' }).boundingBox();
+      const discord = await page.getByRole('button', { name: 'Login with Discord' }).boundingBox();
+      expect(form!.y).toBeLessThan(discord!.y);
+      expect(await page.getByRole('button', { name: 'Login with Discord' }).isDisabled()).toBe(true);
+      // Nothing wider than the screen.
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
+      await page.screenshot({ path: `/tmp/shots-sign-in/first-visit-${width}.png`, fullPage: true });
+    }
+    expect(errors).toEqual([]);
   });
 
   it('creates a local account with a password and lands on /welcome, which says the invite URL is missing', async () => {

@@ -156,9 +156,12 @@ describe(`admin dashboard (${testMode} mode)`, () => {
       manual.push(res.body);
     }
     const ledger = () =>
-      system.platform!.db.query<{ input_tokens: number; output_tokens: number; user_id: string }>(
-        'select input_tokens, output_tokens, user_id from admin_stats.ai_requests',
-      );
+      system.platform!.db.query<{
+        input_tokens: number;
+        output_tokens: number;
+        user_id: string;
+        estimated_cost_usd: number;
+      }>('select input_tokens, output_tokens, user_id, estimated_cost_usd from admin_stats.ai_requests');
     await waitFor(async () => (await ledger()).length >= 2, 30_000);
 
     // A live session, held open before its end until the dashboard has seen it running.
@@ -245,8 +248,10 @@ describe(`admin dashboard (${testMode} mode)`, () => {
       date: today(),
       total_input_tokens: input,
       total_output_tokens: output,
-      total_cost_usd: round4((input * 0.1 + output * 0.4) / 1_000_000),
+      // The chart's cost is what the rows recorded: the offline fallback answered here, at $0.
+      total_cost_usd: round4(rows.reduce((n, r) => n + Number(r.estimated_cost_usd), 0)),
     });
+    expect(costs.days.at(-1)!.total_cost_usd).toBe(0);
     expect(costs.days.slice(0, 6).every((d) => d.total_input_tokens === 0 && d.total_cost_usd === 0)).toBe(
       true,
     );

@@ -62,6 +62,7 @@ describe(`sign-in with Discord and Google against the OAuth peer (${testMode} mo
       google: true,
       google_client_id: peer.google.clientId,
       local: false,
+      first_account: false,
     });
     const local = await fetch(`${system.url}/api/auth/local`, {
       method: 'POST',

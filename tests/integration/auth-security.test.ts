@@ -83,7 +83,14 @@ describe(`tokens, guard and gateway security (${testMode} mode)`, () => {
 
   it('offers the local account when no provider is configured, and serves /api/config', async () => {
     const providers = (await (await fetch(`${system.url}/api/auth/providers`)).json()) as AuthProviders;
-    expect(providers).toEqual({ discord: false, google: false, google_client_id: null, local: true });
+    // A fresh instance: no account yet, so the login page opens on "Create account".
+    expect(providers).toEqual({
+      discord: false,
+      google: false,
+      google_client_id: null,
+      local: true,
+      first_account: true,
+    });
     const config = await (await fetch(`${system.url}/api/config`)).json();
     expect(config).toEqual({
       bot_invite_url: 'https://discord.com/oauth2/authorize?client_id=42&scope=bot',
@@ -113,6 +120,9 @@ describe(`tokens, guard and gateway security (${testMode} mode)`, () => {
     expect(claims).toMatchObject({ iss: ISSUER, aud: AUDIENCE, sub: body.user!.id });
     expect(claims.exp! - claims.iat!).toBe(15 * 60);
     expect(claims.jti).toBeTruthy();
+    // An account exists: the login page opens on "Sign in" from now on.
+    const providers = (await (await fetch(`${system.url}/api/auth/providers`)).json()) as AuthProviders;
+    expect(providers.first_account).toBe(false);
     const again = await localSignIn(system.url, 'alice');
     expect(again.body.user?.id).toBe(body.user!.id);
   });

@@ -96,6 +96,36 @@ describe(`GET /api/search (${testMode} mode)`, () => {
     expect(without.body.hits.map((h) => h.seconds)).toEqual([3723]);
   });
 
+  it("finds a summary once, even when it is also the model's original, with a snippet of plain words", async () => {
+    const id = (
+      await api<TranscriptListItem>('POST', '/transcripts/manual', alice, {
+        name: 'Mind flayers',
+        session_date: '2026-03-01',
+        summary:
+          '<!-- chronicler:offline -->\n## Key moments\n\n- The **Clarota** fled [[01:20:42]](/sessions/abc#t=01:20:42) - gone.',
+        transcript: '[01:20:42] MATT: It runs.',
+      })
+    ).body.id;
+    // What a generated summary stores: the text shown and the model's original, the same words.
+    await system.platform!.db.query(`update transcript.transcripts set llm_summary = summary where id = $1`, [
+      id,
+    ]);
+    const res = await search(alice, { q: 'Clarota' });
+    expect(res.body.hits.map((h) => [h.transcript_id, h.kind])).toEqual([[id, 'summary']]);
+    const snippet = text(res.body.hits[0]!);
+    expect(snippet).toContain('The Clarota fled [01:20:42] - gone');
+    expect(snippet).not.toMatch(/\*\*|#t=|\/sessions\/|<!--|##/);
+    expect(marked(res.body.hits[0]!)).toEqual(['clarota']);
+  });
+
+  it('says why a query of only common words finds nothing, and what to try', async () => {
+    for (const q of ['the', 'and of the']) {
+      const res = await search(alice, { q });
+      expect(res.status).toBe(400);
+      expect(res.body.detail).toMatch(/only common words .* Search for a name, a place or a rarer word/);
+    }
+  });
+
   it("never shows another user's sessions, and narrows to one of the user's groups", async () => {
     const bobs = await search(bob, { q: 'vault' });
     expect(bobs.body.hits.map((h) => h.transcript_name)).toEqual(['Bob wyvern']);

@@ -251,6 +251,13 @@ describe(`sessions and groups API (${testMode} mode)`, () => {
       const ok = { name: 'N', session_date: '2020-01-01T00:00:00Z', transcript: 'x' };
       await expect400('POST', '/transcripts/manual', { ...ok, name: '   ' }, 'Session name is required');
       await expect400('POST', '/transcripts/manual', { ...ok, name: undefined }, 'Session name is required');
+      for (const name of ['Session 1\n# Injected', 'Session 1\r\nNext', 'Carriage\rreturn'])
+        await expect400(
+          'POST',
+          '/transcripts/manual',
+          { ...ok, name },
+          'A session name cannot contain a line break',
+        );
       await expect400('POST', '/transcripts/manual', { ...ok, session_date: '' }, 'Session date is required');
       await expect400('POST', '/transcripts/manual', { ...ok, session_date: 'not a date' }, /date/i);
       await expect400(
@@ -298,6 +305,10 @@ describe(`sessions and groups API (${testMode} mode)`, () => {
       );
       await expect400('PUT', path, { name: 'n', summary: 's', session_date: 'yesterday-ish' }, /date/i);
       await expect400('PUT', `${path}/rename`, { name: '  ' }, 'Transcript name cannot be empty.');
+      const broken = 'A session name cannot contain a line break';
+      await expect400('PUT', `${path}/rename`, { name: 'Two\nlines' }, broken);
+      await expect400('PUT', `${path}/rename`, { name: 'Two\rlines' }, broken);
+      await expect400('PUT', path, { name: 'Two\nlines', summary: 's' }, broken);
       await expect400('POST', '/groups', { name: ' ' }, 'Group name cannot be empty.');
       await expect400('PUT', `/groups/${g.id}`, { name: '' }, 'Group name cannot be empty.');
       const got = (await api<Transcript>('GET', path, alice.token)).body;

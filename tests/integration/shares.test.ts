@@ -84,6 +84,51 @@ describe(`read-only share links (${testMode} mode)`, () => {
     expect((await api('DELETE', `/transcripts/${session}/shares/${share.id}`, alice)).status).toBe(404);
   });
 
+  it("every moment and session link inside a shared summary opens inside the shared view, none the owner's pages", async () => {
+    const extra = (
+      await api<{ id: string }>('POST', '/transcripts/manual', alice, {
+        name: 'Linked',
+        session_date: '2026-04-02',
+        group_id: group,
+        transcript: '[00:00:01] MATT: Linked begins.\n[00:00:09] SAM: A moment.',
+      })
+    ).body.id;
+    const summary = `- "A moment." (Sam) [[00:00:09]](/sessions/${extra}#t=00:00:09)\n- Before: [Elsewhere](/sessions/${other}) and [Session one](/sessions/${session}#t=00:00:01)`;
+    expect((await api('PUT', `/transcripts/${extra}/summary`, alice, { summary })).status).toBe(200);
+
+    // A session's own link: its moments on the link's page; another session's link, its words only.
+    const own = token((await api<CreatedShare>('POST', `/transcripts/${extra}/shares`, alice, {})).body);
+    const view = (await api<SharedView & { kind: 'transcript' }>('GET', `/shared/${own}`)).body;
+    expect(view.transcript.summary).toBe(
+      `- "A moment." (Sam) [[00:00:09]](/shared/${own}#t=00:00:09)\n- Before: Elsewhere and Session one`,
+    );
+
+    // A campaign's link: its sessions' moments on their shared pages; a session outside it, words only.
+    const campShare = (await api<CreatedShare>('POST', `/groups/${group}/shares`, alice, {})).body;
+    const camp = token(campShare);
+    const campaign = (await api<SharedView & { kind: 'group' }>('GET', `/shared/${camp}`)).body;
+    const listed = campaign.sessions.find((s) => s.id === extra)!;
+    const page = await api<SharedTranscript>('GET', `/shared/${camp}/sessions/${extra}`);
+    for (const text of [listed.summary, page.body.summary]) {
+      expect(text).toBe(
+        `- "A moment." (Sam) [[00:00:09]](/shared/${camp}/sessions/${extra}#t=00:00:09)\n- Before: Elsewhere and [Session one](/shared/${camp}/sessions/${session}#t=00:00:01)`,
+      );
+    }
+    expect(JSON.stringify(campaign)).not.toContain('](/sessions/');
+    await api('DELETE', `/groups/${group}/shares/${campShare.id}`, alice);
+    await api('DELETE', `/transcripts/${extra}`, alice);
+  });
+
+  it('reads of a link have their own limit, apart from sign-in: wrong tokens from the same address never stop a working link', async () => {
+    const working = token(
+      (await api<CreatedShare>('POST', `/transcripts/${session}/shares`, alice, {})).body,
+    );
+    // More wrong tokens than sign-in allows from one address (RATE_LIMIT_SIGN_IN_MAX, 30 here).
+    for (let i = 0; i < 40; i++)
+      expect((await api('GET', `/shared/${'W'.repeat(42)}${i % 10}`)).status).toBe(404);
+    expect((await api('GET', `/shared/${working}`)).status).toBe(200);
+  });
+
   it("another user's session or group, and another user's link, answer 404; nothing changes", async () => {
     const mine = (await api<CreatedShare>('POST', `/transcripts/${session}/shares`, alice, {})).body;
     expect((await api('POST', `/transcripts/${session}/shares`, bob, {})).status).toBe(404);

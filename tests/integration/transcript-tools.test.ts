@@ -353,6 +353,65 @@ describe(`line edits, speaker names and exports (${testMode} mode)`, () => {
       expect(json.lines[2]).toMatchObject({ line: 3, speaker: 'Speaker 2', name: 'Vex', seconds: 9 });
     });
 
+    it('writes clean files: Word and text without Markdown or the offline marker, Markdown with HTML escaped and absolute links', async () => {
+      const made = await api<{ id: string }>('POST', '/transcripts/manual', alice.token, {
+        name: 'Clean files',
+        session_date: '2026-11-20',
+        transcript:
+          '[00:00:05] 1: Watch out <script>alert(1)</script> <img src=x onerror=alert(2)>\n[00:00:09] 2: Fine.',
+      });
+      const id = made.body.id;
+      // What the offline fallback writes: its marker, a heading, bold, a list with moment links.
+      const summary = `<!-- chronicler:offline -->\n## Key moments\n\n- **Speaker 1** warns [[00:00:05]](/sessions/${id}#t=00:00:05)\n- Fine, says _Speaker 2_.`;
+      expect((await api('PUT', `/transcripts/${id}/summary`, alice.token, { summary })).status).toBe(200);
+      const file = async (format: string) => {
+        const res = await raw(`/transcripts/${id}/export?format=${format}`, alice.token);
+        expect(res.status).toBe(200);
+        return res;
+      };
+      const docx = Buffer.from(await (await file('docx')).arrayBuffer());
+      const word = (await mammoth.extractRawText({ buffer: docx })).value;
+      const html = (await mammoth.convertToHtml({ buffer: docx })).value;
+      const txt = await (await file('txt')).text();
+      for (const text of [word, txt]) {
+        expect(text).not.toContain('**');
+        expect(text).not.toMatch(/^#+ /m);
+        expect(text).not.toContain('<!--');
+        expect(text).not.toContain('/sessions/');
+        expect(text).toContain('Speaker 1 warns [00:00:05]');
+        expect(text).toContain('Offline digest');
+      }
+      // Word's own heading, bold and list.
+      expect(html).toContain('<h3>Key moments</h3>');
+      expect(html).toContain('<li><strong>Speaker 1</strong> warns [00:00:05]</li>');
+      const md = await (await file('md')).text();
+      expect(md).not.toContain('<script>');
+      expect(md).not.toContain('<img');
+      expect(md).toContain('Watch out &lt;script>alert(1)&lt;/script> &lt;img src=x onerror=alert(2)>');
+      expect(md).not.toContain('<!--');
+      expect(md).toContain(`[[00:00:05]](${system.url}/sessions/${id}#t=00:00:05)`);
+    });
+
+    it('refuses subtitles of a session without times, in words, rather than an empty file', async () => {
+      const made = await api<{ id: string }>('POST', '/transcripts/manual', alice.token, {
+        name: 'No times',
+        session_date: '2026-11-20',
+        transcript: 'MATT: You arrive.\nLAURA: I ready my bow.',
+      });
+      for (const format of ['srt', 'vtt']) {
+        const res = await raw(`/transcripts/${made.body.id}/export?format=${format}`, alice.token);
+        expect(res.status).toBe(400);
+        expect(((await res.json()) as { detail: string }).detail).toMatch(
+          /No line of this session has a time/,
+        );
+      }
+      for (const format of ['md', 'txt', 'docx', 'json']) {
+        const res = await raw(`/transcripts/${made.body.id}/export?format=${format}`, alice.token);
+        expect(res.status).toBe(200);
+        expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(0);
+      }
+    });
+
     it('refuses a bad format and other owners', async () => {
       const id = await pasted();
       expect((await raw(`/transcripts/${id}/export?format=pdf`, alice.token)).status).toBe(400);

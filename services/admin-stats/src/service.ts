@@ -17,7 +17,6 @@ import {
 } from '@chronicler/contracts';
 import { call, consume, defineService, packageVersion, serve } from '@chronicler/kit';
 import { createStreamGate, SpeechConfigSchema, streamLimits } from '@chronicler/speech';
-import { Type } from '@sinclair/typebox';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { onAiRequestRecorded } from './consumers/ai-request-recorded.ts';
@@ -38,16 +37,11 @@ import { userMetrics } from './handlers/user-metrics.ts';
 import { userStats } from './handlers/user-stats.ts';
 
 /**
- * The speech settings (for the stream gate's limits) and the AI token prices, under the same
- * variable names as the services that use them, so one setting serves every service.
+ * The speech settings (for the stream gate's limits), under the same variable names as the
+ * services that use them, so one setting serves every service. AI costs are the ones each
+ * request recorded, priced where it ran.
  */
-export const AdminStatsConfigSchema = Type.Composite([
-  SpeechConfigSchema,
-  Type.Object({
-    AI_PRICE_INPUT_PER_MILLION_USD: Type.Number({ default: 0.1, minimum: 0 }),
-    AI_PRICE_OUTPUT_PER_MILLION_USD: Type.Number({ default: 0.4, minimum: 0 }),
-  }),
-]);
+export const AdminStatsConfigSchema = SpeechConfigSchema;
 
 export default defineService({
   name: 'admin-stats',
@@ -60,10 +54,6 @@ export default defineService({
     await ctx.bus.ensureStream(usageEventsStream);
     await ctx.bus.ensureStream(liveStream);
     const gate = createStreamGate(ctx.coord, streamLimits(ctx.config));
-    const prices = {
-      inputPerMillionUsd: ctx.config.AI_PRICE_INPUT_PER_MILLION_USD,
-      outputPerMillionUsd: ctx.config.AI_PRICE_OUTPUT_PER_MILLION_USD,
-    };
     const subs = [
       serve(ctx.bus, userStatsRpc, userStats(store)),
       serve(
@@ -77,7 +67,7 @@ export default defineService({
       ),
       serve(ctx.bus, adminAiRequestsRpc, aiRequests(store, ctx.bus, ctx.logger)),
       serve(ctx.bus, adminTranscriptionHoursRpc, transcriptionHoursPerDay(store)),
-      serve(ctx.bus, adminAiCostsWeeklyRpc, aiCostsWeekly(store, prices)),
+      serve(ctx.bus, adminAiCostsWeeklyRpc, aiCostsWeekly(store)),
       serve(ctx.bus, adminUserMetricsRpc, userMetrics(store)),
     ];
     const consumers = [

@@ -49,6 +49,11 @@ export const GatewayConfigSchema = Type.Object({
   /** Sign-in attempts per window per client address. */
   RATE_LIMIT_SIGN_IN_MAX: Type.Integer({ default: 30, minimum: 1 }),
   /**
+   * Reads of one shared link (/api/shared/{token}/…) per window per client address, apart from
+   * sign-in: sized for a table of players behind one home router reading together.
+   */
+  RATE_LIMIT_SHARE_MAX: Type.Integer({ default: 300, minimum: 1 }),
+  /**
    * With Redis: how often each gateway shares its counts of the address and user limits (ms).
    * 0: every request asks Redis. Sign-in limits always ask Redis.
    */

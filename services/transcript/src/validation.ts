@@ -26,6 +26,8 @@ export function checkName(name: string | undefined, message: string): string {
   // Checked here too, not only at the gateway: the bot and other services call the bus directly.
   if (trimmed.length > SESSION_NAME_MAX) throw bad(tooLongMessage('Session name', SESSION_NAME_MAX));
   assertNoNul(trimmed, 'Name');
+  // A name is one line: a break would split a file's heading and every list it is shown in.
+  if (/[\r\n\u2028\u2029]/.test(trimmed)) throw bad('A session name cannot contain a line break');
   return trimmed;
 }
 

@@ -23,14 +23,22 @@ function AppLink({ href, children, node: _node, ...rest }: ComponentProps<'a'> &
 /**
  * Text that may be markdown (AI summaries are: lists, emphasis) shown formatted. Raw HTML in
  * it is dropped, never rendered: the text comes from a model or from another user's paste. Text
- * the offline fallback wrote gets its notice once, above it (without how to connect a model for
- * a `guest`: someone reading a shared link).
+ * the offline fallback wrote gets its notice once, above it (for a `reader` of a shared link,
+ * without the operator's setup).
  */
-export function Markdown({ text, className, guest }: { text: string; className?: string; guest?: boolean }) {
+export function Markdown({
+  text,
+  className,
+  reader = false,
+}: {
+  text: string;
+  className?: string;
+  reader?: boolean;
+}) {
   const offline = isOfflineAiText(text);
   return (
     <div className={className}>
-      {offline ? <OfflineNotice guest={guest} /> : null}
+      {offline ? <OfflineNotice reader={reader} /> : null}
       <ReactMarkdown skipHtml components={{ a: AppLink }}>
         {offline ? withoutOfflineMarker(text) : text}
       </ReactMarkdown>

@@ -2,15 +2,15 @@ import { AI_CONNECT_HINT, AI_SETUP_SECTION } from '@chronicler/contracts';
 
 /**
  * Shown once above AI output the built-in offline fallback wrote (no model is configured): what
- * it is, and one line on how to connect a model; not that line for a reader of a shared link,
- * who cannot connect one.
+ * it is, and one line on how to connect a model. A reader of a shared link (`reader`) runs no
+ * server: they get what it is, never the operator's setup.
  */
 export function OfflineNotice({
   what = 'digest',
-  guest = false,
+  reader = false,
 }: {
   what?: 'digest' | 'answers';
-  guest?: boolean;
+  reader?: boolean;
 }) {
   return (
     <p className="notice offline-notice small" role="note">
@@ -18,7 +18,7 @@ export function OfflineNotice({
       {what === 'digest'
         ? 'these are the transcript’s own lines, not a written recap'
         : 'replies quote the transcript'}
-      .{guest ? null : ` ${AI_CONNECT_HINT} See “${AI_SETUP_SECTION}” in the README.`}
+      .{reader ? null : ` ${AI_CONNECT_HINT} See “${AI_SETUP_SECTION}” in the README.`}
     </p>
   );
 }

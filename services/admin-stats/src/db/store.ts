@@ -216,14 +216,19 @@ export class UsageStore {
   /** Input and output tokens of every AI request per UTC day in the window (days without any left out). */
   async tokensPerDay(
     w: TimeWindow,
-  ): Promise<{ date: string; input_tokens: number; output_tokens: number }[]> {
-    const rows = await this.db.query<{ date: string; i: unknown; o: unknown }>(
+  ): Promise<{ date: string; input_tokens: number; output_tokens: number; cost_usd: number }[]> {
+    const rows = await this.db.query<{ date: string; i: unknown; o: unknown; c: unknown }>(
       `select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as date,
-              sum(input_tokens) as i, sum(output_tokens) as o
+              sum(input_tokens) as i, sum(output_tokens) as o, sum(estimated_cost_usd) as c
          from ${this.aiRequests} where created_at >= $1 and created_at < $2 group by 1 order by 1`,
       [w.from.toISOString(), w.to.toISOString()],
     );
-    return rows.map((r) => ({ date: r.date, input_tokens: num(r.i), output_tokens: num(r.o) }));
+    return rows.map((r) => ({
+      date: r.date,
+      input_tokens: num(r.i),
+      output_tokens: num(r.o),
+      cost_usd: num(r.c),
+    }));
   }
 
   /** Seconds transcribed (every user) per UTC day in the window (days without any left out). */

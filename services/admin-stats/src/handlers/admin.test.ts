@@ -10,13 +10,12 @@ import { onSpeechStreamRecorded } from '../consumers/speech-stream-recorded.ts';
 import { UsageStore } from '../db/store.ts';
 import { adminStats } from './admin-stats.ts';
 import { aiCostsWeekly } from './ai-costs-weekly.ts';
-import { chartDays, round4, tokenCost } from './days.ts';
+import { chartDays, round4 } from './days.ts';
 import { transcriptionHoursPerDay } from './transcription-hours.ts';
 import { userMetrics } from './user-metrics.ts';
 
 const migrationsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
 const logger = createLogger('admin-stats-test', { level: 'silent' });
-const PRICES = { inputPerMillionUsd: 0.1, outputPerMillionUsd: 0.4 };
 
 let bed: ServiceTestbed;
 let store: UsageStore;
@@ -38,16 +37,17 @@ const ctx = (subject: string): DurableContext => ({
   working: () => undefined,
 });
 
-async function ai(createdAt: string, input: number, output: number): Promise<void> {
+/** One AI request as an engine records it: the offline fallback's at $0, a model's at its cost. */
+async function ai(createdAt: string, input: number, output: number, costUsd = 0): Promise<void> {
   await store.recordAiRequest(
     {
       record_id: randomUUID(),
       user_id: randomUUID(),
       request_type: 'chat',
-      model: 'offline',
+      model: costUsd ? 'gpt-4o-mini' : 'offline',
       input_tokens: input,
       output_tokens: output,
-      estimated_cost_usd: 0,
+      estimated_cost_usd: costUsd,
       success: true,
       processing_time_ms: 1,
       created_at: createdAt,
@@ -72,24 +72,24 @@ describe('chart days', () => {
     expect(window.to.toISOString()).toBe('2031-03-04T00:00:00.000Z');
   });
 
-  it('cost 0.1 / 0.4 USD per million tokens, rounded to 4 decimals', () => {
-    expect(tokenCost(1_000_000, 1_000_000, PRICES)).toBe(0.5);
-    expect(tokenCost(1234, 567, PRICES)).toBe(0.0004); // 0.0001234 + 0.0002268 = 0.0003502
-    expect(tokenCost(0, 0, PRICES)).toBe(0);
-    expect(tokenCost(500, 0, PRICES)).toBe(0.0001); // 0.00005 rounds half up
+  it('round costs to 4 decimals, half up', () => {
+    expect(round4(0.00005)).toBe(0.0001);
     expect(round4(1.00005)).toBe(1.0001);
   });
 });
 
 describe('svc.admin-stats.ai-costs-weekly', () => {
-  it('answers a row for each of the 7 days, zeros included, with the day totals and their cost', async () => {
+  it("answers a row for each of the 7 days, zeros included, with the day's tokens and the cost its requests recorded", async () => {
     // A week of its own, far from other tests' rows.
-    await ai('2031-05-10T00:00:00.000Z', 1_000_000, 0);
-    await ai('2031-05-10T23:59:59.000Z', 0, 250_000);
-    await ai('2031-05-13T12:00:00.000Z', 3000, 1000);
-    await ai('2031-05-09T23:59:59.000Z', 7_000_000, 7_000_000); // the day before the window
-    await ai('2031-05-17T00:00:00.000Z', 7_000_000, 7_000_000); // the day after
-    const week = await aiCostsWeekly(store, PRICES, () => new Date('2031-05-16T08:00:00Z'))();
+    await ai('2031-05-10T00:00:00.000Z', 1_000_000, 0, 0.1);
+    await ai('2031-05-10T23:59:59.000Z', 0, 250_000, 0.1);
+    // A day of the offline fallback only: tokens counted, nothing paid.
+    await ai('2031-05-12T09:00:00.000Z', 300_000, 20_000);
+    await ai('2031-05-13T12:00:00.000Z', 3000, 1000, 0.0007);
+    await ai('2031-05-13T13:00:00.000Z', 90_000, 4000);
+    await ai('2031-05-09T23:59:59.000Z', 7_000_000, 7_000_000, 3.5); // the day before the window
+    await ai('2031-05-17T00:00:00.000Z', 7_000_000, 7_000_000, 3.5); // the day after
+    const week = await aiCostsWeekly(store, () => new Date('2031-05-16T08:00:00Z'))();
     expect(week).toEqual({
       status: 'success',
       days: [
@@ -100,20 +100,20 @@ describe('svc.admin-stats.ai-costs-weekly', () => {
           total_cost_usd: 0.2,
         },
         { date: '2031-05-11', total_input_tokens: 0, total_output_tokens: 0, total_cost_usd: 0 },
-        { date: '2031-05-12', total_input_tokens: 0, total_output_tokens: 0, total_cost_usd: 0 },
-        { date: '2031-05-13', total_input_tokens: 3000, total_output_tokens: 1000, total_cost_usd: 0.0007 },
+        { date: '2031-05-12', total_input_tokens: 300_000, total_output_tokens: 20_000, total_cost_usd: 0 },
+        { date: '2031-05-13', total_input_tokens: 93_000, total_output_tokens: 5000, total_cost_usd: 0.0007 },
         { date: '2031-05-14', total_input_tokens: 0, total_output_tokens: 0, total_cost_usd: 0 },
         { date: '2031-05-15', total_input_tokens: 0, total_output_tokens: 0, total_cost_usd: 0 },
         { date: '2031-05-16', total_input_tokens: 0, total_output_tokens: 0, total_cost_usd: 0 },
       ],
     });
-    // Configured prices are used, not the defaults.
-    const dear = await aiCostsWeekly(
-      store,
-      { inputPerMillionUsd: 1, outputPerMillionUsd: 2 },
-      () => new Date('2031-05-16T08:00:00Z'),
-    )();
-    expect(dear.days[0]!.total_cost_usd).toBe(1.5);
+    // The chart's week and the request rows of that week sum to the same dollars.
+    const rows = (await store.recentAiRequests(1000)).filter(
+      (r) => r.created_at >= '2031-05-10' && r.created_at < '2031-05-17',
+    );
+    const rowsTotal = round4(rows.reduce((sum, r) => sum + r.estimated_cost_usd, 0));
+    expect(round4(week.days.reduce((sum, d) => sum + d.total_cost_usd, 0))).toBe(rowsTotal);
+    expect(rowsTotal).toBe(0.2007);
   });
 });
 
@@ -193,8 +193,12 @@ describe('svc.admin-stats.user-metrics', () => {
 
   it('totals every user in the range and lists the busiest first', async () => {
     const metrics = await userMetrics(store)({ start: '2031-05-10', end: '2031-05-13' });
-    expect(metrics).toMatchObject({ active_users: 3, ai_requests: 3, transcription_hours: 0 });
-    expect(metrics.users.map((u) => u.input_tokens).sort((a, b) => a - b)).toEqual([0, 3000, 1_000_000]);
+    // The cost chart's rows (each request by its own user): two of them the offline fallback's.
+    expect(metrics).toMatchObject({ active_users: 5, ai_requests: 5, transcription_hours: 0 });
+    expect(metrics.users.map((u) => u.input_tokens).sort((a, b) => a - b)).toEqual([
+      0, 3000, 90_000, 300_000, 1_000_000,
+    ]);
+    expect(metrics.estimated_cost_usd).toBe(0.2007);
   });
 });
 

@@ -28,13 +28,3 @@ export function everyDay<R extends { date: string }, E>(
 
 /** USD (or hours) to 4 decimals, as the specification rounds costs; tiny float error first nudged away. */
 export const round4 = (value: number): number => Math.round((value + Number.EPSILON) * 10_000) / 10_000;
-
-/** Token prices, USD per million (AI_PRICE_INPUT_PER_MILLION_USD / AI_PRICE_OUTPUT_PER_MILLION_USD). */
-export interface TokenPrices {
-  inputPerMillionUsd: number;
-  outputPerMillionUsd: number;
-}
-
-/** Estimated cost of the tokens at the prices, in dollars rounded to 4 decimals. */
-export const tokenCost = (input: number, output: number, p: TokenPrices): number =>
-  round4((input * p.inputPerMillionUsd + output * p.outputPerMillionUsd) / 1_000_000);

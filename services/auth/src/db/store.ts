@@ -98,6 +98,14 @@ export class AuthStore {
     return (await this.db.query<UserRow>(`select * from ${this.t.users} where id = $1`, [id]))[0];
   }
 
+  /** Whether any account exists (one index probe, not a count). */
+  async anyUser(): Promise<boolean> {
+    const rows = await this.db.query<{ any: boolean }>(
+      `select exists (select 1 from ${this.t.users}) as any`,
+    );
+    return rows[0]?.any === true;
+  }
+
   async countUsers(): Promise<number> {
     const rows = await this.db.query<{ n: number | string }>(`select count(*) as n from ${this.t.users}`);
     return Number(rows[0]?.n ?? 0);

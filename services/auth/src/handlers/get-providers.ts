@@ -3,10 +3,11 @@ import type { AuthDeps } from '../sessions.ts';
 
 /** svc.auth.get-providers: what the login page may offer. */
 export const getProviders =
-  ({ settings }: AuthDeps) =>
-  (): AuthProviders => ({
+  ({ settings, store }: AuthDeps) =>
+  async (): Promise<AuthProviders> => ({
     discord: settings.discord !== null,
     google: settings.google !== null,
     google_client_id: settings.google?.clientId ?? null,
     local: settings.localEnabled,
+    first_account: settings.localEnabled && !(await store.anyUser()),
   });

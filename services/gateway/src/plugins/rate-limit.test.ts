@@ -7,7 +7,7 @@ import type {} from './auth.ts';
 import errors from './errors.ts';
 import rateLimit from './rate-limit.ts';
 
-const LIMITS = { ip: 4, signIn: 2, user: 3 };
+const LIMITS = { ip: 4, signIn: 2, user: 3, share: 2 };
 
 /** Signs in whoever the x-user header names, as the real auth plugin does from a token. */
 const headerAuth = fp(
@@ -50,6 +50,7 @@ beforeEach(async () => {
       RATE_LIMIT_IP_MAX: LIMITS.ip,
       RATE_LIMIT_SIGN_IN_MAX: LIMITS.signIn,
       RATE_LIMIT_USER_MAX: LIMITS.user,
+      RATE_LIMIT_SHARE_MAX: LIMITS.share,
     },
   } as unknown as GatewayContext);
   await app.register(errors);
@@ -95,10 +96,10 @@ describe('rate limits on /api', () => {
     expect((await get('/api/things', {}, '10.0.0.3')).statusCode).toBe(200);
   });
 
-  it('holds shared links (a secret in the path) to the same stricter limit, counted apart from sign-in', async () => {
+  it("holds a shared link's reads to their own limit per address and link, apart from sign-in", async () => {
     const open = (token: string) => get(`/api/shared/${token}`, {}, '10.0.0.4');
-    for (let i = 0; i < LIMITS.signIn; i++) expect((await open(`guess-${i}`)).statusCode).toBe(200);
-    expect((await open('one-more-guess')).statusCode).toBe(429);
+    for (let i = 0; i < LIMITS.share; i++) expect((await open('the-link')).statusCode).toBe(200);
+    expect((await open('the-link')).statusCode).toBe(429);
     const signIn = await app.inject({
       method: 'POST',
       url: '/api/auth/local',
@@ -106,6 +107,18 @@ describe('rate limits on /api', () => {
       remoteAddress: '10.0.0.4',
     });
     expect(signIn.statusCode).toBe(200);
+    // Another link from the same address: its own count.
+    expect((await open('another-link')).statusCode).toBe(200);
+    // The token itself is never a key: only its hash.
+    expect(calls.flat().some((k) => k.includes('the-link'))).toBe(false);
+  });
+
+  it('wrong tokens from one address, more than a link may be read, never hold back a link that works', async () => {
+    const open = (token: string) => get(`/api/shared/${token}`, {}, '10.0.0.5');
+    for (let i = 0; i < LIMITS.share + 1; i++) expect((await open(`guess-${i}`)).statusCode).toBe(200);
+    expect((await open('the-link')).statusCode).toBe(200);
+    // The address limit still bounds them all.
+    expect((await open('guess-more')).statusCode).toBe(429);
   });
 
   it('counts a signed-in user across addresses', async () => {

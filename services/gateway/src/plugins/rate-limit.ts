@@ -1,10 +1,11 @@
+import { createHash } from 'node:crypto';
 import { SyncedRateLimiter, type RateLimitAllResult, type RateLimitHit } from '@chronicler/kit';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** Opened by a secret in its path (/api/shared/{token}): held to the sign-in limit against guessing. */
+    /** Opened by a secret in its path (/api/shared/{token}): its own limit per address and link. */
     shareLink?: boolean;
   }
   interface FastifyInstance {
@@ -57,9 +58,14 @@ export default fp(
       if (req.routeOptions.config.signIn) {
         hits.push({ key: `rl:sign-in:${req.ip}`, limit: cfg.RATE_LIMIT_SIGN_IN_MAX, windowMs });
       }
-      // A shared link's token is a secret in the path: as few tries per address as sign-in gets.
+      // A shared link's reads: a table of players behind one address reading together, counted
+      // per link (its token's hash, never the token), so wrong tokens from the same address never
+      // hold back a link that works. Guessing stays bounded by the address limit above, and a
+      // token is 256 random bits: no count of tries finds one.
       if (req.routeOptions.config.shareLink) {
-        hits.push({ key: `rl:share:${req.ip}`, limit: cfg.RATE_LIMIT_SIGN_IN_MAX, windowMs });
+        const { token = '' } = req.params as { token?: string };
+        const link = createHash('sha256').update(token).digest('base64url').slice(0, 22);
+        hits.push({ key: `rl:share:${req.ip}:${link}`, limit: cfg.RATE_LIMIT_SHARE_MAX, windowMs });
       }
       return hits;
     };

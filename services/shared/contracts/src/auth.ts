@@ -78,6 +78,8 @@ export const AuthProvidersSchema = Type.Object({
   google: Type.Boolean(),
   google_client_id: Type.Union([Type.String(), Type.Null()]),
   local: Type.Boolean(),
+  /** Local accounts are on and none exists yet (a fresh instance): the login page opens on "Create account". */
+  first_account: Type.Boolean(),
 });
 export type AuthProviders = Static<typeof AuthProvidersSchema>;
 

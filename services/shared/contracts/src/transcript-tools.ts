@@ -171,6 +171,8 @@ export const exportTranscriptRpc = rpc(
     owner_id: Type.String({ minLength: 1 }),
     id: Type.String(),
     format: TranscriptExportQuerySchema.properties.format,
+    /** The app's address (PUBLIC_URL, else the request's origin): an exported Markdown file's links are absolute. */
+    base_url: Type.Optional(Type.String()),
   }),
   ExportFileSchema,
 );
@@ -182,6 +184,8 @@ export const exportGroupRpc = rpc(
     owner_id: Type.String({ minLength: 1 }),
     id: Type.String(),
     format: GroupExportQuerySchema.properties.format,
+    /** The app's address (PUBLIC_URL, else the request's origin): an exported Markdown file's links are absolute. */
+    base_url: Type.Optional(Type.String()),
   }),
   ExportFileSchema,
 );

@@ -58,6 +58,15 @@ export class SearchStore {
     this.transcripts = `"${schema}".transcripts`;
   }
 
+  /** Whether a query holds only words search skips ('the', 'and of'): it can match nothing. */
+  async onlyCommonWords(query: string): Promise<boolean> {
+    const [r] = await this.db.query<{ n: number }>(
+      `select numnode(websearch_to_tsquery('english', $1)) as n`,
+      [query],
+    );
+    return Number(r?.n ?? 0) === 0;
+  }
+
   async search(
     ownerId: string,
     query: string,

@@ -15,6 +15,8 @@ import type { SpeakerNameStore } from '../db/speaker-names.ts';
 import type { TranscriptStore } from '../db/store.ts';
 import { toDocx } from '../tools/export-docx.ts';
 import {
+  fileSummary,
+  noHtml,
   safeFileName,
   toJson,
   toMarkdown,
@@ -64,7 +66,7 @@ export const exportTranscript =
     const name = (ext: string) => safeFileName(e.session.name, e.session.session_timestamp, ext);
     switch (req.format) {
       case 'md':
-        return text(name('md'), 'text/markdown; charset=utf-8', toMarkdown(e));
+        return text(name('md'), 'text/markdown; charset=utf-8', toMarkdown(e, 1, req.base_url));
       case 'txt':
         return text(name('txt'), 'text/plain; charset=utf-8', toText(e));
       case 'srt': {
@@ -113,11 +115,11 @@ export const exportGroup =
     const group = await call(d.bus, getGroupRpc, { owner_id: req.owner_id, id: req.id });
     const sessions = await groupSessions(d.store, req.owner_id, group.id);
     const head = [
-      `# ${group.name}`,
+      `# ${noHtml(group.name)}`,
       '',
       '## Campaign Summary',
       '',
-      group.summary.trim() || '_No summary._',
+      fileSummary(group.summary, req.base_url) || '_No summary._',
       '',
     ];
     const exports: SessionExport[] = [];
@@ -134,7 +136,7 @@ export const exportGroup =
         ...head,
         `## Sessions (${exports.length})`,
         '',
-        ...exports.map((e) => toMarkdown(e, 3)),
+        ...exports.map((e) => toMarkdown(e, 3, req.base_url)),
       ].join('\n');
       return text(safeFileName(group.name, null, 'md'), 'text/markdown; charset=utf-8', body);
     }
@@ -142,9 +144,9 @@ export const exportGroup =
     const index = [...head, '## Sessions', ''];
     exports.forEach((e, i) => {
       const base = `${String(i + 1).padStart(3, '0')}-${safeFileName(e.session.name, e.session.session_timestamp, 'md')}`;
-      files[base] = strToU8(toMarkdown(e));
+      files[base] = strToU8(toMarkdown(e, 1, req.base_url));
       files[base.replace(/\.md$/, '.json')] = strToU8(toJson(e));
-      index.push(`- [${e.session.name}](${base})`);
+      index.push(`- [${noHtml(e.session.name)}](${base})`);
     });
     files['campaign.md'] = strToU8(`${index.join('\n')}\n`);
     return {

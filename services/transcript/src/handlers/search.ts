@@ -42,6 +42,12 @@ export const search =
     const after = req.after ? decode(req.after) : null;
     // One row more than the page tells whether another page follows, without a count.
     const rows = await store.search(req.owner_id, q, req.group_id ?? null, after, req.limit + 1);
+    // Nothing found for words search skips: say so, and what to try, rather than "No results".
+    if (rows.length === 0 && !after && (await store.onlyCommonWords(q))) {
+      throw bad(
+        `“${q.length > 60 ? `${q.slice(0, 60)}…` : q}” holds only common words (like “the”, “and”, “of”), which search skips. Search for a name, a place or a rarer word instead.`,
+      );
+    }
     const page = rows.slice(0, req.limit);
     const next = rows.length > req.limit ? encode(page[page.length - 1]!.cursor) : null;
     return { hits: page.map((r) => r.hit), next };

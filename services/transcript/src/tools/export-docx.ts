@@ -1,5 +1,26 @@
-import { Document, HeadingLevel, Packer, Paragraph, TextRun } from 'docx';
+import { Document, HeadingLevel, LevelFormat, Packer, Paragraph, TextRun } from 'docx';
 import { sessionDate, whoSaid, type SessionExport } from './export-formats.ts';
+import { summaryBlocks, type Block } from './export-markdown.ts';
+
+const HEADINGS = [
+  HeadingLevel.HEADING_3,
+  HeadingLevel.HEADING_3,
+  HeadingLevel.HEADING_3,
+  HeadingLevel.HEADING_4,
+  HeadingLevel.HEADING_5,
+  HeadingLevel.HEADING_6,
+] as const;
+
+/** A summary's block as Word shows it: a real heading, list item or quote of styled runs. */
+function paragraphOf(b: Block): Paragraph {
+  const children = b.runs.map((r) => new TextRun({ text: r.text, bold: r.bold, italics: r.italic }));
+  if (b.kind === 'heading') return new Paragraph({ children, heading: HEADINGS[b.level - 1] });
+  if (b.kind === 'bullet') return new Paragraph({ children, bullet: { level: b.level } });
+  if (b.kind === 'numbered')
+    return new Paragraph({ children, numbering: { reference: 'summary-numbers', level: b.level } });
+  if (b.kind === 'quote') return new Paragraph({ children, indent: { left: 720 } });
+  return new Paragraph({ children });
+}
 
 /** Paragraphs of a multi-line text (a summary, notes), or one italic placeholder. */
 function block(text: string, empty: string): Paragraph[] {
@@ -8,14 +29,15 @@ function block(text: string, empty: string): Paragraph[] {
   return lines.map((line) => new Paragraph({ text: line }));
 }
 
-/** A Word document of one session: title, date, summary, notes, then each line with its time and speaker in bold. */
+/** A Word document of one session: title, date, summary (its Markdown as Word's own headings, bold and lists), notes, then each line with its time and speaker in bold. */
 export async function toDocx(e: SessionExport): Promise<Buffer> {
   const heading = (text: string) => new Paragraph({ text, heading: HeadingLevel.HEADING_2 });
+  const summary = summaryBlocks(e.session.summary);
   const children: Paragraph[] = [
     new Paragraph({ text: e.session.name, heading: HeadingLevel.TITLE }),
     new Paragraph({ text: `Date: ${sessionDate(e.session.session_timestamp)}` }),
     heading('Summary'),
-    ...block(e.session.summary, 'No summary.'),
+    ...(summary.length ? summary.map(paragraphOf) : block('', 'No summary.')),
     heading('Notes'),
     ...block(e.notes, 'No notes.'),
   ];
@@ -37,6 +59,19 @@ export async function toDocx(e: SessionExport): Promise<Buffer> {
   const doc = new Document({
     title: e.session.name,
     creator: 'Chronicler',
+    numbering: {
+      config: [
+        {
+          reference: 'summary-numbers',
+          levels: [0, 1, 2, 3].map((level) => ({
+            level,
+            format: LevelFormat.DECIMAL,
+            text: `%${level + 1}.`,
+            style: { paragraph: { indent: { left: 720 * (level + 1), hanging: 360 } } },
+          })),
+        },
+      ],
+    },
     sections: [{ children }],
   });
   return Packer.toBuffer(doc);

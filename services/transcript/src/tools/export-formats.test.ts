@@ -1,6 +1,7 @@
 import type { SessionLine } from '@chronicler/contracts';
 import { describe, expect, it } from 'vitest';
 import { cuesOf, safeFileName, toSrt, toVtt } from './export-formats.ts';
+import { plainLines, summaryBlocks } from './export-markdown.ts';
 
 const line = (n: number, seconds: number | null, text: string, name: string | null = null): SessionLine => ({
   line: n,
@@ -34,6 +35,39 @@ describe('subtitle cues', () => {
     expect(toVtt(lines).body).toBe(
       'WEBVTT\n\n00:00:01.000 --> 00:00:03.000\nSpeaker 1: a → b &lt;i&gt;&amp;\n',
     );
+  });
+});
+
+describe('subtitle times', () => {
+  it('keeps milliseconds: a line at 2.5 s starts at 00:00:02,500', () => {
+    const srt = toSrt([line(1, 2.5, 'Hello.'), line(2, 5.25, 'Again.')]).body;
+    expect(srt.split('\n')[1]).toBe('00:00:02,500 --> 00:00:05,250');
+  });
+
+  it('refuses lines without any time in words, never an empty file', () => {
+    expect(() => toSrt([line(1, null, 'Prose.')])).toThrow(/No line of this session has a time/);
+    expect(() => toVtt([])).toThrow(/no transcript lines/);
+  });
+});
+
+describe('a summary read as words', () => {
+  it('drops the Markdown marks, raw HTML and link targets; keeps headings, lists and the offline note', () => {
+    const md =
+      '<!-- chronicler:offline -->\n# Recap\n\nThe **party** _rests_ <b>x</b>.\n\n1. One [[00:00:05]](/sessions/a#t=00:00:05)\n   - nested\n2. Two\n\n> Quoted';
+    expect(plainLines(summaryBlocks(md))).toEqual([
+      "Offline digest: no AI model was connected, so these are the transcript's own lines, not a written recap.",
+      'Recap',
+      'The party rests x.',
+      '1. One [00:00:05]',
+      '  • nested',
+      '2. Two',
+      'Quoted',
+    ]);
+    expect(summaryBlocks('The **party**.')[0]!.runs).toEqual([
+      { text: 'The ' },
+      { text: 'party', bold: true },
+      { text: '.' },
+    ]);
   });
 });
 

@@ -1,4 +1,13 @@
-import type { SessionLine, SpeakerName, Transcript } from '@chronicler/contracts';
+import {
+  isOfflineAiText,
+  sharedLinks,
+  withoutOfflineMarker,
+  type SessionLine,
+  type SpeakerName,
+  type Transcript,
+} from '@chronicler/contracts';
+import { ServiceError } from '@chronicler/kit';
+import { OFFLINE_NOTE, plainLines, summaryBlocks } from './export-markdown.ts';
 
 /** Everything an export of one session shows. */
 export interface SessionExport {
@@ -57,29 +66,53 @@ function speakerList(speakers: SpeakerName[]): string[] {
 
 const outdatedNote = 'This summary was made before the transcript was last edited.';
 
-/** Markdown: title, date, summary, notes, speakers, then the lines with speaker and time. `level` 1 or 2. */
-export function toMarkdown(e: SessionExport, level = 1): string {
+/** Text a user said or wrote, as Markdown shows it and never as HTML: `<script>` reads as written. */
+export const noHtml = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+
+/**
+ * A summary as a Markdown file holds it: the offline marker as a note in words, raw HTML
+ * escaped, and the app's links absolute (`baseUrl`) or, without an address, their words.
+ */
+export function fileSummary(summary: string, baseUrl: string | undefined): string {
+  const body = withoutOfflineMarker(summary).trim().replace(/</g, '&lt;');
+  const linked = sharedLinks(body, (id) =>
+    baseUrl ? `${baseUrl.replace(/\/+$/, '')}/sessions/${id}` : null,
+  );
+  return isOfflineAiText(summary) ? `> ${OFFLINE_NOTE}\n\n${linked}` : linked;
+}
+
+/**
+ * Markdown: title, date, summary, notes, speakers, then the lines with speaker and time. `level` 1
+ * or 2; `baseUrl` the app's address, for the summary's links.
+ */
+export function toMarkdown(e: SessionExport, level = 1, baseUrl?: string): string {
   const h = (n: number) => '#'.repeat(n + level - 1);
-  const out = [`${h(1)} ${e.session.name}`, '', `**Date:** ${sessionDate(e.session.session_timestamp)}`, ''];
-  out.push(`${h(2)} Summary`, '', e.session.summary.trim() || '_No summary._', '');
+  const out = [
+    `${h(1)} ${noHtml(e.session.name)}`,
+    '',
+    `**Date:** ${sessionDate(e.session.session_timestamp)}`,
+    '',
+  ];
+  out.push(`${h(2)} Summary`, '', fileSummary(e.session.summary, baseUrl) || '_No summary._', '');
   if (e.session.summary_outdated && e.session.summary.trim()) out.push(`> ${outdatedNote}`, '');
-  out.push(`${h(2)} Notes`, '', e.notes.trim() || '_No notes._', '');
+  out.push(`${h(2)} Notes`, '', noHtml(e.notes.trim()) || '_No notes._', '');
   if (e.speakers.length)
-    out.push(`${h(2)} Speakers`, '', ...speakerList(e.speakers).map((s) => `- ${s}`), '');
+    out.push(`${h(2)} Speakers`, '', ...speakerList(e.speakers).map((s) => `- ${noHtml(s)}`), '');
   out.push(`${h(2)} Transcript`, '');
   if (e.lines.length === 0) out.push('_No transcript._', '');
   for (const line of e.lines) {
     const who = whoSaid(line);
-    const head = `${line.time ? `[${line.time}] ` : ''}${who ? `${who}:` : ''}`.trim();
-    out.push(head ? `**${head}** ${line.text}` : line.text, '');
+    const head = noHtml(`${line.time ? `[${line.time}] ` : ''}${who ? `${who}:` : ''}`.trim());
+    out.push(head ? `**${head}** ${noHtml(line.text)}` : noHtml(line.text), '');
   }
   return out.join('\n');
 }
 
-/** Plain text: the same parts without markup. */
+/** Plain text: the same parts without markup (the summary's Markdown read as words). */
 export function toText(e: SessionExport): string {
   const out = [e.session.name, sessionDate(e.session.session_timestamp), ''];
-  out.push('Summary', '', e.session.summary.trim() || 'No summary.', '');
+  const summary = plainLines(summaryBlocks(e.session.summary));
+  out.push('Summary', '', ...(summary.length ? summary : ['No summary.']), '');
   if (e.session.summary_outdated && e.session.summary.trim()) out.push(outdatedNote, '');
   out.push('Notes', '', e.notes.trim() || 'No notes.', '');
   if (e.speakers.length) out.push('Speakers', '', ...speakerList(e.speakers), '');
@@ -107,6 +140,15 @@ const readingSeconds = (text: string) => Math.min(10, Math.max(2, text.split(/\s
  */
 export function cuesOf(lines: SessionLine[]): { cues: Cue[]; untimed: number } {
   const timed = lines.filter((l) => l.seconds !== null);
+  // No file rather than an empty one: a pasted text without times has nothing to place.
+  if (timed.length === 0) {
+    throw new ServiceError(
+      'bad_request',
+      lines.length === 0
+        ? 'This session has no transcript lines yet, so there are no subtitles to make.'
+        : 'No line of this session has a time ([HH:MM:SS]), so subtitles cannot be placed. Export it as text, Markdown or Word instead.',
+    );
+  }
   const cues = timed.map((line, i) => {
     const start = line.seconds!;
     const next = timed.slice(i + 1).find((l) => l.seconds! > start);

@@ -23,6 +23,15 @@ function setup() {
 }
 
 describe('the local account form', () => {
+  it('opens on "Create account" when told no account exists yet, and on "Sign in" otherwise', () => {
+    render(<LocalLoginForm onSignedIn={async () => true} initialMode="create" />);
+    expect(screen.getByRole('radio', { name: 'Create account' })).toHaveProperty('checked', true);
+    expect(screen.getByRole('button', { name: 'Create local account' })).toBeTruthy();
+    cleanup();
+    setup();
+    expect(screen.getByRole('radio', { name: 'Sign in' })).toHaveProperty('checked', true);
+  });
+
   it('keeps its button disabled until a name and a password are typed', () => {
     const { type } = setup();
     const button = screen.getByRole('button', { name: 'Sign in locally' });

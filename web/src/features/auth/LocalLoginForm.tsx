@@ -9,6 +9,8 @@ import './local-login.css';
 interface LocalLoginFormProps {
   onSignedIn: (result: AuthCheckResponse) => Promise<boolean>;
   disabled?: boolean;
+  /** The tab it opens on: 'create' on a fresh instance, where no account exists yet. */
+  initialMode?: Mode;
 }
 
 type Mode = 'sign-in' | 'create';
@@ -18,7 +20,11 @@ type Mode = 'sign-in' | 'create';
  * in to an existing account, or create one with a password. The server's message is shown
  * when it refuses (a wrong name or password, a taken name, too many attempts).
  */
-export function LocalLoginForm({ onSignedIn, disabled = false }: LocalLoginFormProps) {
+export function LocalLoginForm({
+  onSignedIn,
+  disabled = false,
+  initialMode = 'sign-in',
+}: LocalLoginFormProps) {
   const id = useId();
   const ids = {
     title: `${id}-title`,
@@ -30,7 +36,7 @@ export function LocalLoginForm({ onSignedIn, disabled = false }: LocalLoginFormP
     error: `${id}-error`,
     note: `${id}-note`,
   };
-  const [mode, setMode] = useState<Mode>('sign-in');
+  const [mode, setMode] = useState<Mode>(initialMode);
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [confirm, setConfirm] = useState('');

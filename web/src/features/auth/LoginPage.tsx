@@ -18,6 +18,7 @@ const FALLBACK_PROVIDERS: AuthProviders = {
   google: false,
   google_client_id: null,
   local: false,
+  first_account: false,
 };
 
 function DiscordIcon() {
@@ -85,6 +86,16 @@ export function LoginPage() {
 
   const discordBusy = isLoading || redirecting || finishing || !providers;
   const discordConfigured = providers?.discord ?? true;
+  // Without Discord the local account is the way in: offered first, and on a fresh instance
+  // (no account yet) opened on "Create account".
+  const localFirst = providers?.local === true && !discordConfigured;
+  const localForm = providers?.local ? (
+    <LocalLoginForm
+      onSignedIn={finishLogin}
+      disabled={finishing}
+      initialMode={providers.first_account ? 'create' : 'sign-in'}
+    />
+  ) : null;
 
   return (
     <main className="auth-screen">
@@ -96,8 +107,19 @@ export function LoginPage() {
           Chronicler
         </h1>
         <p className="auth-lead">
-          Welcome! Please log in with your Discord account to access your session transcripts and chat.
+          {localFirst
+            ? 'Welcome! Sign in or create an account here to keep your sessions’ transcripts, summaries and chat.'
+            : 'Welcome! Please log in with your Discord account to access your session transcripts and chat.'}
         </p>
+
+        {localFirst ? (
+          <>
+            {localForm}
+            <div className="divider" role="separator">
+              <span>or</span>
+            </div>
+          </>
+        ) : null}
 
         <div className="auth-actions">
           {discordConfigured ? (
@@ -134,12 +156,12 @@ export function LoginPage() {
           />
         </div>
 
-        {providers?.local && (
+        {providers?.local && !localFirst && (
           <>
             <div className="divider" role="separator">
               <span>or</span>
             </div>
-            <LocalLoginForm onSignedIn={finishLogin} disabled={finishing} />
+            {localForm}
           </>
         )}
 

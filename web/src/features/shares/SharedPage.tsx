@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useMemo, type ReactNode } from 'react';
 import { Link, useParams } from 'react-router-dom';
-import { errorDetail } from '../../api/http.ts';
+import { errorDetail, isApiError } from '../../api/http.ts';
 import { getShared, getSharedSession, type SharedTranscript } from '../../api/shares.ts';
 import { Markdown } from '../../components/Markdown.tsx';
 import { Spinner } from '../../components/Spinner.tsx';
@@ -32,7 +32,7 @@ function SharedSession({ session, actions }: { session: SharedTranscript; action
           Summary
         </h2>
         {session.summary.trim() ? (
-          <Markdown guest text={session.summary} />
+          <Markdown text={session.summary} reader />
         ) : (
           <p className="muted">No summary available</p>
         )}
@@ -51,11 +51,16 @@ function SharedSession({ session, actions }: { session: SharedTranscript; action
   );
 }
 
+const GONE =
+  'This link does not work: it may have been revoked or have expired. Ask whoever shared it for a new one.';
+
+/** Why a link shows nothing, in a reader's words: a link that is gone (404) says so plainly. */
 function Failure({ error }: { error: unknown }) {
+  const gone = isApiError(error) && error.httpStatus === 404;
   return (
     <section className="card" role="alert">
       <h1 className="page-title">Link not available</h1>
-      <p>{errorDetail(error, 'This link does not work (it may have been revoked or have expired).')}</p>
+      <p>{gone ? GONE : errorDetail(error, GONE)}</p>
     </section>
   );
 }
@@ -114,7 +119,7 @@ export function SharedPage() {
             Campaign Summary
           </h2>
           {group.summary.trim() ? (
-            <Markdown guest text={group.summary} />
+            <Markdown text={group.summary} reader />
           ) : (
             <p className="muted">No summary available</p>
           )}
@@ -126,7 +131,7 @@ export function SharedPage() {
                 <Link to={`/shared/${token}/sessions/${s.id}`}>{s.name}</Link>
               </h2>
               <p className="muted small">{formatSessionDate(s.session_timestamp)}</p>
-              {s.summary.trim() ? <Markdown guest text={s.summary} /> : null}
+              {s.summary.trim() ? <Markdown text={s.summary} reader /> : null}
             </li>
           ))}
         </ul>

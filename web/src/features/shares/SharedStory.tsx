@@ -24,7 +24,7 @@ export function SharedStory({
         <p className="muted">{campaign}</p>
       </header>
       <section className="card" aria-label={title}>
-        <Markdown guest text={text} className="markdown-body" />
+        <Markdown text={text} className="markdown-body" reader />
       </section>
       {entries.length ? (
         <section className="card" aria-labelledby="shared-codex-title">

@@ -16,6 +16,8 @@ import {
   type SharedView,
   type Transcript,
   type CodexEntry,
+  linkedSessions,
+  sharedLinks,
 } from '@chronicler/contracts';
 import { call, ServiceError, type Bus } from '@chronicler/kit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -23,15 +25,30 @@ import type { FastifyInstance } from 'fastify';
 
 const notFound = (): ServiceError => new ServiceError('not_found', 'Share link not found');
 
-/** Only what a player may read: never the notes, the owner, or anything to write with. */
-const sharedTranscript = (t: Transcript): SharedTranscript => ({
+/**
+ * Only what a player may read: never the notes, the owner, or anything to write with. Its
+ * summary's links open inside the shared view (`where`), never the owner's pages.
+ */
+const sharedTranscript = (t: Transcript, where: (sessionId: string) => string | null): SharedTranscript => ({
   id: t.id,
   name: t.name,
   session_timestamp: t.session_timestamp,
   status: t.status,
-  summary: t.summary,
+  summary: sharedLinks(t.summary, where),
   content: t.content,
 });
+
+/** Where a link's sessions open: the ones it shows, each on its page inside the shared view. */
+const openedBy =
+  (token: string, ids: ReadonlySet<string>) =>
+  (id: string): string | null =>
+    ids.has(id) ? `/shared/${token}/sessions/${id}` : null;
+
+/** A session's own link: its moments open on the link's page; no other session opens through it. */
+const onlyItself =
+  (token: string, sessionId: string) =>
+  (id: string): string | null =>
+    id === sessionId ? `/shared/${token}` : null;
 
 /**
  * A character's story or "previously on" as a player reads it: only the codex entries marked for
@@ -49,7 +66,7 @@ async function sharedStory(
       ? await call(bus, characterRecapRpc, { ...request, character: share.subject }, slow)
       : await call(bus, previouslyRpc, request, slow);
   return {
-    text: story.text.replaceAll('](/sessions/', `](/shared/${token}/sessions/`),
+    text: sharedLinks(story.text, (id) => `/shared/${token}/sessions/${id}`),
     entries: story.entries,
   };
 }
@@ -77,8 +94,8 @@ async function groupSessions(bus: Bus, ownerId: string, groupId: string): Promis
 /**
  * /api/shared/{token}: what a read-only link shows, to anyone holding it, signed in or not.
  * Read-only by construction (GET only, no owner id in the answer); an unknown, revoked or
- * expired token answers 404, and every request counts against the per-address limit for
- * secrets (RATE_LIMIT_SIGN_IN_MAX).
+ * expired token answers 404, and every request counts against the address's limit for the
+ * link (RATE_LIMIT_SHARE_MAX), apart from sign-in's.
  */
 export default async function sharedRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -92,7 +109,8 @@ export default async function sharedRoutes(fastify: FastifyInstance): Promise<vo
       const share = await call(bus, resolveShareRpc, { token: req.params.token });
       if (share.kind === 'transcript') {
         const t = await call(bus, getTranscriptRpc, { owner_id: share.owner_id, id: share.target_id });
-        return { kind: 'transcript', expires_at: share.expires_at, transcript: sharedTranscript(t) };
+        const transcript = sharedTranscript(t, onlyItself(req.params.token, t.id));
+        return { kind: 'transcript', expires_at: share.expires_at, transcript };
       }
       if (share.kind === 'character-recap' || share.kind === 'previously') {
         const group = await call(bus, getGroupRpc, { owner_id: share.owner_id, id: share.target_id });
@@ -103,11 +121,13 @@ export default async function sharedRoutes(fastify: FastifyInstance): Promise<vo
           : { kind: 'character-recap', character: share.subject, ...common };
       }
       const group = await call(bus, getGroupRpc, { owner_id: share.owner_id, id: share.target_id });
+      const sessions = await groupSessions(bus, share.owner_id, share.target_id);
+      const where = openedBy(req.params.token, new Set(sessions.map((s) => s.id)));
       return {
         kind: 'group',
         expires_at: share.expires_at,
-        group: { name: group.name, summary: group.summary || group.llm_summary },
-        sessions: await groupSessions(bus, share.owner_id, share.target_id),
+        group: { name: group.name, summary: sharedLinks(group.summary || group.llm_summary, where) },
+        sessions: sessions.map((s) => ({ ...s, summary: sharedLinks(s.summary, where) })),
       };
     },
   );
@@ -120,16 +140,23 @@ export default async function sharedRoutes(fastify: FastifyInstance): Promise<vo
       const wanted = req.params.sessionId;
       // A campaign's link opens its sessions; a session's link opens that session only; a story's
       // link the sessions its text links to (a character's story: those the character was at).
+      const { token } = req.params;
       if (share.kind === 'transcript' && wanted !== share.target_id) throw notFound();
+      let opens: ReadonlySet<string> = new Set([wanted]);
       if (share.kind === 'character-recap' || share.kind === 'previously') {
-        const story = await sharedStory(bus, req.params.token, { ...share, kind: share.kind });
-        if (!story.text.includes(`/sessions/${wanted}`)) throw notFound();
+        const story = await sharedStory(bus, token, { ...share, kind: share.kind });
+        opens = linkedSessions(story.text);
+        if (!opens.has(wanted)) throw notFound();
       }
       const t = await call(bus, getTranscriptRpc, { owner_id: share.owner_id, id: wanted }).catch(() => {
         throw notFound();
       });
       if (share.kind !== 'transcript' && t.group_id !== share.target_id) throw notFound();
-      return sharedTranscript(t);
+      if (share.kind === 'group') {
+        opens = new Set((await groupSessions(bus, share.owner_id, share.target_id)).map((s) => s.id));
+      }
+      if (share.kind === 'transcript') return sharedTranscript(t, onlyItself(token, t.id));
+      return sharedTranscript(t, openedBy(token, opens));
     },
   );
 }

@@ -50,6 +50,9 @@ export default async function transcriptToolRoutes(fastify: FastifyInstance): Pr
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.addHook('preHandler', requireAuth);
   const bus = app.ctx.bus;
+  // Where an exported file's links lead: PUBLIC_URL, else the address the user reached us at.
+  const appAddress = (req: FastifyRequest): string =>
+    app.ctx.config.PUBLIC_URL ?? `${req.protocol}://${req.host}`;
 
   app.patch(
     '/transcripts/:id/lines/:lineId',
@@ -114,6 +117,7 @@ export default async function transcriptToolRoutes(fastify: FastifyInstance): Pr
         owner_id: req.user!.id,
         id: req.params.id,
         format,
+        base_url: appAddress(req),
       });
       return sendFile(reply, file, format === 'srt' || format === 'vtt');
     },
@@ -127,7 +131,12 @@ export default async function transcriptToolRoutes(fastify: FastifyInstance): Pr
     ]),
     async (req: FastifyRequest<{ Params: IdParams; Querystring: { format: GroupExportFormat } }>, reply) => {
       const { format } = req.query;
-      const file = await call(bus, exportGroupRpc, { owner_id: req.user!.id, id: req.params.id, format });
+      const file = await call(bus, exportGroupRpc, {
+        owner_id: req.user!.id,
+        id: req.params.id,
+        format,
+        base_url: appAddress(req),
+      });
       return sendFile(reply, file, false);
     },
   );
