@@ -31,3 +31,4 @@ export * from './stories.ts';
 export * from './passages.ts';
 export * from './summary-versions.ts';
 export * from './voice-handover.ts';
+export * from './spotlight.ts';

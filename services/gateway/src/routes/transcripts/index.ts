@@ -14,6 +14,8 @@ import {
   OkSchema,
   putNotesRpc,
   RenameTranscriptBodySchema,
+  SessionSpotlightSchema,
+  sessionSpotlightRpc,
   renameTranscriptRpc,
   TranscriptListItemSchema,
   TranscriptSchema,
@@ -152,6 +154,13 @@ export default async function transcriptRoutes(fastify: FastifyInstance): Promis
 
   app.delete('/transcripts/:id', { schema: { params: IdParamsSchema, response: { 200: OkSchema } } }, (req) =>
     call(bus, deleteTranscriptRpc, { owner_id: req.user!.id, id: req.params.id }),
+  );
+
+  // Who had the spotlight: per speaker, time, lines, share and longest silence (see contracts/spotlight.ts).
+  app.get(
+    '/transcripts/:id/spotlight',
+    { schema: { params: IdParamsSchema, response: { 200: SessionSpotlightSchema } } },
+    (req) => call(bus, sessionSpotlightRpc, { owner_id: req.user!.id, id: req.params.id }),
   );
 
   app.get(
