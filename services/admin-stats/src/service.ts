@@ -1,5 +1,6 @@
 import {
   adminAiCostsWeeklyRpc,
+  sessionUsageRpc,
   adminAiRequestsRpc,
   adminStatsRpc,
   adminTranscriptionHoursRpc,
@@ -36,6 +37,7 @@ import { aiRequests } from './handlers/ai-requests.ts';
 import { transcriptionHoursPerDay } from './handlers/transcription-hours.ts';
 import { userMetrics } from './handlers/user-metrics.ts';
 import { userStats } from './handlers/user-stats.ts';
+import { sessionUsage } from './handlers/session-usage.ts';
 
 /**
  * The speech settings (for the stream gate's limits) and the AI token prices, under the same
@@ -46,6 +48,8 @@ export const AdminStatsConfigSchema = Type.Composite([
   Type.Object({
     AI_PRICE_INPUT_PER_MILLION_USD: Type.Number({ default: 0.1, minimum: 0 }),
     AI_PRICE_OUTPUT_PER_MILLION_USD: Type.Number({ default: 0.4, minimum: 0 }),
+    /** What a minute of speech-to-text costs (one speaker stream of a live session, or of a recording). */
+    SPEECH_PRICE_PER_MINUTE_USD: Type.Number({ default: 0, minimum: 0 }),
   }),
 ]);
 
@@ -79,6 +83,7 @@ export default defineService({
       serve(ctx.bus, adminTranscriptionHoursRpc, transcriptionHoursPerDay(store)),
       serve(ctx.bus, adminAiCostsWeeklyRpc, aiCostsWeekly(store, prices)),
       serve(ctx.bus, adminUserMetricsRpc, userMetrics(store)),
+      serve(ctx.bus, sessionUsageRpc, sessionUsage(store, ctx.config.SPEECH_PRICE_PER_MINUTE_USD)),
     ];
     const consumers = [
       await consume(

@@ -17,6 +17,7 @@ import { useMoment } from '../search/moment.ts';
 import { ConnectionState, DeleteSessionModal, RetryTranscriptionButton } from './SessionControls.tsx';
 import { TranscriptLines } from './TranscriptLines.tsx';
 import { SessionSpotlightCard } from '../spotlight/SessionSpotlight.tsx';
+import { SessionCost } from '../usage/SessionCost.tsx';
 import { SpeakerNames } from './tools/SpeakerNames.tsx';
 import { SummaryOutdatedNote } from './tools/SummaryOutdatedNote.tsx';
 import { useSpeakerNames, useTranscriptTools } from './tools/use-transcript-tools.ts';
@@ -257,6 +258,7 @@ function TranscriptViewer({ sessionId }: { sessionId: string }) {
         }}
         onDelete={() => setDeleting(true)}
       />
+      <SessionCost sessionId={sessionId} />
       {!isActive(session) ? (
         <>
           <SummarySection session={session} hasTranscript={Boolean(session.content?.trim())} />
