@@ -4,7 +4,7 @@ import type { SessionUsageRows, UsageStore } from '../db/store.ts';
 const cents = (n: number) => Math.round(n * 10_000) / 10_000;
 
 /** What a session cost from its ledger rows, speech at `pricePerMinuteUsd`. */
-export function sessionCost(
+function sessionCost(
   transcriptId: string,
   rows: SessionUsageRows,
   pricePerMinuteUsd: number,

@@ -18,7 +18,7 @@ function TrendChart({ spotlight }: { spotlight: GroupSpotlight }) {
       <ResponsiveContainer width="100%" height={220}>
         <LineChart data={data} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
           <CartesianGrid strokeDasharray="3 3" vertical={false} />
-          <XAxis dataKey="session" tick={axisTick} />
+          <XAxis dataKey="session" tick={axisTick} interval="preserveStartEnd" />
           <YAxis domain={[0, 1]} tickFormatter={(v: number) => percent(v)} tick={axisTick} width={44} />
           <Tooltip formatter={(v) => percent(Number(v))} />
           <Legend wrapperStyle={{ fontSize: 12 }} />
