@@ -82,6 +82,16 @@ describe('sessionSpotlight', () => {
     expect(s.players.map((p) => p.character).sort()).toEqual(['Scanlan', 'Vex']);
   });
 
+  it('counts the table in chorus for nobody', () => {
+    const s = sessionSpotlight({
+      ...base,
+      content: 'GM: Ready?\nALL: Yes!\nSam and Liam: No.\nAna: Go.',
+      names: new Map(),
+    });
+    expect(s.untagged_lines).toBe(2);
+    expect(s.players.map((p) => p.key)).toEqual(['Ana']);
+  });
+
   it('marks nobody when nothing tells who runs the game', () => {
     const s = sessionSpotlight({ ...base, content: 'A: one\nB: two', names: new Map() });
     expect(s.gm).toBeNull();

@@ -11,6 +11,7 @@
  *   (at least 1 s, at most the cap, never past the next line).
  * - A session where any speaker's line has no time is counted by lines (`basis: 'lines'`, with a
  *   note that says so): shares are of the lines, the stretches are counted in lines.
+ * - Lines of the table in chorus ("ALL", "Everyone", "Sam and Liam") and prose count for nobody.
  * - Speakers are grouped by the name shown for them (their label when unnamed): two labels
  *   named "Matt" are one player.
  * - The game master: the speaker whose label, name or character says so (GM, DM, Game Master,
@@ -160,6 +161,15 @@ function wordsOf(text: string): number {
   return text.split(/\s+/).filter(Boolean).length;
 }
 
+/** "ALL: Yes!", "Sam and Liam: No": the table in chorus, nobody's spotlight (counted as untagged). */
+const CHORUS = /^(?:all|everyone|everybody)$|\sand\s/i;
+
+/** The speaker a line counts for, or null for prose and the table in chorus. */
+function speakerOf(line: { speaker: string | null }): string | null {
+  const label = speakerLabel(line.speaker);
+  return label && !CHORUS.test(label) ? label : null;
+}
+
 /** Each tagged line's speaker key and, when timed, its start and end (see the rules above). */
 function turnsOf(
   content: string,
@@ -173,7 +183,7 @@ function turnsOf(
   let untagged = 0;
   let timed = true;
   parsed.forEach((line, i) => {
-    const label = speakerLabel(line.speaker);
+    const label = speakerOf(line);
     if (!label) {
       untagged += 1;
       return;
@@ -222,7 +232,7 @@ export function sessionSpotlight(input: SpotlightInput): SessionSpotlight {
   for (const label of new Set(
     input.content
       .split('\n')
-      .map((raw) => speakerLabel(parseTranscriptLine(raw)?.speaker ?? null))
+      .map((raw) => speakerOf(parseTranscriptLine(raw) ?? { speaker: null }))
       .filter((l) => l !== null),
   )) {
     const key = keyOf(label);

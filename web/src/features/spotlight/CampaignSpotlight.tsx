@@ -18,7 +18,12 @@ function TrendChart({ spotlight }: { spotlight: GroupSpotlight }) {
       <ResponsiveContainer width="100%" height={220}>
         <LineChart data={data} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
           <CartesianGrid strokeDasharray="3 3" vertical={false} />
-          <XAxis dataKey="session" tick={axisTick} interval="preserveStartEnd" />
+          <XAxis
+            dataKey="session"
+            tick={axisTick}
+            interval="preserveStartEnd"
+            padding={{ left: 48, right: 48 }}
+          />
           <YAxis domain={[0, 1]} tickFormatter={(v: number) => percent(v)} tick={axisTick} width={44} />
           <Tooltip formatter={(v) => percent(Number(v))} />
           <Legend wrapperStyle={{ fontSize: 12 }} />
@@ -69,9 +74,15 @@ export function CampaignSpotlight({ groupId }: { groupId: string }) {
             <thead>
               <tr>
                 <th scope="col">Player</th>
-                <th scope="col">Sessions</th>
-                <th scope="col">Time</th>
-                <th scope="col">Lines</th>
+                <th scope="col" className="spotlight-minor">
+                  Sessions
+                </th>
+                <th scope="col" className="spotlight-minor">
+                  Time
+                </th>
+                <th scope="col" className="spotlight-minor">
+                  Lines
+                </th>
                 <th scope="col">Of the players</th>
                 <th scope="col">Last large share</th>
               </tr>
@@ -80,9 +91,9 @@ export function CampaignSpotlight({ groupId }: { groupId: string }) {
               {data.players.map((p) => (
                 <tr key={p.key}>
                   <th scope="row">{who(p)}</th>
-                  <td>{p.sessions}</td>
-                  <td>{duration(p.seconds)}</td>
-                  <td>{p.lines}</td>
+                  <td className="spotlight-minor">{p.sessions}</td>
+                  <td className="spotlight-minor">{duration(p.seconds)}</td>
+                  <td className="spotlight-minor">{p.lines}</td>
                   <td>{percent(p.player_share)}</td>
                   <td
                     className={

@@ -1,6 +1,6 @@
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { SessionSpotlight, SpeakerSpotlight } from '../../api/spotlight.ts';
-import { duration, percent, who } from './spotlight-view.ts';
+import { duration, lines, percent, who } from './spotlight-view.ts';
 import './spotlight.css';
 
 const BAR_HEIGHT = 34;
@@ -34,12 +34,12 @@ function SpeakerRow({ s }: { s: SpeakerSpotlight }) {
     <tr>
       <th scope="row">{who(s)}</th>
       <td>{duration(s.seconds)}</td>
-      <td>{s.lines}</td>
-      <td>{percent(s.share)}</td>
+      <td className="spotlight-minor">{s.lines}</td>
+      <td className="spotlight-minor">{percent(s.share)}</td>
       <td>{s.role === 'gm' ? '—' : percent(s.player_share)}</td>
       <td>
         {s.longest_silence_seconds === null
-          ? `${s.longest_silence_lines} lines`
+          ? lines(s.longest_silence_lines)
           : duration(s.longest_silence_seconds)}
       </td>
     </tr>
@@ -62,7 +62,7 @@ export function SpotlightPanel({ spotlight, live = false }: { spotlight: Session
       {gm ? (
         <p className="spotlight-gm">
           <strong>Game master: {who(gm)}</strong> — {percent(gm.share)} of the talk
-          {gm.seconds !== null ? ` (${duration(gm.seconds)})` : ''}, {gm.lines} lines.{' '}
+          {gm.seconds !== null ? ` (${duration(gm.seconds)})` : ''}, {lines(gm.lines)}.{' '}
           <span className="muted small">
             Known as the game master: {GM_BY[spotlight.gm_by ?? ''] ?? 'named so'}.
           </span>
@@ -81,8 +81,12 @@ export function SpotlightPanel({ spotlight, live = false }: { spotlight: Session
                 <tr>
                   <th scope="col">Speaker</th>
                   <th scope="col">Time</th>
-                  <th scope="col">Lines</th>
-                  <th scope="col">Of the session</th>
+                  <th scope="col" className="spotlight-minor">
+                    Lines
+                  </th>
+                  <th scope="col" className="spotlight-minor">
+                    Of the session
+                  </th>
                   <th scope="col">Of the players</th>
                   <th scope="col">Longest silence</th>
                 </tr>

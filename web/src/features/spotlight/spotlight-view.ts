@@ -49,3 +49,6 @@ export function sinceLabel(since: number | null): string {
   if (since === 0) return 'latest session';
   return since === 1 ? '1 session ago' : `${since} sessions ago`;
 }
+
+/** 1 → '1 line', 3 → '3 lines'. */
+export const lines = (n: number): string => `${n} ${n === 1 ? 'line' : 'lines'}`;

@@ -55,7 +55,7 @@ describe('the spotlight view', () => {
   it('says so when a session is counted by lines', () => {
     render(<SpotlightPanel spotlight={spotlightOf('DM: Hi.\nMatt: Yo.')} />);
     expect(screen.getByText(/counted by lines/)).toBeTruthy();
-    expect(screen.getAllByText('1 lines').length).toBeGreaterThan(0);
+    expect(screen.getAllByText('1 line').length).toBeGreaterThan(0);
   });
 
   it('formats shares, times and the sessions since a large share', () => {
