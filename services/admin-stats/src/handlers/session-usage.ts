@@ -4,11 +4,7 @@ import type { SessionUsageRows, UsageStore } from '../db/store.ts';
 const cents = (n: number) => Math.round(n * 10_000) / 10_000;
 
 /** What a session cost from its ledger rows, speech at `pricePerMinuteUsd`. */
-function sessionCost(
-  transcriptId: string,
-  rows: SessionUsageRows,
-  pricePerMinuteUsd: number,
-): SessionUsage {
+function sessionCost(transcriptId: string, rows: SessionUsageRows, pricePerMinuteUsd: number): SessionUsage {
   // A live session's provider streams are what is billed; an upload's recording otherwise.
   const streamed = rows.streams.length > 0;
   const recorded = rows.transcribed.filter((t) => t.source === 'audio');
