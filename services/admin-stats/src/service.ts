@@ -1,5 +1,6 @@
 import {
   adminAiCostsWeeklyRpc,
+  sessionUsageRpc,
   adminAiRequestsRpc,
   adminStatsRpc,
   adminTranscriptionHoursRpc,
@@ -19,6 +20,7 @@ import { call, consume, defineService, packageVersion, serve } from '@chronicler
 import { createStreamGate, SpeechConfigSchema, streamLimits } from '@chronicler/speech';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Type } from '@sinclair/typebox';
 import { onAiRequestRecorded } from './consumers/ai-request-recorded.ts';
 import {
   liveEndAll,
@@ -35,13 +37,20 @@ import { aiRequests } from './handlers/ai-requests.ts';
 import { transcriptionHoursPerDay } from './handlers/transcription-hours.ts';
 import { userMetrics } from './handlers/user-metrics.ts';
 import { userStats } from './handlers/user-stats.ts';
+import { sessionUsage } from './handlers/session-usage.ts';
 
 /**
  * The speech settings (for the stream gate's limits), under the same variable names as the
  * services that use them, so one setting serves every service. AI costs are the ones each
  * request recorded, priced where it ran.
  */
-export const AdminStatsConfigSchema = SpeechConfigSchema;
+export const AdminStatsConfigSchema = Type.Composite([
+  SpeechConfigSchema,
+  Type.Object({
+    /** What a minute of speech-to-text costs (one speaker stream of a live session, or of a recording). */
+    SPEECH_PRICE_PER_MINUTE_USD: Type.Number({ default: 0, minimum: 0 }),
+  }),
+]);
 
 export default defineService({
   name: 'admin-stats',
@@ -69,6 +78,7 @@ export default defineService({
       serve(ctx.bus, adminTranscriptionHoursRpc, transcriptionHoursPerDay(store)),
       serve(ctx.bus, adminAiCostsWeeklyRpc, aiCostsWeekly(store)),
       serve(ctx.bus, adminUserMetricsRpc, userMetrics(store)),
+      serve(ctx.bus, sessionUsageRpc, sessionUsage(store, ctx.config.SPEECH_PRICE_PER_MINUTE_USD)),
     ];
     const consumers = [
       await consume(

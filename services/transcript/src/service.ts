@@ -14,6 +14,8 @@ import {
   exportGroupRpc,
   exportTranscriptRpc,
   getSpeakersRpc,
+  groupSpotlightRpc,
+  sessionSpotlightRpc,
   lineEditsRpc,
   putSpeakersRpc,
   retryAudioTranscriptionRpc,
@@ -93,6 +95,7 @@ import { deleteTranscript } from './handlers/delete-transcript.ts';
 import { exportGroup, exportTranscript } from './handlers/export.ts';
 import { editLine, listLineEdits } from './handlers/line-edits.ts';
 import { getSpeakers, putSpeakers } from './handlers/speakers.ts';
+import { getGroupSpotlight, getSessionSpotlight } from './handlers/spotlight.ts';
 import { retryAudio } from './handlers/retry-audio.ts';
 import { getTranscript } from './handlers/get-transcript.ts';
 import { onGroupDeleted } from './handlers/group-deleted.ts';
@@ -139,6 +142,7 @@ export default defineService({
     const recaps = new RecapStore(ctx.db, ctx.schema);
     const edits = new LineEditStore(ctx.db, ctx.schema, TRANSCRIPT_MAX);
     const exportDeps = { store, live, edits, names, bus: ctx.bus };
+    const spotlightDeps = { store, live, names, bus: ctx.bus, logger: ctx.logger };
     const speech = createSpeechProvider(ctx.config);
     // The operator's one line about speech-to-text: what transcribes, or what turns it on.
     if (speech) ctx.logger.info({ speechProvider: speech.name }, describeSpeech(ctx.config));
@@ -161,6 +165,8 @@ export default defineService({
       serve(ctx.bus, lineEditsRpc, listLineEdits(store, live, edits, names)),
       serve(ctx.bus, getSpeakersRpc, getSpeakers(store, live, names, ctx.bus, ctx.logger)),
       serve(ctx.bus, putSpeakersRpc, putSpeakers(store, live, names, ctx.bus, ctx.logger)),
+      serve(ctx.bus, sessionSpotlightRpc, getSessionSpotlight(spotlightDeps)),
+      serve(ctx.bus, groupSpotlightRpc, getGroupSpotlight(spotlightDeps)),
       serve(ctx.bus, exportTranscriptRpc, exportTranscript(exportDeps)),
       serve(ctx.bus, exportGroupRpc, exportGroup(exportDeps)),
       serve(ctx.bus, transcriptExistsRpc, async (req) => ({

@@ -38,6 +38,19 @@ export interface UserUsageRow {
   seconds: number;
 }
 
+/** One session's rows of the ledger (see UsageStore.sessionUsage). */
+export interface SessionUsageRows {
+  streams: { speaker_key: string; provider: string; streams: number; seconds: number }[];
+  transcribed: { source: string; provider: string; seconds: number }[];
+  ai: {
+    request_type: string;
+    requests: number;
+    input_tokens: number;
+    output_tokens: number;
+    cost_usd: number;
+  }[];
+}
+
 const num = (v: unknown): number => Number(v ?? 0);
 const iso = (v: unknown): string => (v instanceof Date ? v : new Date(String(v))).toISOString();
 
@@ -107,8 +120,8 @@ export class UsageStore {
     const rows = await this.db.query<{ record_id: string }>(
       `insert into ${this.aiRequests}
               (record_id, user_id, request_type, model, input_tokens, output_tokens,
-               estimated_cost_usd, success, processing_time_ms, created_at)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+               estimated_cost_usd, success, processing_time_ms, created_at, transcript_id)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
        on conflict (record_id) do nothing
        returning record_id`,
       [
@@ -122,6 +135,7 @@ export class UsageStore {
         r.success,
         r.processing_time_ms,
         createdAt.toISOString(),
+        r.transcript_id ?? '',
       ],
     );
     return rows.length > 0;
@@ -286,6 +300,57 @@ export class UsageStore {
         seconds: num(first?.total_s),
         estimated_cost_usd: num(first?.total_c),
       },
+    };
+  }
+
+  /** One session's ledger: its speech streams per speaker, its transcribed seconds, its AI requests. */
+  async sessionUsage(ownerId: string, transcriptId: string): Promise<SessionUsageRows> {
+    const streams = await this.db.query<{
+      speaker_key: string;
+      provider: string;
+      streams: unknown;
+      seconds: unknown;
+    }>(
+      `select speaker_key, provider, count(*) as streams, sum(seconds) as seconds from ${this.streams}
+        where owner_id = $1 and transcript_id = $2 group by speaker_key, provider order by speaker_key`,
+      [ownerId, transcriptId],
+    );
+    const transcribed = await this.db.query<{ source: string; provider: string; seconds: unknown }>(
+      `select source, provider, sum(seconds) as seconds from ${this.transcription}
+        where owner_id = $1 and transcript_id = $2 group by source, provider`,
+      [ownerId, transcriptId],
+    );
+    const ai = await this.db.query<{
+      request_type: string;
+      requests: unknown;
+      input_tokens: unknown;
+      output_tokens: unknown;
+      cost: unknown;
+    }>(
+      `select request_type, count(*) as requests, sum(input_tokens) as input_tokens,
+              sum(output_tokens) as output_tokens, sum(estimated_cost_usd) as cost from ${this.aiRequests}
+        where user_id = $1 and transcript_id = $2 group by request_type order by request_type`,
+      [ownerId, transcriptId],
+    );
+    return {
+      streams: streams.map((r) => ({
+        speaker_key: r.speaker_key,
+        provider: r.provider,
+        streams: num(r.streams),
+        seconds: num(r.seconds),
+      })),
+      transcribed: transcribed.map((r) => ({
+        source: r.source,
+        provider: r.provider,
+        seconds: num(r.seconds),
+      })),
+      ai: ai.map((r) => ({
+        request_type: r.request_type,
+        requests: num(r.requests),
+        input_tokens: num(r.input_tokens),
+        output_tokens: num(r.output_tokens),
+        cost_usd: num(r.cost),
+      })),
     };
   }
 }

@@ -35,7 +35,7 @@ export async function reply(
   const characters = await groupCharacters(deps.bus, req.ownerId, session.group_id);
   try {
     const answer = await deps.engine.answer(
-      { userId: req.ownerId, type: 'chat' },
+      { userId: req.ownerId, type: 'chat', transcriptId: req.transcriptId },
       {
         name: session.name,
         scope: 'session',

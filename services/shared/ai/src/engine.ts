@@ -27,6 +27,8 @@ export interface AiRequestContext {
   /** The user the request is made for (rate limits and usage records are per user). */
   userId: string;
   type: AiRequestType;
+  /** The session the request is about (a session's recap or chat): its cost is shown on its page. */
+  transcriptId?: string;
   /** Aborts the request (a socket closed, the service is stopping). */
   signal?: AbortSignal;
   /**

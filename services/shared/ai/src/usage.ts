@@ -9,6 +9,8 @@ import { AiRateLimitedError, type AiRequestType } from './engine.ts';
 export interface AiRequestUsage {
   userId: string;
   type: AiRequestType;
+  /** The session the request is about, when it is about one. */
+  transcriptId?: string;
   model: string;
   inputTokens: number;
   outputTokens: number;
@@ -78,6 +80,7 @@ export async function recordAiRequest(bus: Bus, r: AiRequestUsage): Promise<void
     record_id: randomUUID(),
     user_id: r.userId,
     request_type: r.type,
+    transcript_id: r.transcriptId ?? '',
     model: r.model,
     input_tokens: nonNegativeInt(r.inputTokens),
     output_tokens: nonNegativeInt(r.outputTokens),

@@ -32,3 +32,4 @@ export * from './passages.ts';
 export * from './summary-versions.ts';
 export * from './voice-handover.ts';
 export * from './session-links.ts';
+export * from './spotlight.ts';

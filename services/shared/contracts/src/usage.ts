@@ -88,6 +88,8 @@ export const aiRequestRecordedEvent = busEvent(
     record_id: Type.String({ minLength: 1 }),
     user_id: Type.String({ minLength: 1 }),
     request_type: Type.String(),
+    /** The session the request was about ('' or absent: none, e.g. planning or a campaign question). */
+    transcript_id: Type.Optional(Type.String()),
     model: Type.String(),
     input_tokens: Type.Integer({ minimum: 0 }),
     output_tokens: Type.Integer({ minimum: 0 }),
@@ -99,3 +101,50 @@ export const aiRequestRecordedEvent = busEvent(
   }),
 );
 export type AiRequestRecorded = Static<typeof aiRequestRecordedEvent.payload>;
+
+/**
+ * GET /api/transcripts/{id}/usage: what one session cost. Speech: the seconds billed, per
+ * speaker stream for a live session (what streaming providers bill), else the seconds of the
+ * uploaded recording transcribed; priced at SPEECH_PRICE_PER_MINUTE_USD. AI: the requests made
+ * about this session (its recaps, the chat about it), at the prices configured when each was
+ * made. The offline fallback costs nothing.
+ */
+export const SessionUsageSchema = Type.Object({
+  transcript_id: Type.String(),
+  speech: Type.Object({
+    /** 'streams': live, per speaker stream; 'recording': an uploaded recording; 'none'. */
+    basis: Type.Union([Type.Literal('streams'), Type.Literal('recording'), Type.Literal('none')]),
+    seconds: Type.Number({ minimum: 0 }),
+    providers: Type.Array(Type.String()),
+    per_speaker: Type.Array(
+      Type.Object({ speaker_key: Type.String(), streams: Type.Integer(), seconds: Type.Number() }),
+    ),
+    price_per_minute_usd: Type.Number({ minimum: 0 }),
+    cost_usd: Type.Number({ minimum: 0 }),
+  }),
+  ai: Type.Object({
+    requests: Type.Integer({ minimum: 0 }),
+    input_tokens: Type.Integer({ minimum: 0 }),
+    output_tokens: Type.Integer({ minimum: 0 }),
+    cost_usd: Type.Number({ minimum: 0 }),
+    by_type: Type.Array(
+      Type.Object({
+        request_type: Type.String(),
+        requests: Type.Integer(),
+        input_tokens: Type.Integer(),
+        output_tokens: Type.Integer(),
+        cost_usd: Type.Number(),
+      }),
+    ),
+  }),
+  total_cost_usd: Type.Number({ minimum: 0 }),
+});
+export type SessionUsage = Static<typeof SessionUsageSchema>;
+
+/** svc.admin-stats.session-usage: the ledger's records of one session (the caller checked the owner). */
+export const sessionUsageRpc = rpc(
+  'admin-stats',
+  'session-usage',
+  Type.Object({ owner_id: Type.String({ minLength: 1 }), transcript_id: Type.String() }),
+  SessionUsageSchema,
+);

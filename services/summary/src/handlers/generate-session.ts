@@ -40,7 +40,12 @@ export async function summarizeAndStore(
   await call(bus, setSummaryStatusRpc, { owner_id: ownerId, id: t.id, status: 'generating' });
   let text: string;
   try {
-    const ctx = { userId: ownerId, type: 'session_summary' as const, automatic: opts.automatic };
+    const ctx = {
+      userId: ownerId,
+      type: 'session_summary' as const,
+      transcriptId: t.id,
+      automatic: opts.automatic,
+    };
     const characters = await groupCharacters(bus, ownerId, t.group_id);
     // A model writes knowing the campaign; the offline digest quotes the session alone.
     const campaign =

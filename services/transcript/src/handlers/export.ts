@@ -91,7 +91,7 @@ export const exportTranscript =
   };
 
 /** Every session of the owner's group, oldest first (the order of play). */
-async function groupSessions(
+export async function groupSessions(
   store: TranscriptStore,
   ownerId: string,
   groupId: string,

@@ -6,6 +6,7 @@ import { cacheTimes, queryKeys } from '../../app/query-client.ts';
 import { CAMPAIGN_EXPORTS, ExportMenu } from '../../components/ExportMenu.tsx';
 import { Spinner } from '../../components/Spinner.tsx';
 import { useAuth } from '../auth/useAuth.ts';
+import { CampaignSpotlight } from '../spotlight/CampaignSpotlight.tsx';
 import { CampaignAsk } from './CampaignAsk.tsx';
 import { CampaignSummary } from './CampaignSummary.tsx';
 import { LlmCampaignSummary, useCampaignSummaryCheck } from './CampaignSummaryAi.tsx';
@@ -52,6 +53,7 @@ function GroupDashboard({ group, sessions }: { group: GroupSummaryItem; sessions
 
       <CampaignVocabulary group={group} />
       <CharacterMap group={group} />
+      <CampaignSpotlight groupId={group.id} />
 
       <section className="card group-section">
         <h2 className="card-title">Campaign Codex</h2>

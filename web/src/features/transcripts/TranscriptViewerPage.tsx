@@ -16,6 +16,8 @@ import { usePlayMoment, useSessionPlayer } from '../audio/use-session-player.tsx
 import { useMoment } from '../search/moment.ts';
 import { ConnectionState, DeleteSessionModal, RetryTranscriptionButton } from './SessionControls.tsx';
 import { TranscriptLines } from './TranscriptLines.tsx';
+import { SessionSpotlightCard } from '../spotlight/SessionSpotlight.tsx';
+import { SessionCost } from '../usage/SessionCost.tsx';
 import { SpeakerNames } from './tools/SpeakerNames.tsx';
 import { SummaryOutdatedNote } from './tools/SummaryOutdatedNote.tsx';
 import { useSpeakerNames, useTranscriptTools } from './tools/use-transcript-tools.ts';
@@ -164,24 +166,29 @@ function TranscriptSection({
     );
   }
   return (
-    <section className="card viewer-transcript" aria-labelledby="viewer-transcript-title">
-      <div className="viewer-section-header">
-        <h2 id="viewer-transcript-title" className="card-title">
-          Transcript
-        </h2>
-        {active ? <ConnectionState status={live.status} /> : null}
-      </div>
-      <SpeakerNames sessionId={session.id} />
-      {session.source === 'live' && session.transcription_error ? (
-        // The recording was cut short (the speech service stayed down): the lines up to then are kept.
-        <div className="notice notice-error" role="alert">
-          <p className="viewer-failed-title">The recording stopped early</p>
-          <p className="viewer-failed-detail">{session.transcription_error}</p>
+    <>
+      <section className="card viewer-transcript" aria-labelledby="viewer-transcript-title">
+        <div className="viewer-section-header">
+          <h2 id="viewer-transcript-title" className="card-title">
+            Transcript
+          </h2>
+          {active ? <ConnectionState status={live.status} /> : null}
         </div>
-      ) : null}
-      {player}
-      {body}
-    </section>
+        <SpeakerNames sessionId={session.id} />
+        {session.source === 'live' && session.transcription_error ? (
+          // The recording was cut short (the speech service stayed down): the lines up to then are kept.
+          <div className="notice notice-error" role="alert">
+            <p className="viewer-failed-title">The recording stopped early</p>
+            <p className="viewer-failed-detail">{session.transcription_error}</p>
+          </div>
+        ) : null}
+        {player}
+        {body}
+      </section>
+      {isTranscribing(session) || session.transcription_status === 'failed' ? null : (
+        <SessionSpotlightCard session={session} active={active} lines={lines} />
+      )}
+    </>
   );
 }
 
@@ -264,6 +271,7 @@ function TranscriptViewer({ sessionId }: { sessionId: string }) {
         }}
         onDelete={() => setDeleting(true)}
       />
+      <SessionCost sessionId={sessionId} />
       {!isActive(session) ? (
         <>
           <SummarySection session={session} hasTranscript={Boolean(session.content?.trim())} />

@@ -6,6 +6,8 @@ import {
   getGroupVocabularyRpc,
   GroupCharactersSchema,
   GroupSchema,
+  GroupSpotlightSchema,
+  groupSpotlightRpc,
   GroupVocabularySchema,
   IdParamsSchema,
   listGroupsRpc,
@@ -108,5 +110,12 @@ export default async function groupRoutes(fastify: FastifyInstance): Promise<voi
     },
     (req) =>
       call(bus, putGroupCharactersRpc, { owner_id: req.user!.id, id: req.params.id, links: req.body.links }),
+  );
+
+  // The spotlight across the campaign's sessions: per player, with the sessions since a large share.
+  app.get(
+    '/groups/:id/spotlight',
+    { schema: { params: IdParamsSchema, response: { 200: GroupSpotlightSchema } } },
+    (req) => call(bus, groupSpotlightRpc, { owner_id: req.user!.id, id: req.params.id }),
   );
 }

@@ -14,6 +14,11 @@ import {
   OkSchema,
   putNotesRpc,
   RenameTranscriptBodySchema,
+  SessionSpotlightSchema,
+  SessionUsageSchema,
+  sessionUsageRpc,
+  transcriptExistsRpc,
+  sessionSpotlightRpc,
   renameTranscriptRpc,
   TranscriptListItemSchema,
   TranscriptSchema,
@@ -22,7 +27,7 @@ import {
   updateTranscriptRpc,
   updateTranscriptSummaryRpc,
 } from '@chronicler/contracts';
-import { call } from '@chronicler/kit';
+import { call, ServiceError } from '@chronicler/kit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
@@ -151,6 +156,26 @@ export default async function transcriptRoutes(fastify: FastifyInstance): Promis
 
   app.delete('/transcripts/:id', { schema: { params: IdParamsSchema, response: { 200: OkSchema } } }, (req) =>
     call(bus, deleteTranscriptRpc, { owner_id: req.user!.id, id: req.params.id }),
+  );
+
+  // Who had the spotlight: per speaker, time, lines, share and longest silence (see contracts/spotlight.ts).
+  app.get(
+    '/transcripts/:id/spotlight',
+    { schema: { params: IdParamsSchema, response: { 200: SessionSpotlightSchema } } },
+    (req) => call(bus, sessionSpotlightRpc, { owner_id: req.user!.id, id: req.params.id }),
+  );
+
+  // What the session cost: speech seconds billed and the AI requests about it, at the configured prices.
+  app.get(
+    '/transcripts/:id/usage',
+    { schema: { params: IdParamsSchema, response: { 200: SessionUsageSchema } } },
+    async (req) => {
+      const owner_id = req.user!.id;
+      // The ledger keeps ids as text: the owner is checked on the session itself first.
+      const { exists } = await call(bus, transcriptExistsRpc, { owner_id, id: req.params.id });
+      if (!exists) throw new ServiceError('not_found', 'Transcript not found');
+      return call(bus, sessionUsageRpc, { owner_id, transcript_id: req.params.id });
+    },
   );
 
   app.get(

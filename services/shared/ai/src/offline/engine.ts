@@ -121,6 +121,7 @@ export class OfflineEngine implements AiEngine {
       await recordAiRequest(this.deps.bus, {
         userId: ctx.userId,
         type: ctx.type,
+        ...(ctx.transcriptId ? { transcriptId: ctx.transcriptId } : {}),
         model: this.model,
         inputTokens: estimateTokens(inputChars),
         outputTokens: estimateTokens(outputChars),

@@ -387,6 +387,7 @@ export class OpenAiEngine implements AiEngine, ModelPort {
       await recordAiRequest(this.deps.bus, {
         userId: ctx.userId,
         type: ctx.type,
+        ...(ctx.transcriptId ? { transcriptId: ctx.transcriptId } : {}),
         model: this.model,
         inputTokens,
         outputTokens,

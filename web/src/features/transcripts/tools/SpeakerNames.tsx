@@ -39,6 +39,7 @@ export function SpeakerNames({ sessionId }: { sessionId: string }) {
     onSuccess: (data, v) => {
       queryClient.setQueryData(toolKeys.speakers(sessionId), data);
       void queryClient.invalidateQueries({ queryKey: queryKeys.transcript(sessionId), exact: true });
+      void queryClient.invalidateQueries({ queryKey: toolKeys.spotlight(sessionId) });
       setDrafts({});
       const undo = v.undo;
       if (!undo) {

@@ -16,6 +16,8 @@ import type { LineTools } from './EditableRow.tsx';
 export const toolKeys = {
   speakers: (id: string) => ['transcripts', 'speakers', id] as const,
   edits: (id: string) => ['transcripts', 'line-edits', id] as const,
+  /** Who had the spotlight: a new name or an edited speaker counts it again. */
+  spotlight: (id: string) => ['transcripts', 'spotlight', id] as const,
 };
 
 /**
@@ -76,6 +78,7 @@ export function useTranscriptTools(
       });
       void queryClient.invalidateQueries({ queryKey: queryKeys.transcript(sessionId), exact: true });
       void queryClient.invalidateQueries({ queryKey: toolKeys.speakers(sessionId) });
+      void queryClient.invalidateQueries({ queryKey: toolKeys.spotlight(sessionId) });
     },
     onError: (cause) => {
       console.error('Failed to save the line', cause);
