@@ -84,6 +84,9 @@ function rewriteImports(packages) {
       build.onResolve({ filter: /.*/ }, (args) => {
         if (args.kind === 'entry-point') return undefined;
         const p = args.path;
+        // A JSON file of the package's own (the service declarations) is read into the code that
+        // imports it: dist/ holds compiled code only, and the images copy nothing else from src/.
+        if (p.startsWith('.') && p.endsWith('.json')) return undefined;
         if (p.startsWith('.')) return { path: p.replace(/\.[cm]?ts(?=$|\?)/, '.js'), external: true };
         return { path: distSpecifier(p, packages) ?? p, external: true };
       });

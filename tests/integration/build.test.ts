@@ -73,14 +73,15 @@ describe.runIf(testMode === 'embedded')('the compiled services', () => {
             expect(existsSync(path.join(target, own![2]!)), `${js}: ${spec}`).toBe(true);
           }
         }
-        // Source maps name the TypeScript file, without carrying its text (a file of types
-        // only compiles to nothing and maps nothing).
+        // Source maps name the TypeScript file (or a JSON file of the package's own, read into
+        // the code that imports it), without carrying its text (a file of types only compiles to
+        // nothing and maps nothing).
         const map = JSON.parse(readFileSync(`${js}.map`, 'utf8')) as {
           sources: string[];
           sourcesContent?: unknown;
         };
         expect(map.sourcesContent, js).toBeUndefined();
-        for (const s of map.sources) expect(s, js).toMatch(/\.(ts|mjs)$/);
+        for (const s of map.sources) expect(s, js).toMatch(/\.(ts|mjs|json)$/);
         for (const s of map.sources)
           expect(existsSync(path.resolve(path.dirname(js), s)), `${js}: ${s}`).toBe(true);
       }
