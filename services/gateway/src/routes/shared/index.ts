@@ -58,7 +58,7 @@ async function sharedStory(
   bus: Bus,
   token: string,
   share: { owner_id: string; kind: 'character-recap' | 'previously'; target_id: string; subject: string },
-): Promise<{ text: string; entries: CodexEntry[] }> {
+): Promise<{ text: string; entries: CodexEntry[]; opens: ReadonlySet<string> }> {
   const request = { owner_id: share.owner_id, id: share.target_id, audience: 'players' as const };
   const slow = { timeoutMs: SUMMARY_CALL_TIMEOUT_MS };
   const story =
@@ -68,6 +68,8 @@ async function sharedStory(
   return {
     text: sharedLinks(story.text, (id) => `/shared/${token}/sessions/${id}`),
     entries: story.entries,
+    // The sessions the story links to, read from the owner's links before they are rewritten.
+    opens: linkedSessions(story.text),
   };
 }
 
@@ -114,8 +116,8 @@ export default async function sharedRoutes(fastify: FastifyInstance): Promise<vo
       }
       if (share.kind === 'character-recap' || share.kind === 'previously') {
         const group = await call(bus, getGroupRpc, { owner_id: share.owner_id, id: share.target_id });
-        const story = await sharedStory(bus, req.params.token, { ...share, kind: share.kind });
-        const common = { expires_at: share.expires_at, group: { name: group.name }, ...story };
+        const { text, entries } = await sharedStory(bus, req.params.token, { ...share, kind: share.kind });
+        const common = { expires_at: share.expires_at, group: { name: group.name }, text, entries };
         return share.kind === 'previously'
           ? { kind: 'previously', ...common }
           : { kind: 'character-recap', character: share.subject, ...common };
@@ -144,8 +146,7 @@ export default async function sharedRoutes(fastify: FastifyInstance): Promise<vo
       if (share.kind === 'transcript' && wanted !== share.target_id) throw notFound();
       let opens: ReadonlySet<string> = new Set([wanted]);
       if (share.kind === 'character-recap' || share.kind === 'previously') {
-        const story = await sharedStory(bus, token, { ...share, kind: share.kind });
-        opens = linkedSessions(story.text);
+        ({ opens } = await sharedStory(bus, token, { ...share, kind: share.kind }));
         if (!opens.has(wanted)) throw notFound();
       }
       const t = await call(bus, getTranscriptRpc, { owner_id: share.owner_id, id: wanted }).catch(() => {
