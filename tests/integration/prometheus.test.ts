@@ -1,4 +1,4 @@
-import type { Transcript } from '@chronicler/contracts';
+import { SERVICE_NAMES, type Transcript } from '@chronicler/contracts';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -216,11 +216,12 @@ describe.skipIf(skipReason)(
     });
 
     it('scrapes every process of the system', async () => {
+      // One process a service.
       const targets = system.opsUrls!();
-      expect(targets.size).toBe(9);
+      expect(targets.size).toBe(SERVICE_NAMES.length);
       await prometheus.scrapedSince(Date.now());
       const up = await prometheus.query(`sum(up{namespace="${NAMESPACE}"})`);
-      expect(Number(up.result[0]?.value[1])).toBe(9);
+      expect(Number(up.result[0]?.value[1])).toBe(SERVICE_NAMES.length);
     }, 30_000);
 
     it('accepts the alert rules: promtool checks the file, and Prometheus evaluates every rule without error', async () => {
