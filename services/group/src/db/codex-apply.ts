@@ -144,7 +144,9 @@ async function addFindings(
       const entry = byId.get(id);
       if (entry) {
         const known = new Set([entry.name, ...entry.aliases].map(key));
-        const more = entry.gm_aliases ? [] : f.aliases.filter((a) => !known.has(key(a)));
+        // The finding's own name too: "Oskar Brandt" landing on the "Oskar" an earlier reading
+        // found is one more name of that entry, whichever session was read first.
+        const more = entry.gm_aliases ? [] : [f.name, ...f.aliases].filter((a) => !known.has(key(a)));
         const describe = !entry.gm_description && !entry.description && f.description;
         if (more.length > 0 || describe) {
           entry.aliases = [...entry.aliases, ...more].slice(0, 50);

@@ -43,16 +43,18 @@ export default async function codexRoutes(fastify: FastifyInstance): Promise<voi
     async (req): Promise<Codex> => {
       const owner = req.user!.id;
       const id = req.params.id;
+      // What is not read yet is read behind the answer; the page asks again while `updating`. The
+      // state comes first and the entries after it: read the other way round, a reading applied
+      // between the two would answer "all read" beside entries from before it.
+      const [state, map] = await Promise.all([
+        call(bus, refreshCodexRpc, { owner_id: owner, id, wait: false }, { timeoutMs: 30_000 }),
+        call(bus, getGroupCharactersRpc, { owner_id: owner, id }, { timeoutMs: 30_000 }),
+      ]);
       const codex = await call(bus, getCodexRpc, {
         owner_id: owner,
         id,
         hidden: req.query.hidden === 'true',
       });
-      // What is not read yet is read behind the answer; the page asks again while `updating`.
-      const [state, map] = await Promise.all([
-        call(bus, refreshCodexRpc, { owner_id: owner, id, wait: false }, { timeoutMs: 30_000 }),
-        call(bus, getGroupCharactersRpc, { owner_id: owner, id }, { timeoutMs: 30_000 }),
-      ]);
       return {
         group_id: id,
         entries: codex.entries,
