@@ -184,7 +184,9 @@ export class TableLive {
     this.recordings.delete(id);
     const end = await rec.session.end();
     rec.demuxer?.destroy();
-    await Promise.all(rec.subs.map((s) => s.unsubscribe()));
+    // Not awaited: the end is answered from inside one of these (a subscription drains its
+    // handlers before it is gone).
+    for (const s of rec.subs) void s.unsubscribe().catch(() => undefined);
     return end.final_count;
   }
 
