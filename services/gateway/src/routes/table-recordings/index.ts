@@ -11,6 +11,7 @@ import {
   tableLiveChunkRpc,
   tableLiveEndRpc,
   tableLiveStartRpc,
+  transcriptExistsRpc,
   transcribeNowRpc,
   SESSION_NAME_MAX,
   TABLE_RECORDING_BUCKET,
@@ -240,7 +241,16 @@ export default async function tableRecordingRoutes(fastify: FastifyInstance): Pr
           return false;
         },
       );
-      if (live) await writeDescription(bus, id, { ...d, live });
+      if (live) {
+        await writeDescription(bus, id, { ...d, live });
+        // The session is made from its start message (a durable consumer, at once in embedded
+        // mode, a moment later in the cluster): the page watches it as soon as this answers.
+        for (let waited = 0; waited < 10_000; waited += 100) {
+          const { exists } = await call(bus, transcriptExistsRpc, { owner_id: d.owner_id, id });
+          if (exists) break;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      }
       return { id, chunk_max_bytes: CHUNK_MAX_BYTES, live };
     },
   );
