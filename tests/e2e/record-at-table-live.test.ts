@@ -1,12 +1,13 @@
+import type { AudioTrack } from '@chronicler/contracts';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeepgramLivePeer, type DeepgramLivePeer } from '../peers/deepgram-live.ts';
-import { speechWavFile } from '../support/audio.ts';
-import { launchBrowser, pageScrollWidth, signInLocally } from '../support/browser.ts';
+import { decodedSeconds, speechWavFile } from '../support/audio.ts';
+import { launchBrowser, pageScrollWidth, signInLocally, storedToken } from '../support/browser.ts';
 import { startSystem, type TestSystem } from '../support/system.ts';
 
 const SHOTS = '/tmp/shots-record';
@@ -104,8 +105,23 @@ describe('record at the table with a streaming provider, on a phone (390 px)', (
       .toBeGreaterThanOrEqual(1);
     await page.screenshot({ path: `${SHOTS}/live-after-cut-phone.png`, fullPage: true });
 
+    const recorded = await clock();
     await page.getByRole('button', { name: 'Stop' }).click();
     await page.waitForURL(/\/sessions\/[0-9a-f-]{36}$/, { timeout: 90_000 });
+    const id = page.url().split('/').pop()!;
+
+    // The recording kept with the lines: as long as the clock said, less at most a few seconds.
+    const headers = { authorization: `Bearer ${await storedToken(page)}` };
+    const tracks = (await (
+      await fetch(`${system.url}/api/transcripts/${id}/audio/tracks`, { headers })
+    ).json()) as AudioTrack[];
+    expect(tracks).toMatchObject([{ speaker: 'Table', format: 'webm' }]);
+    const file = path.join(dir, 'kept.webm');
+    const kept = await fetch(`${system.url}/api/transcripts/${id}/audio?speaker=Table`, { headers });
+    writeFileSync(file, Buffer.from(await kept.arrayBuffer()));
+    const seconds = decodedSeconds(file);
+    expect(seconds).toBeGreaterThan(recorded - 5);
+    expect(seconds).toBeLessThan(recorded + 3);
 
     // The session holds the lines and the recording: a line's time plays from there.
     const line = page.locator('.transcript-line', { hasText: 'initiative' }).last();

@@ -1,4 +1,4 @@
-import { useMemo } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { useLiveTranscript } from '../../realtime/live-socket.ts';
 import { interimLines, liveFinalLines } from '../transcripts/transcript-view.ts';
 
@@ -11,7 +11,26 @@ const SHOWN = 30;
  * new ones. Newest last, as said; those still being spoken marked so.
  */
 export function RecordLiveLines({ sessionId }: { sessionId: string }) {
+  // The socket gives up after its few reconnect attempts (a network lost for longer): while
+  // recording, the page opens it again when the network is back, and retries every few seconds.
+  const [generation, setGeneration] = useState(0);
+  const [gaveUp, setGaveUp] = useState(false);
+  useEffect(() => {
+    const again = () => setGeneration((g) => g + 1);
+    window.addEventListener('online', again);
+    const timer = gaveUp ? window.setTimeout(again, 5000) : undefined;
+    return () => {
+      window.removeEventListener('online', again);
+      window.clearTimeout(timer);
+    };
+  }, [gaveUp]);
+  return <LiveLines key={generation} sessionId={sessionId} onOffline={setGaveUp} />;
+}
+
+function LiveLines({ sessionId, onOffline }: { sessionId: string; onOffline: (offline: boolean) => void }) {
   const live = useLiveTranscript(sessionId, true);
+  const offline = live.status === 'offline';
+  useEffect(() => onOffline(offline), [offline, onOffline]);
   const lines = useMemo(() => {
     const finals = liveFinalLines(live, '');
     return [...finals.slice(-SHOWN), ...interimLines(live)];
