@@ -10,6 +10,7 @@ import path from 'node:path';
 import { handoverWaitMs, limitsOf, shardIdsOf, VoiceBotConfigSchema } from './config.ts';
 import { GatewayRefused, VoiceBot } from './discord/bot.ts';
 import { discordVoiceReceiver } from './discord/voice.ts';
+import { TableLive } from './table/table-live.ts';
 
 export { VoiceBotConfigSchema } from './config.ts';
 export { VoiceBot } from './discord/bot.ts';
@@ -23,18 +24,30 @@ export default defineService({
   checkConfig: speechConfigProblems,
   async start(ctx) {
     const c = ctx.config;
-    if (!c.DISCORD_BOT_TOKEN) {
-      const state: ServiceState = { status: 'idle', detail: 'no DISCORD_BOT_TOKEN' };
-      const sub = serve(ctx.bus, serviceStateRpc('voice-bot'), () => state);
-      ctx.logger.warn('voice bot idle: DISCORD_BOT_TOKEN is not set, so it connects to no Discord server');
-      return { stop: () => sub.unsubscribe() };
-    }
-    const shardIds = c.SHARD_COUNT ? shardIdsOf(c, c.SHARD_COUNT) : [];
     const provider = createStreamingProvider(c);
     // One gate for every shard of every replica: on the shared coordination (Redis in the cluster).
     const gate = createStreamGate(ctx.coord, streamLimits(c), {
       onHeartbeatError: (err) => ctx.logger.warn({ err }, 'speech stream lease not extended'),
     });
+    const streamPolicy = {
+      idleSeconds: c.LIVE_STREAM_IDLE_SECONDS > 0 ? c.LIVE_STREAM_IDLE_SECONDS : null,
+      queueSeconds: c.LIVE_STREAM_QUEUE_SECONDS,
+      retrySeconds: c.LIVE_STREAM_RETRY_SECONDS,
+    };
+    // Recordings at the table (a browser's microphone) go through the same pipeline, Discord or not.
+    const table = new TableLive({ bus: ctx.bus, provider, gate, logger: ctx.logger, streamPolicy });
+    if (!c.DISCORD_BOT_TOKEN) {
+      const state: ServiceState = { status: 'idle', detail: 'no DISCORD_BOT_TOKEN' };
+      const sub = serve(ctx.bus, serviceStateRpc('voice-bot'), () => state);
+      ctx.logger.warn('voice bot idle: DISCORD_BOT_TOKEN is not set, so it connects to no Discord server');
+      return {
+        async stop() {
+          await sub.unsubscribe();
+          await table.stop();
+        },
+      };
+    }
+    const shardIds = c.SHARD_COUNT ? shardIdsOf(c, c.SHARD_COUNT) : [];
     // Discord's recommended count is logged once known (see VoiceBot.start).
     const logger = c.SHARD_COUNT ? ctx.logger.child({ shards: shardIds.join(',') }) : ctx.logger;
     const bot = new VoiceBot({
@@ -60,11 +73,7 @@ export default defineService({
       instance: ctx.instance,
       logger,
       limits: limitsOf(c),
-      streamPolicy: {
-        idleSeconds: c.LIVE_STREAM_IDLE_SECONDS > 0 ? c.LIVE_STREAM_IDLE_SECONDS : null,
-        queueSeconds: c.LIVE_STREAM_QUEUE_SECONDS,
-        retrySeconds: c.LIVE_STREAM_RETRY_SECONDS,
-      },
+      streamPolicy,
     });
     if (!provider) {
       logger.warn(
@@ -108,6 +117,7 @@ export default defineService({
         stopped = true;
         await sub.unsubscribe();
         await bot.stop();
+        await table.stop();
         // A start still waiting for Discord gives up with the client destroyed.
         await Promise.race([started, new Promise((r) => setTimeout(r, 1000).unref())]);
       },

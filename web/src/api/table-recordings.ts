@@ -1,13 +1,17 @@
 import type { TranscriptListItem } from '@chronicler/contracts';
 import { API_BASE, ApiError, apiRequest, authHeaders } from './http.ts';
 
-/** POST /api/table-recordings: a recording begins (the session is made when it is finished). */
+/**
+ * POST /api/table-recordings: a recording begins. `live`: a streaming provider transcribes it
+ * as it goes (the session, whose id is the recording's, has its lines live); otherwise the
+ * session is made when it is finished.
+ */
 export function startTableRecording(body: {
   name: string;
   session_date: string;
   group_id: string | null;
   mime_type: string;
-}): Promise<{ id: string; chunk_max_bytes: number }> {
+}): Promise<{ id: string; chunk_max_bytes: number; live: boolean }> {
   return apiRequest('/table-recordings', {
     method: 'POST',
     body,

@@ -30,6 +30,7 @@ export * from './codex.ts';
 export * from './stories.ts';
 export * from './passages.ts';
 export * from './summary-versions.ts';
+export * from './table-live.ts';
 export * from './voice-handover.ts';
 export * from './session-links.ts';
 export * from './spotlight.ts';

@@ -91,8 +91,8 @@ export const LiveSessionStartSchema = Type.Object({
   group_id: Type.Optional(Type.String()),
   /** ISO time the recording started: offsets count from here. */
   started_at: Type.String(),
-  /** Who drives it: the Discord bot or a replay (tests, demos, load). */
-  origin: Type.Union([Type.Literal('discord'), Type.Literal('replay')]),
+  /** Who drives it: the Discord bot, a replay (tests, demos, load) or a recording at the table (a browser). */
+  origin: Type.Union([Type.Literal('discord'), Type.Literal('replay'), Type.Literal('table')]),
   /** Speech provider streaming it, when there is one ('deepgram', 'assemblyai'). */
   provider: Type.Optional(Type.String()),
   guild_id: Type.Optional(Type.String()),

@@ -12,7 +12,7 @@ export interface LiveSessionOptions {
   ownerId: string;
   name?: string;
   groupId?: string;
-  origin: 'discord' | 'replay';
+  origin: 'discord' | 'replay' | 'table';
   /** null: nothing is transcribed; audio is still recorded when `recordingsDir` is set. */
   provider: StreamingProvider | null;
   /** Limits concurrent provider streams; null: no limit. */

@@ -8,6 +8,7 @@ import { listGroups } from '../../api/lists.ts';
 import { startTableRecording } from '../../api/table-recordings.ts';
 import { queryKeys } from '../../app/query-client.ts';
 import { listRecordings, type LocalRecording } from './chunk-store.ts';
+import { RecordLiveLines } from './RecordLiveLines.tsx';
 import { recorderMimeType, useTableRecorder } from './use-table-recorder.ts';
 import './record.css';
 
@@ -60,6 +61,7 @@ export function RecordPage() {
         session_date,
         group_id: group || null,
         mime_type: mimeType,
+        live: started.live,
         counts: [],
         elapsed_ms: 0,
         stopped: false,
@@ -239,6 +241,7 @@ export function RecordPage() {
           </p>
         </section>
       )}
+      {active && rec.current?.live ? <RecordLiveLines sessionId={rec.current.id} /> : null}
     </div>
   );
 }

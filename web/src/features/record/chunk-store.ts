@@ -10,6 +10,8 @@ export interface LocalRecording {
   session_date: string;
   group_id: string | null;
   mime_type: string;
+  /** Transcribed live: its lines show as it records (the session's id is the recording's). */
+  live?: boolean;
   /** Chunks made so far in each part (a part: one MediaRecorder, from a start or resume to its end). */
   counts: number[];
   /** Recorded time before the current part, and in it so far (ms). */

@@ -38,6 +38,7 @@ export function useTableRecorder(onSaved: (sessionId: string) => void) {
   const [pending, setPending] = useState(0);
   const [offline, setOffline] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [current, setCurrent] = useState<{ id: string; live: boolean } | null>(null);
   const [wakeLock, setWakeLock] = useState<'held' | 'unsupported' | 'refused' | null>(null);
 
   const rec = useRef<LocalRecording | null>(null);
@@ -164,6 +165,7 @@ export function useTableRecorder(onSaved: (sessionId: string) => void) {
       if (r.counts.length === 0 || r.counts[r.counts.length - 1]! > 0) r.counts.push(0);
       r.stopped = false;
       rec.current = r;
+      setCurrent({ id: r.id, live: Boolean(r.live) });
       await saveRecording(r);
       const part = r.counts.length - 1;
       const recorder = new MediaRecorder(stream, { mimeType: r.mime_type, audioBitsPerSecond: 32_000 });
@@ -271,6 +273,8 @@ export function useTableRecorder(onSaved: (sessionId: string) => void) {
   useEffect(() => () => release(), []);
 
   return {
+    /** The recording under way (or being saved), and whether it is transcribed live. */
+    current,
     state,
     elapsed,
     level,

@@ -4,9 +4,17 @@ import {
   AUDIO_RETENTION_MS,
   audioTooLargeMessage,
   createAudioTranscriptRpc,
+  getTranscriptRpc,
   IdParamsSchema,
+  keepTrackRpc,
+  SESSION_AUDIO_BUCKET,
+  tableLiveChunkRpc,
+  tableLiveEndRpc,
+  tableLiveStartRpc,
+  transcriptExistsRpc,
   transcribeNowRpc,
   SESSION_NAME_MAX,
+  TABLE_RECORDING_BUCKET,
   TranscriptListItemSchema,
   type TranscriptListItem,
 } from '@chronicler/contracts';
@@ -26,8 +34,6 @@ import { pipeline } from 'node:stream/promises';
 import { requireAuth } from '../../plugins/auth.ts';
 import { ffmpegPath } from '../recordings/media.ts';
 
-/** Chunks and the description of recordings made in the browser, until they are finished. */
-const TABLE_RECORDING_BUCKET = 'table-recordings';
 /** The largest chunk accepted: a few seconds of Opus is a few tens of KB; 4 MiB is generous. */
 const CHUNK_MAX_BYTES = 4 * 1024 * 1024;
 /** The parts of one recording (a part: what one MediaRecorder made, from start or a resume to its end). */
@@ -45,6 +51,11 @@ interface Description {
   session_date: string;
   group_id: string | null;
   format: 'webm' | 'ogg';
+  /**
+   * Transcribed live by the voice bot's pipeline (a streaming provider is set): the session
+   * exists from the start (its id is the recording's) and its lines come as the chunks do.
+   */
+  live?: boolean;
   /** The session it became, once finished. */
   transcript?: TranscriptListItem;
 }
@@ -189,7 +200,9 @@ export default async function tableRecordingRoutes(fastify: FastifyInstance): Pr
     {
       schema: {
         body: CreateBody,
-        response: { 200: Type.Object({ id: Type.String(), chunk_max_bytes: Type.Integer() }) },
+        response: {
+          200: Type.Object({ id: Type.String(), chunk_max_bytes: Type.Integer(), live: Type.Boolean() }),
+        },
       },
     },
     async (req) => {
@@ -206,14 +219,39 @@ export default async function tableRecordingRoutes(fastify: FastifyInstance): Pr
         );
       }
       const id = randomUUID();
-      await writeDescription(bus, id, {
+      const d: Description = {
         owner_id: req.user!.id,
         name,
         session_date: req.body.session_date,
         group_id: req.body.group_id || null,
         format,
-      });
-      return { id, chunk_max_bytes: CHUNK_MAX_BYTES };
+      };
+      await writeDescription(bus, id, d);
+      // With a streaming provider the voice bot transcribes it live; without one (or with no
+      // voice bot answering) it is kept and transcribed at the end, like an upload.
+      const live = await call(
+        bus,
+        tableLiveStartRpc,
+        { id, owner_id: d.owner_id, name, group_id: d.group_id, format },
+        { timeoutMs: 15_000 },
+      ).then(
+        (r) => r.live,
+        (err: unknown) => {
+          req.log.warn({ err, id }, 'table recording not transcribed live: the voice bot did not take it');
+          return false;
+        },
+      );
+      if (live) {
+        await writeDescription(bus, id, { ...d, live });
+        // The session is made from its start message (a durable consumer, at once in embedded
+        // mode, a moment later in the cluster): the page watches it as soon as this answers.
+        for (let waited = 0; waited < 10_000; waited += 100) {
+          const { exists } = await call(bus, transcriptExistsRpc, { owner_id: d.owner_id, id });
+          if (exists) break;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      }
+      return { id, chunk_max_bytes: CHUNK_MAX_BYTES, live };
     },
   );
 
@@ -242,8 +280,19 @@ export default async function tableRecordingRoutes(fastify: FastifyInstance): Pr
       }
       const { part, seq } = req.query;
       const name = chunkName(req.params.id, part, seq);
+      // The live pipeline feeds it (and any before it it has not had) once stored.
+      const feedLive = () => {
+        if (!d.live) return;
+        call(bus, tableLiveChunkRpc(req.params.id), { part, seq }, { timeoutMs: 120_000 }).catch(
+          (err: unknown) =>
+            req.log.debug({ err, id: req.params.id, part, seq }, 'table recording chunk not fed live'),
+        );
+      };
       // Sent again (its answer was lost): stored once, the first copy kept.
-      if (await bus.blobs.info(TABLE_RECORDING_BUCKET, name)) return { part, seq, stored: false };
+      if (await bus.blobs.info(TABLE_RECORDING_BUCKET, name)) {
+        feedLive();
+        return { part, seq, stored: false };
+      }
       // A part starts with its container's header: anything else cannot be played.
       if (seq === 0 && sniffAudio(body.subarray(0, 64)) !== d.format) {
         throw new ServiceError(
@@ -252,6 +301,7 @@ export default async function tableRecordingRoutes(fastify: FastifyInstance): Pr
         );
       }
       await bus.blobs.put(TABLE_RECORDING_BUCKET, name, Readable.from([body]), { contentType: declared });
+      feedLive();
       return { part, seq, stored: true };
     },
   );
@@ -277,31 +327,7 @@ export default async function tableRecordingRoutes(fastify: FastifyInstance): Pr
         throw new ServiceError('conflict', `Chunks not received yet (part/seq): ${missing.join(', ')}`);
       }
       if (size > AUDIO_MAX_BYTES) throw new ServiceError('payload_too_large', audioTooLargeMessage(size));
-      const blob = randomUUID();
-      const stored = await bus.blobs.put(
-        AUDIO_BLOB_BUCKET,
-        blob,
-        await joinParts(bus, id, counts, d.format),
-        {
-          contentType: `audio/${d.format}`,
-        },
-      );
-      let item: TranscriptListItem;
-      try {
-        item = await call(bus, createAudioTranscriptRpc, {
-          owner_id: d.owner_id,
-          name: d.name,
-          session_date: d.session_date,
-          group_id: d.group_id,
-          blob,
-          size: stored.size,
-          format: d.format,
-          filename: `recording.${d.format}`,
-        });
-      } catch (err) {
-        await bus.blobs.delete(AUDIO_BLOB_BUCKET, blob).catch(() => false);
-        throw err;
-      }
+      const item = d.live ? await finishLive(id, d, counts) : await finishUpload(id, d, counts);
       // The session now holds the recording: the chunks may go (the description stays, so a
       // finish sent again answers the same session).
       await writeDescription(bus, id, { ...d, transcript: item });
@@ -313,6 +339,72 @@ export default async function tableRecordingRoutes(fastify: FastifyInstance): Pr
       return item;
     },
   );
+
+  /**
+   * A live recording: its session already holds the lines. The pipeline feeds the last chunks
+   * and ends the session; the recording is kept as the session's one track (time 0 = its
+   * start, as the lines' times), like a bot session's speaker tracks.
+   */
+  async function finishLive(id: string, d: Description, counts: number[]): Promise<TranscriptListItem> {
+    await call(bus, tableLiveEndRpc(id), { chunk_counts: counts }, { timeoutMs: 120_000 }).catch(
+      (err: unknown) => {
+        // Ended already (a finish sent again), or the voice bot that had it is gone.
+        if (!(ServiceError.is(err) && err.code === 'unavailable')) throw err;
+      },
+    );
+    const blob = `${id}/table.${d.format}`;
+    const stored = await bus.blobs.put(
+      SESSION_AUDIO_BUCKET,
+      blob,
+      await joinParts(bus, id, counts, d.format),
+      {
+        contentType: `audio/${d.format}`,
+      },
+    );
+    const kept = await call(bus, keepTrackRpc, {
+      owner_id: d.owner_id,
+      transcript_id: id,
+      speaker: 'Table',
+      blob,
+      size: stored.size,
+      format: d.format,
+    });
+    if (!kept.kept) throw notFound();
+    const {
+      content,
+      transcription_retryable: _retryable,
+      ...session
+    } = await call(bus, getTranscriptRpc, {
+      owner_id: d.owner_id,
+      id,
+    });
+    return { ...session, preview: content.length > 100 ? `${content.slice(0, 100)}...` : content };
+  }
+
+  /** Not live: the joined recording goes to the transcript service like an upload. */
+  async function finishUpload(id: string, d: Description, counts: number[]): Promise<TranscriptListItem> {
+    const blob = randomUUID();
+    const stored = await bus.blobs.put(AUDIO_BLOB_BUCKET, blob, await joinParts(bus, id, counts, d.format), {
+      contentType: `audio/${d.format}`,
+    });
+    let item: TranscriptListItem;
+    try {
+      item = await call(bus, createAudioTranscriptRpc, {
+        owner_id: d.owner_id,
+        name: d.name,
+        session_date: d.session_date,
+        group_id: d.group_id,
+        blob,
+        size: stored.size,
+        format: d.format,
+        filename: `recording.${d.format}`,
+      });
+    } catch (err) {
+      await bus.blobs.delete(AUDIO_BLOB_BUCKET, blob).catch(() => false);
+      throw err;
+    }
+    return item;
+  }
 
   // "Transcribe now": a recording kept while no provider was set, queued like an upload.
   app.post(
