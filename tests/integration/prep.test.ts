@@ -134,117 +134,132 @@ describe(`prep that ticks itself off (${testMode} mode)`, () => {
     expect((await api('GET', `/groups/${groupId}/prep`)).status).toBe(401);
   });
 
-  it('ticks the items said in a replayed live session with their moments, live on its socket, then carries the rest', async () => {
-    const groupId = await newGroup(alice, 'Live prep');
-    const first = await add(groupId, SAID_FIRST);
-    const second = await add(groupId, SAID_SECOND);
-    const never = await add(groupId, NEVER_SAID);
+  it(
+    'ticks the items said in a replayed live session with their moments, live on its socket, then carries the rest',
+    { timeout: 240_000 },
+    async () => {
+      const groupId = await newGroup(alice, 'Live prep');
+      const first = await add(groupId, SAID_FIRST);
+      const second = await add(groupId, SAID_SECOND);
+      const never = await add(groupId, NEVER_SAID);
 
-    // The replay waits for a viewer of the session (as the planning page is) before its first line.
-    let viewer: LiveViewer | undefined;
-    const updates: PrepUpdate[] = [];
-    const bus = busSink(system.platform!.bus);
-    const gated: LiveSink = {
-      start: (s) => bus.start(s),
-      send: async (tid, u) => {
-        await waitFor(() => viewer?.joined != null, 60_000);
-        await bus.send(tid, u);
-      },
-      // The session stays live until the test has tried to carry its plan forward.
-      end: async (tid, e) => {
-        await ended;
-        await bus.end(tid, e);
-      },
-      close: () => bus.close(),
-    };
-    let endNow = () => {};
-    const ended = new Promise<void>((r) => (endNow = r));
-    let transcriptId = '';
-    const replay = replaySession(gated, TURNS, {
-      owner: alice.id,
-      groupId,
-      name: 'Prep night',
-      speed: 20,
-      onStart: (tid) => {
-        transcriptId = tid;
-        viewer = new LiveViewer(system.url, tid, alice.token);
-        viewers.push(viewer);
-        viewer.socket.on(PREP_UPDATE_EVENT, (u: PrepUpdate) => updates.push(u));
-      },
-    });
+      // The replay waits for a viewer of the session (as the planning page is) before its first line.
+      let viewer: LiveViewer | undefined;
+      const updates: PrepUpdate[] = [];
+      const bus = busSink(system.platform!.bus);
+      const gated: LiveSink = {
+        start: (s) => bus.start(s),
+        send: async (tid, u) => {
+          if (!viewer) {
+            // A viewer can join once the transcript service has stored the session's start.
+            await waitFor(
+              async () => (await api('GET', `/transcripts/${tid}`, alice.token)).status === 200,
+              60_000,
+            );
+            viewer ??= new LiveViewer(system.url, tid, alice.token);
+            viewers.push(viewer);
+            viewer.socket.on(PREP_UPDATE_EVENT, (up: PrepUpdate) => updates.push(up));
+          }
+          await waitFor(() => viewer?.joined != null, 60_000);
+          await bus.send(tid, u);
+        },
+        // The session stays live until the test has tried to carry its plan forward.
+        end: async (tid, e) => {
+          await ended;
+          await bus.end(tid, e);
+        },
+        close: () => bus.close(),
+      };
+      let endNow = () => {};
+      const ended = new Promise<void>((r) => (endNow = r));
+      let transcriptId = '';
+      const replay = replaySession(gated, TURNS, {
+        owner: alice.id,
+        groupId,
+        name: 'Prep night',
+        speed: 20,
+        onStart: (tid) => {
+          transcriptId = tid;
+        },
+      });
 
-    await waitFor(() => updates.flatMap((u) => u.items).length >= 2, 60_000);
-    // While it runs, its plan cannot be closed yet.
-    const early = await api<{ detail: string }>('POST', `/groups/${groupId}/prep/carry`, alice.token, {
-      transcript_id: transcriptId,
-    });
-    expect(early.status).toBe(409);
-    endNow();
-    await replay;
-    await viewer!.untilEnded(60_000);
-    await waitFor(
-      async () =>
-        (await api<{ status: string }>('GET', `/transcripts/${transcriptId}`, alice.token)).body.status ===
-        'ended',
-      60_000,
-    );
-
-    const lineOf = (words: string) => viewer!.ordered().find((l) => l.text.includes(words))!;
-    const sent = updates.flatMap((u) => u.items);
-    expect(sent.map((i) => i.id).sort()).toEqual([first.id, second.id].sort());
-    expect(updates.every((u) => u.group_id === groupId && u.transcript_id === transcriptId)).toBe(true);
-
-    const items = await prep(groupId);
-    const byId = new Map(items.map((i) => [i.id, i]));
-    expect(byId.get(first.id)).toMatchObject({
-      done: true,
-      ticked_by: 'transcript',
-      moment: {
+      await waitFor(() => updates.flatMap((u) => u.items).length >= 2, 60_000);
+      // While it runs, its plan cannot be closed yet.
+      const early = await api<{ detail: string }>('POST', `/groups/${groupId}/prep/carry`, alice.token, {
         transcript_id: transcriptId,
-        seconds: lineOf('reveals that your map').start_seconds,
+      });
+      expect(early.status).toBe(409);
+      endNow();
+      await replay;
+      await viewer!.untilEnded(60_000);
+      await waitFor(
+        async () =>
+          (await api<{ status: string }>('GET', `/transcripts/${transcriptId}`, alice.token)).body.status ===
+          'ended',
+        60_000,
+      );
+
+      const lineOf = (words: string) => viewer!.ordered().find((l) => l.text.includes(words))!;
+      const sent = updates.flatMap((u) => u.items);
+      expect(sent.map((i) => i.id).sort()).toEqual([first.id, second.id].sort());
+      expect(updates.every((u) => u.group_id === groupId && u.transcript_id === transcriptId)).toBe(true);
+
+      const items = await prep(groupId);
+      const byId = new Map(items.map((i) => [i.id, i]));
+      expect(byId.get(first.id)).toMatchObject({
+        done: true,
+        ticked_by: 'transcript',
+        moment: {
+          transcript_id: transcriptId,
+          seconds: lineOf('reveals that your map').start_seconds,
+          speaker: 'GM',
+          quote: TURNS[2]!.text,
+        },
+      });
+      expect(byId.get(second.id)!.moment).toMatchObject({
+        transcript_id: transcriptId,
+        seconds: lineOf('Captain Varla').start_seconds,
         speaker: 'GM',
-        quote: TURNS[2]!.text,
-      },
-    });
-    expect(byId.get(second.id)!.moment).toMatchObject({
-      transcript_id: transcriptId,
-      seconds: lineOf('Captain Varla').start_seconds,
-      speaker: 'GM',
-    });
-    expect(byId.get(first.id)!.moment!.seconds).toBeLessThan(byId.get(second.id)!.moment!.seconds);
-    expect(byId.get(never.id)).toMatchObject({ done: false, moment: null });
+      });
+      expect(byId.get(first.id)!.moment!.seconds).toBeLessThan(byId.get(second.id)!.moment!.seconds);
+      expect(byId.get(never.id)).toMatchObject({ done: false, moment: null });
 
-    // The game master unticks and ticks again by hand: the moment goes with the transcript's tick.
-    const untick = await api<PrepItem>('PATCH', `/groups/${groupId}/prep/${second.id}`, alice.token, {
-      done: false,
-    });
-    expect(untick.body).toMatchObject({ done: false, moment: null });
-    await api('PATCH', `/groups/${groupId}/prep/${second.id}`, alice.token, { done: true });
+      // The game master unticks and ticks again by hand: the moment goes with the transcript's tick.
+      const untick = await api<PrepItem>('PATCH', `/groups/${groupId}/prep/${second.id}`, alice.token, {
+        done: false,
+      });
+      expect(untick.body).toMatchObject({ done: false, moment: null });
+      await api('PATCH', `/groups/${groupId}/prep/${second.id}`, alice.token, { done: true });
 
-    // After the session: what came up is closed with it, the rest carried into the next plan.
-    const elsewhere = await api<{ id: string }>('POST', '/transcripts/manual', alice.token, {
-      name: 'Not of this campaign',
-      session_date: '2026-11-01',
-      transcript: '[00:00:01] GM: Hello.',
-    });
-    const wrong = await api('POST', `/groups/${groupId}/prep/carry`, alice.token, {
-      transcript_id: elsewhere.body.id,
-    });
-    expect(wrong.status).toBe(400);
-    const carried = await api<GroupPrep>('POST', `/groups/${groupId}/prep/carry`, alice.token, {
-      transcript_id: transcriptId,
-    });
-    expect(carried.status).toBe(200);
-    const after = new Map(carried.body.items.map((i) => [i.id, i]));
-    expect(after.get(first.id)).toMatchObject({ closed_in: transcriptId, done: true, carried_from: [] });
-    expect(after.get(second.id)).toMatchObject({ closed_in: transcriptId, done: true });
-    expect(after.get(never.id)).toMatchObject({ closed_in: null, done: false, carried_from: [transcriptId] });
-    // The next plan first: the carried item leads the list.
-    expect(carried.body.items[0]!.id).toBe(never.id);
-    // Carrying again changes nothing.
-    const again = await api<GroupPrep>('POST', `/groups/${groupId}/prep/carry`, alice.token, {
-      transcript_id: transcriptId,
-    });
-    expect(again.body.items).toEqual(carried.body.items);
-  });
+      // After the session: what came up is closed with it, the rest carried into the next plan.
+      const elsewhere = await api<{ id: string }>('POST', '/transcripts/manual', alice.token, {
+        name: 'Not of this campaign',
+        session_date: '2026-11-01',
+        transcript: '[00:00:01] GM: Hello.',
+      });
+      const wrong = await api('POST', `/groups/${groupId}/prep/carry`, alice.token, {
+        transcript_id: elsewhere.body.id,
+      });
+      expect(wrong.status).toBe(400);
+      const carried = await api<GroupPrep>('POST', `/groups/${groupId}/prep/carry`, alice.token, {
+        transcript_id: transcriptId,
+      });
+      expect(carried.status).toBe(200);
+      const after = new Map(carried.body.items.map((i) => [i.id, i]));
+      expect(after.get(first.id)).toMatchObject({ closed_in: transcriptId, done: true, carried_from: [] });
+      expect(after.get(second.id)).toMatchObject({ closed_in: transcriptId, done: true });
+      expect(after.get(never.id)).toMatchObject({
+        closed_in: null,
+        done: false,
+        carried_from: [transcriptId],
+      });
+      // The next plan first: the carried item leads the list.
+      expect(carried.body.items[0]!.id).toBe(never.id);
+      // Carrying again changes nothing.
+      const again = await api<GroupPrep>('POST', `/groups/${groupId}/prep/carry`, alice.token, {
+        transcript_id: transcriptId,
+      });
+      expect(again.body.items).toEqual(carried.body.items);
+    },
+  );
 });
