@@ -28,6 +28,7 @@ create table prep_sessions (
   group_id uuid not null,
   started_at timestamptz not null,
   recent text not null default '',
-  -- The campaign's names (its vocabulary) when the session started: an item naming one needs it said.
+  -- The campaign's names (codex entries and aliases, vocabulary) when the session started:
+  -- an item naming one needs it said.
   names text[] not null default '{}'
 );

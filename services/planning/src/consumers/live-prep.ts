@@ -1,4 +1,5 @@
 import {
+  getCodexRpc,
   getGroupVocabularyRpc,
   liveSubject,
   LiveSessionStartSchema,
@@ -18,7 +19,7 @@ const QUOTE_MAX = 300;
 /**
  * LIVE (its own durable, beside the transcript service's and live-fanout's): a live session of
  * a group ticks the group's open prep items as they come up. A start names the session's group
- * (kept with the campaign's names); each final, with the line before it, is matched against the
+ * (kept with the campaign's names: codex entries and aliases, vocabulary); each final, with the line before it, is matched against the
  * items still open; a tick is stored with its moment and sent to the session's room on the live
  * socket path (`fanout.<tid>`, event prep_update), where the planning page and the live viewer
  * of the session listen. Redelivery is harmless: a tick only changes an open item.

@@ -30,6 +30,10 @@ describe('prepMatches', () => {
     ).toBe(true);
   });
 
+  it('takes a codex name only as whole words', () => {
+    expect(prepMatches('bananas for the market', 'bananas at the market', ['Ana'])).toBe(true);
+  });
+
   it('matches words across plural and tense, not an item without words', () => {
     expect(prepMatches('Goblins ambush the wagon', 'the goblin ambushed our wagons')).toBe(true);
     expect(prepMatches('the a of', 'the a of')).toBe(false);

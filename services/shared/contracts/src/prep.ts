@@ -151,10 +151,11 @@ export function prepMatches(item: string, heard: string, names: readonly string[
   raw.forEach((w, i) => {
     if (i > 0 && /^\p{Lu}/u.test(w) && !STOP.has(w.toLowerCase())) required.add(stem(w));
   });
-  const itemLower = item.toLowerCase();
+  const itemWords = ` ${raw.join(' ').toLowerCase()} `;
   for (const name of names) {
-    if (name.trim() && itemLower.includes(name.toLowerCase()))
-      for (const w of prepWords(name)) required.add(w);
+    // A name the item holds as whole words ('Ana' is not in 'bananas').
+    const nameWords = (name.match(WORD) ?? []).join(' ').toLowerCase();
+    if (nameWords && itemWords.includes(` ${nameWords} `)) for (const w of prepWords(name)) required.add(w);
   }
   for (const r of required) if (!said.has(r)) return false;
   const hits = words.filter((w) => said.has(w)).length;

@@ -16,7 +16,7 @@ const SYNC_MS = 800;
 /** How often the page looks for a live session of the campaign to start. */
 const SESSIONS_POLL_MS = 5000;
 
-export const prepKey = (groupId: string) => ['prep', groupId] as const;
+const prepKey = (groupId: string) => ['prep', groupId] as const;
 
 const momentHref = (item: PrepItem) =>
   item.moment ? `/sessions/${item.moment.transcript_id}#t=${formatOffset(item.moment.seconds)}` : '';
