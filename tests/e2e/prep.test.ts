@@ -89,7 +89,7 @@ describe('prep that ticks itself off (embedded)', { timeout: 240_000 }, () => {
   }
 
   /** Replays the session; its first line waits until the planning page is live on it. */
-  function replay(groupId: string, name: string) {
+  function replay(groupId: string, name: string, alsoReady: (tid: string) => Promise<void> = async () => {}) {
     const http = httpSink(system.url, machineKey);
     let release = () => {};
     const ended = new Promise<void>((r) => (release = r));
@@ -97,6 +97,7 @@ describe('prep that ticks itself off (embedded)', { timeout: 240_000 }, () => {
       start: (s) => http.start(s),
       send: async (tid, u) => {
         await page.locator('.prep-live.is-live').waitFor({ timeout: 60_000 });
+        await alsoReady(tid);
         await http.send(tid, u);
       },
       end: async (tid, e) => {
@@ -135,10 +136,30 @@ describe('prep that ticks itself off (embedded)', { timeout: 240_000 }, () => {
   it('ticks the items said during a replayed session at 1280 px, then carries the rest forward', async () => {
     await page.setViewportSize({ width: 1280, height: 800 });
     const { groupId, checklist } = await prepare('Tal’Dorei');
-    const run = replay(groupId, 'Prep night');
+    // The live viewer of the session, beside the planning page, shows the ticks too.
+    const viewer = await page.context().newPage();
+    await viewer.setViewportSize({ width: 1280, height: 800 });
+    let viewerOpen: Promise<void> | undefined;
+    const prepCard = viewer.locator('.prep-live-card');
+    const run = replay(
+      groupId,
+      'Prep night',
+      (tid) =>
+        (viewerOpen ??= (async () => {
+          await viewer.goto(`/sessions/${tid}`);
+          await prepCard.getByRole('heading', { name: 'Prep so far (0 of 3)' }).waitFor({ timeout: 60_000 });
+        })()),
+    );
     await checklist.locator('.prep-live.is-live').waitFor({ timeout: 60_000 });
     await expectTicked(checklist, run.id());
     await page.screenshot({ path: `${SHOTS}/live-1280.png` });
+    await prepCard.getByRole('heading', { name: 'Prep so far (2 of 3)' }).waitFor({ timeout: 30_000 });
+    expect(await prepCard.locator('li.is-done').count()).toBe(2);
+    expect(await prepCard.locator('a.prep-moment-link').first().getAttribute('href')).toBe(
+      `/sessions/${run.id()}#t=00:00:08`,
+    );
+    await prepCard.screenshot({ path: `${SHOTS}/viewer-1280.png` });
+    await viewer.close();
 
     run.end();
     await run.done;

@@ -82,12 +82,16 @@ export function useLiveTranscript(
   transcriptId: string,
   enabled: boolean,
   onEnd?: (event: SessionEndEvent) => void,
+  /** Prepared items of the session's campaign that it just ticked (prep_update). */
+  onPrep?: (update: PrepUpdate) => void,
   connect: (transcriptId: string) => LiveTranscriptStore | null = connectLiveTranscript,
 ): LiveSnapshot {
   const [opened, setOpened] = useState<{ id: string; store: LiveTranscriptStore | null } | null>(null);
   const onEndRef = useRef(onEnd);
+  const onPrepRef = useRef(onPrep);
   useEffect(() => {
     onEndRef.current = onEnd;
+    onPrepRef.current = onPrep;
   });
 
   useEffect(() => {
@@ -96,8 +100,10 @@ export function useLiveTranscript(
     setOpened({ id: transcriptId, store });
     if (!store) return;
     const stopListening = store.onEnd((event) => onEndRef.current?.(event));
+    const stopPrep = store.onPrepUpdate((update) => onPrepRef.current?.(update));
     return () => {
       stopListening();
+      stopPrep();
       store.close();
       setOpened(null);
     };

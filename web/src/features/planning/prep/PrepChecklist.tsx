@@ -9,14 +9,14 @@ import type { TranscriptSummaryItem } from '../../../api/types.ts';
 import { queryKeys } from '../../../app/query-client.ts';
 import { useLivePrep } from '../../../realtime/live-socket.ts';
 import { isActive } from '../../groups/session-data.ts';
+import { applyPrepUpdate, prepKey } from './prep-cache.ts';
+import './prep.css';
 import { checklistContent, checklistRows, prepExtensions, REMOTE_META, setRowAttrs } from './prep-editor.ts';
 
 /** Edits are sent this long after the last keystroke or tick. */
 const SYNC_MS = 800;
 /** How often the page looks for a live session of the campaign to start. */
 const SESSIONS_POLL_MS = 5000;
-
-const prepKey = (groupId: string) => ['prep', groupId] as const;
 
 const momentHref = (item: PrepItem) =>
   item.moment ? `/sessions/${item.moment.transcript_id}#t=${formatOffset(item.moment.seconds)}` : '';
@@ -285,6 +285,37 @@ export function PrepChecklist({ groupId, groupKeys }: { groupId: string; groupKe
         </>
       ) : null}
       {!live && lastEnded ? <PlannedAndHappened groupId={groupId} session={lastEnded} items={items} /> : null}
+    </section>
+  );
+}
+
+/**
+ * The live viewer's view of the campaign's prep: the next plan's items, those this session has
+ * ticked with their moment (kept current by the viewer's own socket, see applyPrepUpdate).
+ */
+export function LivePrepCard({ groupId, transcriptId }: { groupId: string; transcriptId: string }) {
+  const prep = useQuery({ queryKey: prepKey(groupId), queryFn: () => getPrep(groupId) });
+  const plan = (prep.data?.items ?? []).filter((i) => i.closed_in === null);
+  if (plan.length === 0) return null;
+  const cameUp = plan.filter((i) => i.moment?.transcript_id === transcriptId);
+  return (
+    <section className="card prep-live-card" aria-labelledby="prep-live-title">
+      <h2 id="prep-live-title" className="card-title">
+        Prep so far ({cameUp.length} of {plan.length})
+      </h2>
+      <ul className="prep-live-list">
+        {plan.map((i) => (
+          <li key={i.id} data-prep-id={i.id} className={i.done ? 'is-done' : ''}>
+            <input type="checkbox" checked={i.done} readOnly aria-label={i.text} tabIndex={-1} />{' '}
+            <span>{i.text}</span>{' '}
+            {i.moment?.transcript_id === transcriptId ? (
+              <Link to={momentHref(i)} className="prep-moment-link" title={i.moment.quote}>
+                [{formatOffset(i.moment.seconds)}]
+              </Link>
+            ) : null}
+          </li>
+        ))}
+      </ul>
     </section>
   );
 }
