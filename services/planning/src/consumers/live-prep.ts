@@ -19,10 +19,10 @@ const QUOTE_MAX = 300;
 /**
  * LIVE (its own durable, beside the transcript service's and live-fanout's): a live session of
  * a group ticks the group's open prep items as they come up. A start names the session's group
- * (kept with the campaign's names: codex entries and aliases, vocabulary); each final, with the line before it, is matched against the
- * items still open; a tick is stored with its moment and sent to the session's room on the live
- * socket path (`fanout.<tid>`, event prep_update), where the planning page and the live viewer
- * of the session listen. Redelivery is harmless: a tick only changes an open item.
+ * (kept with the campaign's names: codex entries and aliases, vocabulary); each final, with the
+ * line before it, is matched against the items still open; a tick is stored with its moment and
+ * sent to the session's room on the live socket path (`fanout.<tid>`, event prep_update), where
+ * the planning page and the live viewer of the session listen. Redelivery is harmless: a tick only changes an open item.
  */
 export function onLivePrep(store: PrepStore, bus: Bus, logger: Logger) {
   return async (payload: unknown, meta: { subject: string }): Promise<void> => {
@@ -32,11 +32,15 @@ export function onLivePrep(store: PrepStore, bus: Bus, logger: Logger) {
       if (!payload.group_id) return;
       let names: string[];
       try {
-        const v = await call(bus, getGroupVocabularyRpc, {
-          owner_id: payload.owner_id,
-          id: payload.group_id,
-        });
-        names = [...v.terms, ...v.learned];
+        const owned = { owner_id: payload.owner_id, id: payload.group_id };
+        // The campaign's names: its codex (names and aliases) and its vocabulary.
+        const [codex, v] = await Promise.all([
+          call(bus, getCodexRpc, { ...owned, hidden: true }),
+          call(bus, getGroupVocabularyRpc, owned),
+        ]);
+        names = [
+          ...new Set([...codex.entries.flatMap((e) => [e.name, ...e.aliases]), ...v.terms, ...v.learned]),
+        ].slice(0, 2000);
       } catch (err) {
         // Not the owner's group (or no such group): nothing of a group to tick.
         if (ServiceError.is(err) && err.code === 'not_found') return;

@@ -236,19 +236,7 @@ export function PrepChecklist({ groupId, groupKeys }: { groupId: string; groupKe
   const live = ofGroup.find(isActive) ?? null;
   const lastEnded = ofGroup.find((s) => !isActive(s)) ?? null;
 
-  const onPrep = useCallback(
-    (update: PrepUpdate) => {
-      queryClient.setQueryData(
-        prepKey(groupId),
-        (old: { group_id: string; items: PrepItem[] } | undefined) => {
-          if (!old) return old;
-          const next = new Map(update.items.map((i) => [i.id, i]));
-          return { ...old, items: old.items.map((i) => next.get(i.id) ?? i) };
-        },
-      );
-    },
-    [groupId, queryClient],
-  );
+  const onPrep = useCallback((update: PrepUpdate) => applyPrepUpdate(queryClient, update), [queryClient]);
   const onEnd = useCallback(() => {
     void queryClient.invalidateQueries({ queryKey: queryKeys.transcripts });
     void queryClient.invalidateQueries({ queryKey: prepKey(groupId) });
