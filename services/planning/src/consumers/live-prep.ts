@@ -60,6 +60,8 @@ export function onLivePrep(store: PrepStore, bus: Bus, logger: Logger) {
       const session = await store.session(payload.transcript_id);
       if (!session) return;
       const open = await store.open(session.owner_id, session.group_id);
+      // Nothing left to tick: no write per line (the line kept for the next match is not needed).
+      if (open.length === 0) return;
       const heard = `${session.recent} ${text}`;
       const ticked: PrepItem[] = [];
       for (const item of open) {
