@@ -27,7 +27,7 @@ function prng(seed: number): () => number {
 }
 
 interface Route {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** `:id` is replaced by a random id. */
   path: string;
   /** Field names the route reads; random bodies use them most of the time. */
@@ -81,6 +81,15 @@ const ROUTES: Route[] = [
   { method: 'DELETE', path: '/groups/:id' },
   { method: 'POST', path: '/groups/:id/summary' },
   { method: 'POST', path: '/groups/:id/check-summary' },
+  { method: 'GET', path: '/groups/:id/prep' },
+  { method: 'POST', path: '/groups/:id/prep', fields: ['text'] },
+  {
+    method: 'PATCH',
+    path: '/groups/:id/prep/00000000-0000-4000-8000-000000000000',
+    fields: ['text', 'done'],
+  },
+  { method: 'DELETE', path: '/groups/:id/prep/00000000-0000-4000-8000-000000000000' },
+  { method: 'POST', path: '/groups/:id/prep/carry', fields: ['transcript_id'] },
   { method: 'GET', path: '/users/stats', query: ['start', 'end'] },
   { method: 'GET', path: '/discord/servers' },
   { method: 'GET', path: '/discord/servers/:id/settings' },

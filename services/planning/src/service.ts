@@ -3,15 +3,25 @@ import {
   GROUP_EVENTS_STREAM,
   groupDeletedEvent,
   groupEventsStream,
+  LIVE_STREAM,
+  liveStream,
   planningHistoryRpc,
   planningSendRpc,
+  prepCarryRpc,
+  prepCreateRpc,
+  prepDeleteRpc,
+  prepListRpc,
+  prepUpdateRpc,
 } from '@chronicler/contracts';
 import { consume, defineService, packageVersion, serve } from '@chronicler/kit';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { onLivePrep } from './consumers/live-prep.ts';
+import { PrepStore } from './db/prep-store.ts';
 import { PlanningStore } from './db/store.ts';
 import { onGroupDeleted } from './handlers/group-deleted.ts';
 import { history } from './handlers/history.ts';
+import { prepHandlers } from './handlers/prep.ts';
 import { send } from './handlers/send.ts';
 
 export default defineService({
@@ -21,10 +31,17 @@ export default defineService({
   migrationsDir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../migrations'),
   async start(ctx) {
     const store = new PlanningStore(ctx.db, ctx.schema);
+    const prep = new PrepStore(ctx.db, ctx.schema);
+    const prepApi = prepHandlers(prep, ctx.bus);
     const engine = await startAiEngine(ctx.config, { bus: ctx.bus, coord: ctx.coord, logger: ctx.logger });
     const subs = [
       serve(ctx.bus, planningHistoryRpc, history(store, ctx.bus)),
       serve(ctx.bus, planningSendRpc, send(store, ctx.bus, engine, ctx.logger)),
+      serve(ctx.bus, prepListRpc, prepApi.list),
+      serve(ctx.bus, prepCreateRpc, prepApi.create),
+      serve(ctx.bus, prepUpdateRpc, prepApi.update),
+      serve(ctx.bus, prepDeleteRpc, prepApi.delete),
+      serve(ctx.bus, prepCarryRpc, prepApi.carry),
     ];
     // The group service owns the stream; ensuring it here too (idempotent) lets either start first.
     await ctx.bus.ensureStream(groupEventsStream);
@@ -35,10 +52,24 @@ export default defineService({
         durable: 'planning-group-deleted',
       },
       groupDeletedEvent,
-      onGroupDeleted(store, ctx.logger),
+      onGroupDeleted(store, prep, ctx.logger),
+    );
+    // Live sessions tick the prep of their group (see consumers/live-prep.ts).
+    await ctx.bus.ensureStream(liveStream);
+    const livePrep = await ctx.bus.consume(
+      {
+        stream: LIVE_STREAM,
+        durable: 'planning-prep',
+        // In the order of the stream: a session's start before its finals, each final after the one before.
+        concurrency: 1,
+        maxDeliver: 5,
+        backoffMs: 500,
+      },
+      onLivePrep(prep, ctx.bus, ctx.logger),
     );
     return {
       async stop() {
+        await livePrep.stop();
         await consumer.stop();
         await Promise.all(subs.map((s) => s.unsubscribe()));
       },

@@ -3,13 +3,13 @@
 // The protocol is live.ts in the contracts: every stored final line carries a per-transcript
 // `seq`, so the client can tell a redelivery from a new line and a gap from the end.
 // This file opens the socket and gives the hook; live-store.ts holds the protocol.
-import type { SessionEndEvent } from '@chronicler/contracts';
+import type { PrepUpdate, SessionEndEvent } from '@chronicler/contracts';
 import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { io } from 'socket.io-client';
 import { refreshAccess } from '../api/refresh.ts';
 import { getStoredToken } from '../features/auth/auth-storage.ts';
 import { createLiveTranscriptStore } from './live-store.ts';
-import type { LiveSnapshot, LiveTranscriptStore } from './live-types.ts';
+import type { LiveSnapshot, LiveStatus, LiveTranscriptStore } from './live-types.ts';
 
 /** Up to 5 reconnect attempts, 2 s apart (the library adds its jitter and 5 s cap). */
 const LIVE_RECONNECT_ATTEMPTS = 5;
@@ -82,12 +82,16 @@ export function useLiveTranscript(
   transcriptId: string,
   enabled: boolean,
   onEnd?: (event: SessionEndEvent) => void,
+  /** Prepared items of the session's campaign that it just ticked (prep_update). */
+  onPrep?: (update: PrepUpdate) => void,
   connect: (transcriptId: string) => LiveTranscriptStore | null = connectLiveTranscript,
 ): LiveSnapshot {
   const [opened, setOpened] = useState<{ id: string; store: LiveTranscriptStore | null } | null>(null);
   const onEndRef = useRef(onEnd);
+  const onPrepRef = useRef(onPrep);
   useEffect(() => {
     onEndRef.current = onEnd;
+    onPrepRef.current = onPrep;
   });
 
   useEffect(() => {
@@ -96,8 +100,10 @@ export function useLiveTranscript(
     setOpened({ id: transcriptId, store });
     if (!store) return;
     const stopListening = store.onEnd((event) => onEndRef.current?.(event));
+    const stopPrep = store.onPrepUpdate((update) => onPrepRef.current?.(update));
     return () => {
       stopListening();
+      stopPrep();
       store.close();
       setOpened(null);
     };
@@ -111,4 +117,40 @@ export function useLiveTranscript(
     store ? store.subscribe : noopSubscribe,
     store ? store.getSnapshot : () => idle,
   );
+}
+
+/**
+ * The prepared items a live session ticks, while `transcriptId` names one (the planning page
+ * of its campaign): the session's room on the live socket, for its prep_update events and its
+ * end. Gives the connection's status ('offline' without a session).
+ */
+export function useLivePrep(
+  transcriptId: string | null,
+  onPrep: (update: PrepUpdate) => void,
+  onEnd: () => void,
+): LiveStatus {
+  const handlers = useRef({ onPrep, onEnd });
+  useEffect(() => {
+    handlers.current = { onPrep, onEnd };
+  });
+  const [store, setStore] = useState<LiveTranscriptStore | null>(null);
+  useEffect(() => {
+    if (!transcriptId) return;
+    const opened = connectLiveTranscript(transcriptId);
+    setStore(opened);
+    if (!opened) return;
+    const stopPrep = opened.onPrepUpdate((u) => handlers.current.onPrep(u));
+    const stopEnd = opened.onEnd(() => handlers.current.onEnd());
+    return () => {
+      stopPrep();
+      stopEnd();
+      opened.close();
+      setStore(null);
+    };
+  }, [transcriptId]);
+  const snapshot = useSyncExternalStore(
+    store ? store.subscribe : noopSubscribe,
+    store ? store.getSnapshot : () => OFFLINE,
+  );
+  return snapshot.status;
 }

@@ -2,6 +2,8 @@
 // seq held, ask again for gaps, wait for missing lines at the session's end, connection status).
 import {
   LiveSocketEvents,
+  PREP_UPDATE_EVENT,
+  type PrepUpdate,
   type JoinedTranscription,
   type LiveJoin,
   type LiveTranscriptionEvent,
@@ -289,6 +291,12 @@ export function createLiveTranscriptStore(transcriptId: string, socket: LiveSock
   on(LiveSocketEvents.error, (error) => {
     console.warn('Live transcription: the server refused the join', error);
   });
+  const prepListeners = new Set<(update: PrepUpdate) => void>();
+  on(PREP_UPDATE_EVENT, (raw) => {
+    const update = raw as Partial<PrepUpdate> | null;
+    if (closed || !update || update.transcript_id !== transcriptId || !Array.isArray(update.items)) return;
+    for (const l of prepListeners) l(update as PrepUpdate);
+  });
 
   return {
     getSnapshot: () => snapshot,
@@ -299,6 +307,10 @@ export function createLiveTranscriptStore(transcriptId: string, socket: LiveSock
     onEnd(listener) {
       endListeners.add(listener);
       return () => endListeners.delete(listener);
+    },
+    onPrepUpdate(listener) {
+      prepListeners.add(listener);
+      return () => prepListeners.delete(listener);
     },
     close() {
       if (closed) return;

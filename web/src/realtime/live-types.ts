@@ -1,6 +1,6 @@
 // The live transcript's public types: the snapshot a viewer renders, the store behind it, and
 // the part of a socket.io socket the store drives.
-import type { LiveLine, SessionEndEvent, SpeakerInfo } from '@chronicler/contracts';
+import type { PrepUpdate, LiveLine, SessionEndEvent, SpeakerInfo } from '@chronicler/contracts';
 
 export type LiveStatus = 'connecting' | 'live' | 'reconnecting' | 'ended' | 'offline';
 
@@ -46,6 +46,8 @@ export interface LiveTranscriptStore {
   subscribe(listener: () => void): () => void;
   /** Called once when the session has ended (after any missing lines arrived). */
   onEnd(listener: (event: SessionEndEvent) => void): () => void;
+  /** Prepared items the session just ticked (prep_update on the session's room). */
+  onPrepUpdate(listener: (update: PrepUpdate) => void): () => void;
   /** The page leaves: close without marking the session ended. */
   close(): void;
 }

@@ -12,6 +12,7 @@ import {
 import { createLogger, MemoryCoordination, serve, ServiceError } from '@chronicler/kit';
 import { openServiceTestbed, type ServiceTestbed } from '@chronicler/kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PrepStore } from '../db/prep-store.ts';
 import { PlanningStore } from '../db/store.ts';
 import { onGroupDeleted } from './group-deleted.ts';
 import { history } from './history.ts';
@@ -200,11 +201,16 @@ describe('evt.group.deleted', () => {
     await store.append(owner, groupId, one);
     await store.append(owner, otherGroup, one);
     await store.append(stranger, groupId, one);
-    const consume = onGroupDeleted(store, logger);
+    const prep = new PrepStore(bed.db, bed.schema);
+    const kept = await prep.create(owner, otherGroup, 'The vampire spawn in the crypt');
+    await prep.create(owner, groupId, 'The vampire spawn in the crypt');
+    const consume = onGroupDeleted(store, prep, logger);
     await consume({ owner_id: owner, group_id: groupId });
     await consume({ owner_id: owner, group_id: groupId });
     expect(await store.recent(owner, groupId, 10)).toEqual([]);
     expect(await store.recent(owner, otherGroup, 10)).toHaveLength(1);
     expect(await store.recent(stranger, groupId, 10)).toHaveLength(1);
+    expect(await prep.list(owner, groupId)).toEqual([]);
+    expect((await prep.list(owner, otherGroup)).map((i) => i.id)).toEqual([kept.id]);
   });
 });

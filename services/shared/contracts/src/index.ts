@@ -15,6 +15,7 @@ export * from './transcript-lines.ts';
 export * from './transcript-tools.ts';
 export * from './chat.ts';
 export * from './planning.ts';
+export * from './prep.ts';
 export * from './rest.ts';
 export * from './live.ts';
 export * from './characters.ts';

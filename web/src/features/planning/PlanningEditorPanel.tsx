@@ -6,7 +6,13 @@ import { PlanningToolbar } from './PlanningToolbar.tsx';
  * The planning document beside the chat. It stays mounted while closed (only hidden), so the
  * editor keeps its content and the AI can still edit it.
  */
-export function PlanningEditorPanel(props: { editor: Editor | null; open: boolean; onClose: () => void }) {
+export function PlanningEditorPanel(props: {
+  editor: Editor | null;
+  open: boolean;
+  onClose: () => void;
+  /** The prep checklist, part of the document. */
+  children?: React.ReactNode;
+}) {
   const { editor } = props;
   return (
     <section className="planning-doc" aria-label="Planning document" hidden={!props.open}>
@@ -24,6 +30,7 @@ export function PlanningEditorPanel(props: { editor: Editor | null; open: boolea
       </div>
       {editor ? <PlanningToolbar editor={editor} /> : null}
       <EditorContent editor={editor} className="planning-editor" />
+      {props.children}
     </section>
   );
 }

@@ -1,6 +1,6 @@
 import { PLANNING_SUGGESTIONS_MESSAGE } from '@chronicler/contracts';
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
 import { listGroups } from '../../api/lists.ts';
 import type { GroupSummaryItem } from '../../api/types.ts';
@@ -11,6 +11,7 @@ import { findGroup, groupRouteId } from '../groups/session-data.ts';
 import { PlanningChat } from './PlanningChat.tsx';
 import { PlanningEditorPanel } from './PlanningEditorPanel.tsx';
 import { PlanningHeader } from './PlanningHeader.tsx';
+import { PrepChecklist } from './prep/PrepChecklist.tsx';
 import { usePlanningChat } from './use-planning-chat.ts';
 import { usePlanningDocument } from './use-planning-document.ts';
 import './planning.css';
@@ -37,6 +38,7 @@ function GroupNotFound() {
 
 function PlanningWorkspace({ group }: { group: GroupSummaryItem }) {
   const routeId = groupRouteId(group);
+  const groupKeys = useMemo(() => [group.id, routeId], [group.id, routeId]);
   const narrow = useMediaQuery(NARROW_QUERY);
   const { editor, editorRef, initialDocument } = usePlanningDocument(routeId);
   const [docOpen, setDocOpen] = useState(
@@ -74,7 +76,9 @@ function PlanningWorkspace({ group }: { group: GroupSummaryItem }) {
           onSend={send}
         />
 
-        <PlanningEditorPanel editor={editor} open={docOpen} onClose={() => setDocOpen(false)} />
+        <PlanningEditorPanel editor={editor} open={docOpen} onClose={() => setDocOpen(false)}>
+          <PrepChecklist groupId={routeId} groupKeys={groupKeys} />
+        </PlanningEditorPanel>
       </div>
     </div>
   );

@@ -1,3 +1,4 @@
+import type { PrepUpdate } from '@chronicler/contracts';
 import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
@@ -18,6 +19,8 @@ import { ConnectionState, DeleteSessionModal, RetryTranscriptionButton } from '.
 import { TranscriptLines } from './TranscriptLines.tsx';
 import { SessionSpotlightCard } from '../spotlight/SessionSpotlight.tsx';
 import { SessionCost } from '../usage/SessionCost.tsx';
+import { applyPrepUpdate } from '../planning/prep/prep-cache.ts';
+import { LivePrepCard } from '../planning/prep/PrepChecklist.tsx';
 import { SpeakerNames } from './tools/SpeakerNames.tsx';
 import { SummaryOutdatedNote } from './tools/SummaryOutdatedNote.tsx';
 import { useSpeakerNames, useTranscriptTools } from './tools/use-transcript-tools.ts';
@@ -188,6 +191,9 @@ function TranscriptSection({
       {isTranscribing(session) || session.transcription_status === 'failed' ? null : (
         <SessionSpotlightCard session={session} active={active} lines={lines} />
       )}
+      {active && session.group_id ? (
+        <LivePrepCard groupId={session.group_id} transcriptId={session.id} />
+      ) : null}
     </>
   );
 }
@@ -215,7 +221,8 @@ function TranscriptViewer({ sessionId }: { sessionId: string }) {
   const onLiveEnd = useCallback(() => {
     void refreshEndedSession(queryClient, sessionId);
   }, [queryClient, sessionId]);
-  const live = useLiveTranscript(sessionId, Boolean(session && isActive(session)), onLiveEnd);
+  const onPrep = useCallback((update: PrepUpdate) => applyPrepUpdate(queryClient, update), [queryClient]);
+  const live = useLiveTranscript(sessionId, Boolean(session && isActive(session)), onLiveEnd, onPrep);
   useEffect(() => {
     liveStatusRef.current = live.status;
   }, [live.status]);

@@ -1,4 +1,15 @@
 import {
+  CarryPrepBodySchema,
+  CreatePrepItemBodySchema,
+  GroupPrepSchema,
+  PrepItemParamsSchema,
+  PrepItemSchema,
+  prepCarryRpc,
+  prepCreateRpc,
+  prepDeleteRpc,
+  prepListRpc,
+  prepUpdateRpc,
+  UpdatePrepItemBodySchema,
   CreateGroupBodySchema,
   createGroupRpc,
   deleteGroupRpc,
@@ -117,5 +128,62 @@ export default async function groupRoutes(fastify: FastifyInstance): Promise<voi
     '/groups/:id/spotlight',
     { schema: { params: IdParamsSchema, response: { 200: GroupSpotlightSchema } } },
     (req) => call(bus, groupSpotlightRpc, { owner_id: req.user!.id, id: req.params.id }),
+  );
+
+  // Prep that ticks itself off: the checklist of what the GM prepared for the next session,
+  // ticked with its moment as items come up in a live session of the group (planning service).
+  app.get(
+    '/groups/:id/prep',
+    { schema: { params: IdParamsSchema, response: { 200: GroupPrepSchema } } },
+    (req) => call(bus, prepListRpc, { owner_id: req.user!.id, group_id: req.params.id }),
+  );
+
+  app.post(
+    '/groups/:id/prep',
+    { schema: { params: IdParamsSchema, body: CreatePrepItemBodySchema, response: { 200: PrepItemSchema } } },
+    (req) =>
+      call(bus, prepCreateRpc, { owner_id: req.user!.id, group_id: req.params.id, text: req.body.text }),
+  );
+
+  app.patch(
+    '/groups/:id/prep/:itemId',
+    {
+      schema: {
+        params: PrepItemParamsSchema,
+        body: UpdatePrepItemBodySchema,
+        response: { 200: PrepItemSchema },
+      },
+    },
+    (req) =>
+      call(bus, prepUpdateRpc, {
+        owner_id: req.user!.id,
+        group_id: req.params.id,
+        item_id: req.params.itemId,
+        ...(req.body.text !== undefined ? { text: req.body.text } : {}),
+        ...(req.body.done !== undefined ? { done: req.body.done } : {}),
+      }),
+  );
+
+  app.delete(
+    '/groups/:id/prep/:itemId',
+    { schema: { params: PrepItemParamsSchema, response: { 200: OkSchema } } },
+    (req) =>
+      call(bus, prepDeleteRpc, {
+        owner_id: req.user!.id,
+        group_id: req.params.id,
+        item_id: req.params.itemId,
+      }),
+  );
+
+  // After a session: what came up leaves the plan, the rest is carried into the next session's.
+  app.post(
+    '/groups/:id/prep/carry',
+    { schema: { params: IdParamsSchema, body: CarryPrepBodySchema, response: { 200: GroupPrepSchema } } },
+    (req) =>
+      call(bus, prepCarryRpc, {
+        owner_id: req.user!.id,
+        group_id: req.params.id,
+        transcript_id: req.body.transcript_id,
+      }),
   );
 }
