@@ -183,6 +183,31 @@ describe.runIf(testMode === 'cluster')(
       expect(stored.body.content.split('\n')).toHaveLength(n);
     }
 
+    it('1,000 sockets joining 10 live sessions at once, over both gateways, all join and all receive the next line', async () => {
+      const sessions = await Promise.all(Array.from({ length: 10 }, (_, i) => session(`Storm ${i}`, 0)));
+      const gateways = backends.map((b) => `http://127.0.0.1:${b.port}`);
+      // All at once, as a gateway restart's viewers come back (each socket: a handshake, then a join).
+      const viewers = Array.from(
+        { length: 1_000 },
+        (_, i) =>
+          new LiveViewer(gateways[i % gateways.length]!, sessions[i % sessions.length]!.id, owner.token),
+      );
+      try {
+        const settled = () => viewers.every((v) => v.joined !== null || v.errors.length > 0);
+        await waitFor(settled, 120_000).catch(() => undefined);
+        const failed = viewers.filter((v) => v.joined === null || v.errors.length > 0);
+        expect(
+          failed.length,
+          `failed joins, e.g. ${JSON.stringify(failed.slice(0, 3).map((v) => v.errors))}`,
+        ).toBe(0);
+        await Promise.all(sessions.map((s) => publishFinal(s.id, 1)));
+        await Promise.all(viewers.map((v) => v.untilLines(1, 60_000)));
+        for (const v of viewers) expect(v.ordered().map((l) => l.text)).toEqual(['Line number 1']);
+      } finally {
+        for (const v of viewers) v.close();
+      }
+    }, 240_000);
+
     it('a gateway that gets SIGTERM moves its viewers to the other one in slices, and none misses a line', async () => {
       const { id, viewers } = await session('Rollout', 20);
       // What each viewer held when its connection went: a slice at a time, lines between slices.
