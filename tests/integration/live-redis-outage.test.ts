@@ -129,8 +129,8 @@ describe.runIf(testMode === 'cluster')('a gateway through a Redis outage (cluste
       '/transcripts/active',
       owner.token,
     );
-    if (active.status === 200)
-      expect(active.body.find((s) => s.transcript_id === id)?.connected_clients).toBe(1);
+    expect(active.status).toBe(200);
+    expect(active.body.find((s) => s.transcript_id === id)?.connected_clients).toBe(1);
     expect(gateway.exitCode).toBeNull();
     expect(gateway.signalCode).toBeNull();
 
