@@ -131,7 +131,11 @@ if (process.env.BENCH_LIVE_BARE_SERVER === '1') {
   });
 }
 
-async function startBareServer(): Promise<{ child: ChildProcess; url: string; stop(): Promise<void> }> {
+export async function startBareServer(): Promise<{
+  child: ChildProcess;
+  url: string;
+  stop(): Promise<void>;
+}> {
   const child = fork(fileURLToPath(import.meta.url), [], {
     cwd: repoRoot,
     execArgv: ['--import', 'tsx'],
@@ -573,7 +577,7 @@ async function runLive(o: RunOptions): Promise<RunResult> {
   };
 }
 
-async function reachable(url: string, fallbackPort: number): Promise<boolean> {
+export async function reachable(url: string, fallbackPort: number): Promise<boolean> {
   const u = new URL(url);
   return new Promise((resolve) => {
     const s = net.connect({ host: u.hostname || '127.0.0.1', port: Number(u.port || fallbackPort) });
@@ -643,7 +647,7 @@ async function summariesSettled(url: string, token: string, timeoutMs: number): 
 }
 
 /** Runs `run` with one core kept busy by a burner. */
-async function busy<T>(run: () => Promise<T>): Promise<T> {
+export async function busy<T>(run: () => Promise<T>): Promise<T> {
   const burner = startBurner();
   try {
     // Let it reach full speed before measuring.

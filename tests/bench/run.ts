@@ -6,6 +6,7 @@ import { benchCheckSummary } from './check-summary.ts';
 import { benchGateway } from './gateway.ts';
 import { benchListLatency } from './list-latency.ts';
 import { benchLive } from './live.ts';
+import { benchLiveJoin } from './live-join.ts';
 import { benchOfflineAi } from './offline-ai.ts';
 import { benchServiceMemory } from './service-memory.ts';
 import { benchSearch } from './search.ts';
@@ -21,6 +22,7 @@ const benches: Record<string, () => Promise<void>> = {
   'ai-tokens': benchAiTokens,
   'check-summary': benchCheckSummary,
   live: benchLive,
+  'live-join': benchLiveJoin,
   'offline-ai': benchOfflineAi,
   'service-memory': benchServiceMemory,
   search: benchSearch,

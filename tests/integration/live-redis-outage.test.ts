@@ -92,17 +92,23 @@ describe.runIf(testMode === 'cluster')('a gateway through a Redis outage (cluste
     });
   };
 
-  // Quarantined (#43 stays open for it): in one clean-clone CI run on a loaded 2-core machine the
-  // first viewer did not join the second gateway within 20 s, before Redis was stopped; it passed
-  // in every run beside. Until the cause is found it would decide a landing by chance.
-  it.skip('stays up with Redis down for 30 s, its viewers keep receiving lines, and a new viewer joins after', async () => {
+  it('stays up with Redis down for 30 s, its viewers keep receiving lines, and a new viewer joins after', async () => {
     const { transcriptId: id } = await busSink(system.platform!.bus).start({
       owner_id: owner.id,
       name: 'Outage',
     });
+    // A viewer opens a session it found listed, so once the transcript service stored its start:
+    // a join that comes first is answered "Transcript not found" and, like the web client's, not
+    // made again (with one core kept busy, 5 of 15 joins made at once came before the start).
+    await waitFor(
+      async () => (await apiCall(system.url, 'GET', `/transcripts/${id}`, owner.token)).status === 200,
+      30_000,
+    );
     const v = new LiveViewer(gatewayUrl, id, owner.token);
     viewers.push(v);
-    await waitFor(() => v.joined !== null, 20_000);
+    await waitFor(() => v.joined !== null, 20_000).catch((err: Error) => {
+      throw new Error(`${err.message}: connects ${v.connects}, errors ${JSON.stringify(v.errors)}`);
+    });
     await publishFinal(id, 1);
     await v.untilLines(1);
 
@@ -123,8 +129,8 @@ describe.runIf(testMode === 'cluster')('a gateway through a Redis outage (cluste
       '/transcripts/active',
       owner.token,
     );
-    if (active.status === 200)
-      expect(active.body.find((s) => s.transcript_id === id)?.connected_clients).toBe(1);
+    expect(active.status).toBe(200);
+    expect(active.body.find((s) => s.transcript_id === id)?.connected_clients).toBe(1);
     expect(gateway.exitCode).toBeNull();
     expect(gateway.signalCode).toBeNull();
 

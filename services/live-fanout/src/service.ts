@@ -27,6 +27,13 @@ const interimEvent = { subject: LIVE_INTERIM_ALL, payload: LiveUtteranceSchema }
 /** Where a session's start is kept for a replica that did not see the start message (ms). */
 const START_TTL_MS = 24 * 60 * 60 * 1000;
 const startKey = (transcriptId: string) => `live-fanout:start:${transcriptId}`;
+/**
+ * LIVE messages handled at once across sessions; each session's go one after another in the
+ * order of the stream (a start before its finals). One at a time in all made every message
+ * wait for the previous one's pull and confirmed ack, two round trips to NATS: on a busy
+ * machine that bounded the whole stream's rate and lines queued behind other sessions'.
+ */
+const CONCURRENCY = 16;
 
 /**
  * live-fanout: reads LIVE with its own durable, beside the transcript service's, and hands each
@@ -77,13 +84,25 @@ export default defineService({
       return cached;
     }
 
+    // Messages of one session, one after another in the order they came (this replica).
+    const chains = new Map<string, Promise<void>>();
+    function inOrder(key: string, work: () => Promise<void>): Promise<void> {
+      const prev = chains.get(key) ?? Promise.resolve();
+      const next = prev.then(work, work);
+      const tail = next.catch(() => {});
+      chains.set(key, tail);
+      void tail.then(() => {
+        if (chains.get(key) === tail) chains.delete(key);
+      });
+      return next;
+    }
+
     await bus.ensureStream(liveStream);
     const consumer = await bus.consume(
       {
         stream: LIVE_STREAM,
         durable: 'live-fanout',
-        // One at a time, in the order of the stream: a start before its finals.
-        concurrency: 1,
+        concurrency: CONCURRENCY,
         maxDeliver: 5,
         backoffMs: 200,
         // A killed replica's deliveries come again this soon; viewers drop repeats by seq.
@@ -91,44 +110,50 @@ export default defineService({
       },
       async (payload, meta) => {
         const live = parseLiveSubject(meta.subject);
-        if (live?.kind === 'start') {
-          assertValid(LiveSessionStartSchema, payload, 'live session start');
-          windows.started(live.transcriptId, payload.started_at);
-          await coord.cache
-            .set(startKey(live.transcriptId), payload.started_at, START_TTL_MS)
-            .catch((err: unknown) => {
-              logger.warn({ err, transcriptId: live.transcriptId }, 'live session start not cached');
-            });
-        } else if (live?.kind === 'final') {
-          assertValid(LiveUtteranceSchema, payload, 'live final utterance');
-          if (!fannedOutFromLive(payload)) return;
-          const startedAt = await startOf(payload);
-          if (startedAt === null) {
-            // Neither this replica nor the cache knows when it started: the stored line reaches
-            // viewers by their catch-up (a join, a gap asked for) instead.
-            logger.warn(
-              { transcriptId: payload.transcript_id },
-              'live final of an unknown session not delivered',
-            );
-            return;
-          }
-          const start = payload.start_seconds;
-          deliver(
-            finalDelivery(payload.transcript_id, startedAt, {
-              seq: payload.final_index!,
-              utterance_id: payload.utterance_id,
-              text: payload.text.trim(),
-              speaker_tag: payload.speaker_tag,
-              ...(payload.speaker_info ? { speaker_info: payload.speaker_info } : {}),
-              start_seconds: start,
-              end_seconds: Math.max(start, payload.end_seconds),
-              timestamp: new Date(Date.parse(startedAt) + start * 1000).toISOString(),
-            }),
-          );
-        }
-        // An end is the transcript service's to announce, once every final is stored.
+        if (live) await inOrder(live.transcriptId, () => handle(live, payload));
       },
     );
+    async function handle(
+      live: NonNullable<ReturnType<typeof parseLiveSubject>>,
+      payload: unknown,
+    ): Promise<void> {
+      if (live.kind === 'start') {
+        assertValid(LiveSessionStartSchema, payload, 'live session start');
+        windows.started(live.transcriptId, payload.started_at);
+        await coord.cache
+          .set(startKey(live.transcriptId), payload.started_at, START_TTL_MS)
+          .catch((err: unknown) => {
+            logger.warn({ err, transcriptId: live.transcriptId }, 'live session start not cached');
+          });
+      } else if (live.kind === 'final') {
+        assertValid(LiveUtteranceSchema, payload, 'live final utterance');
+        if (!fannedOutFromLive(payload)) return;
+        const startedAt = await startOf(payload);
+        if (startedAt === null) {
+          // Neither this replica nor the cache knows when it started: the stored line reaches
+          // viewers by their catch-up (a join, a gap asked for) instead.
+          logger.warn(
+            { transcriptId: payload.transcript_id },
+            'live final of an unknown session not delivered',
+          );
+          return;
+        }
+        const start = payload.start_seconds;
+        deliver(
+          finalDelivery(payload.transcript_id, startedAt, {
+            seq: payload.final_index!,
+            utterance_id: payload.utterance_id,
+            text: payload.text.trim(),
+            speaker_tag: payload.speaker_tag,
+            ...(payload.speaker_info ? { speaker_info: payload.speaker_info } : {}),
+            start_seconds: start,
+            end_seconds: Math.max(start, payload.end_seconds),
+            timestamp: new Date(Date.parse(startedAt) + start * 1000).toISOString(),
+          }),
+        );
+      }
+      // An end is the transcript service's to announce, once every final is stored.
+    }
 
     // Interims are a preview, worth nothing late: fire-and-forget, one replica each.
     const interims = listen(
