@@ -392,6 +392,42 @@ describe(`line edits, speaker names and exports (${testMode} mode)`, () => {
       expect(md).toContain(`[[00:00:05]](${system.url}/sessions/${id}#t=00:00:05)`);
     });
 
+    it('places the subtitles of a live session to the millisecond, from its lines’ own times', async () => {
+      const sink = busSink(system.platform!.bus);
+      const { transcriptId } = await sink.start({ owner_id: alice.id, name: 'Live subtitles' });
+      await sink.send(transcriptId, [
+        {
+          utterance_id: 'a',
+          text: 'We ride.',
+          speaker_tag: 1,
+          start_seconds: 2.5,
+          end_seconds: 4,
+          final_index: 1,
+          is_final: true,
+        },
+        {
+          utterance_id: 'b',
+          text: 'At dawn.',
+          speaker_tag: 2,
+          start_seconds: 5.2,
+          end_seconds: 7.8,
+          final_index: 2,
+          is_final: true,
+        },
+      ]);
+      await sink.end(transcriptId, { final_count: 2, interim_count: 0 });
+      await waitFor(async () => (await content(transcriptId)).status === 'ended', 30_000);
+      expect((await content(transcriptId)).content).toBe('[00:00:02] 1: We ride.\n[00:00:05] 2: At dawn.');
+      const res = await raw(`/transcripts/${transcriptId}/export?format=srt`, alice.token);
+      expect(res.status).toBe(200);
+      const body = await res.text();
+      expect(body.split('\n')[1]).toBe('00:00:02,500 --> 00:00:04,000');
+      expect(parseSubtitles(body).entries.map((c) => [c.from, c.to, c.text])).toEqual([
+        [2500, 4000, 'Speaker 1: We ride.'],
+        [5200, 7800, 'Speaker 2: At dawn.'],
+      ]);
+    });
+
     it('refuses subtitles of a session without times, in words, rather than an empty file', async () => {
       const made = await api<{ id: string }>('POST', '/transcripts/manual', alice.token, {
         name: 'No times',
