@@ -108,7 +108,7 @@ export function JumpToTime({ onJump }: { onJump: (seconds: number) => string | n
 }
 
 /** Past this many speakers the chips fold into a menu (a table of 27 voices filled a phone). */
-export const SPEAKER_CHIPS_MAX = 6;
+const SPEAKER_CHIPS_MAX = 6;
 
 export function SpeakerFilter({
   speakers,
