@@ -263,6 +263,36 @@ describe(`line edits, speaker names and exports (${testMode} mode)`, () => {
       });
       const r = await api<SessionSpeakers>('GET', `/transcripts/${id}/speakers`, alice.token);
       expect(r.body.proposals).toEqual([{ label: 'Speaker 2', name: 'Scanlan', character: 'Scanlan' }]);
+
+      // What a session's own lines say is proposed for it, and for no other session of the group.
+      const session = async (transcript: string) => {
+        const made = await api<{ id: string }>('POST', '/transcripts/manual', alice.token, {
+          name: 'Another night',
+          session_date: '2026-11-21',
+          transcript,
+        });
+        await api('PUT', `/transcripts/${made.body.id}/assign-group`, alice.token, {
+          group_id: group.body.id,
+        });
+        return made.body.id;
+      };
+      const introduced = await session(
+        [
+          '[00:00:01] 1: Welcome back, everyone, to the table tonight; we pick up where we left off in the keep.',
+          "[00:00:04] 3: Hi all, I'm playing Pike.",
+          '[00:00:07] 1: Good to have you, roll initiative please.',
+        ].join('\n'),
+      );
+      const other = await session(
+        [
+          '[00:00:01] 1: The road goes on and on, and the rain does not stop.',
+          '[00:00:05] 3: I keep walking.',
+        ].join('\n'),
+      );
+      const own = await api<SessionSpeakers>('GET', `/transcripts/${introduced}/speakers`, alice.token);
+      expect(own.body.proposals).toEqual([{ label: 'Speaker 3', name: 'Pike', character: 'Pike' }]);
+      const elsewhere = await api<SessionSpeakers>('GET', `/transcripts/${other}/speakers`, alice.token);
+      expect(elsewhere.body.proposals).toEqual([]);
     });
 
     it('refuses bad input and other owners, changing nothing', async () => {
