@@ -1,3 +1,4 @@
+import { parse as parseSubtitles } from '@plussub/srt-vtt-parser';
 import { audioTooLargeMessage, type Transcript, type TranscriptListItem } from '@chronicler/contracts';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -481,6 +482,40 @@ describe(`audio sessions (${testMode} mode)`, () => {
         status: 200,
       });
       expect(sent[0]!.segments.map((s) => s.start)).toEqual([1.3, 4.2]);
+    });
+
+    it('places the subtitles of an uploaded recording to the millisecond, from the stored times', async () => {
+      reset();
+      whisper.transcription.lines.push('Welcome back to the table, everyone.', 'I roll for initiative.');
+      const res = await upload(alice, {
+        bytes: phrasesWav(
+          [
+            [2.5, 1.5],
+            [5.2, 2.6],
+          ],
+          9,
+        ),
+      });
+      expect(res.status).toBe(200);
+      const id = String(res.body.id);
+      const done = await finished(alice, id);
+      // The text keeps whole seconds...
+      expect(done.content.split('\n').map((l) => l.slice(0, 10))).toEqual(['[00:00:02]', '[00:00:05]']);
+      // ...the cues start and end where the server said, not at the second.
+      for (const format of ['srt', 'vtt']) {
+        const file = await fetch(`${system.url}/api/transcripts/${id}/export?format=${format}`, {
+          headers: { authorization: `Bearer ${alice.user.token}` },
+        });
+        expect(file.status).toBe(200);
+        const body = await file.text();
+        expect(body).toContain(
+          format === 'srt' ? '00:00:02,500 --> 00:00:04,000' : '00:00:02.500 --> 00:00:04.000',
+        );
+        expect(parseSubtitles(body).entries.map((c) => [c.from, c.to])).toEqual([
+          [2500, 4000],
+          [5200, 7800],
+        ]);
+      }
     });
 
     it.runIf(existsSync('/usr/bin/ffmpeg'))(

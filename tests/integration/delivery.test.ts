@@ -328,6 +328,29 @@ describe.runIf(testMode === 'embedded')('Kubernetes delivery: chart, kustomize, 
       expect(a.image).toBe(`chronicler-${a.docker.buildArgs.SERVICE}`);
       expect(a.docker.dockerfile).toBe('docker/service.Dockerfile');
     }
+    // Every release of skaffold.yaml (the default and each profile's) sets each service's
+    // image, and nothing else's.
+    const releases = [
+      skaffold as unknown,
+      ...((skaffold as { profiles?: unknown[] }).profiles ?? []),
+    ].flatMap(
+      (d) =>
+        (d as { deploy?: { helm?: { releases?: { setValueTemplates?: Record<string, string> }[] } } }).deploy
+          ?.helm?.releases ?? [],
+    );
+    expect(releases.length).toBeGreaterThan(0);
+    for (const r of releases) {
+      const named = new Set(
+        Object.keys(r.setValueTemplates ?? {}).map((k) => /^services\.([a-z-]+)\.image\./.exec(k)?.[1]),
+      );
+      expect([...named].sort()).toEqual([...SERVICE_NAMES].sort());
+    }
+    // The values schema's other list of services (providerEgress[].services) is the same one.
+    expect(
+      [
+        ...schema.properties.networkPolicy.properties.providerEgress.items.properties.services.items.enum,
+      ].sort(),
+    ).toEqual([...SERVICE_NAMES].sort());
 
     const dockerfile = readFileSync(path.join(repoRoot, 'docker/service.Dockerfile'), 'utf8');
     const allowed = /case "\$\{SERVICE\}" in\s*\\\s*\n\s*([a-z|-]+)\)/.exec(dockerfile)?.[1]?.split('|');

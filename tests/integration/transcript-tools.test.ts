@@ -263,6 +263,36 @@ describe(`line edits, speaker names and exports (${testMode} mode)`, () => {
       });
       const r = await api<SessionSpeakers>('GET', `/transcripts/${id}/speakers`, alice.token);
       expect(r.body.proposals).toEqual([{ label: 'Speaker 2', name: 'Scanlan', character: 'Scanlan' }]);
+
+      // What a session's own lines say is proposed for it, and for no other session of the group.
+      const session = async (transcript: string) => {
+        const made = await api<{ id: string }>('POST', '/transcripts/manual', alice.token, {
+          name: 'Another night',
+          session_date: '2026-11-21',
+          transcript,
+        });
+        await api('PUT', `/transcripts/${made.body.id}/assign-group`, alice.token, {
+          group_id: group.body.id,
+        });
+        return made.body.id;
+      };
+      const introduced = await session(
+        [
+          '[00:00:01] 1: Welcome back, everyone, to the table tonight; we pick up where we left off in the keep.',
+          "[00:00:04] 3: Hi all, I'm playing Pike.",
+          '[00:00:07] 1: Good to have you, roll initiative please.',
+        ].join('\n'),
+      );
+      const other = await session(
+        [
+          '[00:00:01] 1: The road goes on and on, and the rain does not stop.',
+          '[00:00:05] 3: I keep walking.',
+        ].join('\n'),
+      );
+      const own = await api<SessionSpeakers>('GET', `/transcripts/${introduced}/speakers`, alice.token);
+      expect(own.body.proposals).toEqual([{ label: 'Speaker 3', name: 'Pike', character: 'Pike' }]);
+      const elsewhere = await api<SessionSpeakers>('GET', `/transcripts/${other}/speakers`, alice.token);
+      expect(elsewhere.body.proposals).toEqual([]);
     });
 
     it('refuses bad input and other owners, changing nothing', async () => {
@@ -390,6 +420,42 @@ describe(`line edits, speaker names and exports (${testMode} mode)`, () => {
       expect(md).toContain('Watch out &lt;script>alert(1)&lt;/script> &lt;img src=x onerror=alert(2)>');
       expect(md).not.toContain('<!--');
       expect(md).toContain(`[[00:00:05]](${system.url}/sessions/${id}#t=00:00:05)`);
+    });
+
+    it('places the subtitles of a live session to the millisecond, from its lines’ own times', async () => {
+      const sink = busSink(system.platform!.bus);
+      const { transcriptId } = await sink.start({ owner_id: alice.id, name: 'Live subtitles' });
+      await sink.send(transcriptId, [
+        {
+          utterance_id: 'a',
+          text: 'We ride.',
+          speaker_tag: 1,
+          start_seconds: 2.5,
+          end_seconds: 4,
+          final_index: 1,
+          is_final: true,
+        },
+        {
+          utterance_id: 'b',
+          text: 'At dawn.',
+          speaker_tag: 2,
+          start_seconds: 5.2,
+          end_seconds: 7.8,
+          final_index: 2,
+          is_final: true,
+        },
+      ]);
+      await sink.end(transcriptId, { final_count: 2, interim_count: 0 });
+      await waitFor(async () => (await content(transcriptId)).status === 'ended', 30_000);
+      expect((await content(transcriptId)).content).toBe('[00:00:02] 1: We ride.\n[00:00:05] 2: At dawn.');
+      const res = await raw(`/transcripts/${transcriptId}/export?format=srt`, alice.token);
+      expect(res.status).toBe(200);
+      const body = await res.text();
+      expect(body.split('\n')[1]).toBe('00:00:02,500 --> 00:00:04,000');
+      expect(parseSubtitles(body).entries.map((c) => [c.from, c.to, c.text])).toEqual([
+        [2500, 4000, 'Speaker 1: We ride.'],
+        [5200, 7800, 'Speaker 2: At dawn.'],
+      ]);
     });
 
     it('refuses subtitles of a session without times, in words, rather than an empty file', async () => {

@@ -117,6 +117,12 @@ export function syncSessionInCaches(queryClient: QueryClient, session: Transcrip
       queryKeys.transcripts,
       list.map((item) => (item.id === session.id ? merged : item)),
     );
+    // A finished transcription or an ended live session has new text; a detail carries no
+    // preview, so the list is read again for the server's (the sidebar kept "No preview").
+    const textChanged =
+      current.transcription_status !== merged.transcription_status || current.status !== merged.status;
+    if (session.preview === undefined && textChanged)
+      void queryClient.invalidateQueries({ queryKey: queryKeys.transcripts, exact: true });
   }
   queryClient.setQueryData<TranscriptDetail>(queryKeys.transcript(session.id), (old) =>
     old && differs(old, session) ? { ...old, ...session, content: old.content } : old,

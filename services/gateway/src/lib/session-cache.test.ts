@@ -126,6 +126,50 @@ describe('session cache', () => {
     expect(cache.get('tok')).toBeUndefined();
   });
 
+  it('answers with the last valid check past its TTL when the check cannot be made, until its token expires', async () => {
+    const { cache, load, answerAll, advance } = setup();
+    const unreachable = () => Promise.reject(new Error('The database is unavailable'));
+    const first = cache.check('tok', load);
+    answerAll();
+    await first;
+    advance(TTL);
+    // Past its TTL the entry is not used as such...
+    expect(cache.get('tok')).toBeUndefined();
+    // ...but stands in while the auth service cannot answer.
+    expect((await cache.check('tok', unreachable))?.session_id).toBe('s1');
+    // A verdict replaces it as before.
+    const again = cache.check('tok', load);
+    answerAll();
+    expect((await again)?.session_id).toBe('s1');
+    expect(cache.get('tok')?.session_id).toBe('s1');
+    // Never past the token's own end.
+    advance(10 * TTL);
+    await expect(cache.check('tok', unreachable)).rejects.toThrow('unavailable');
+  });
+
+  it('serves no stale check of a revoked session, and none after a "no longer valid" answer', async () => {
+    const { cache, load, answerAll, advance, setAnswer } = setup();
+    const unreachable = () => Promise.reject(new Error('The database is unavailable'));
+    for (const tok of ['a', 'b']) {
+      const p = cache.check(tok, load);
+      answerAll();
+      await p;
+    }
+    advance(TTL);
+    cache.evictSession('s1');
+    await expect(cache.check('a', unreachable)).rejects.toThrow('unavailable');
+    setAnswer(valid('s2'));
+    const other = cache.check('c', load);
+    answerAll();
+    await other;
+    advance(TTL);
+    setAnswer(null);
+    const ended = cache.check('c', load);
+    answerAll();
+    expect(await ended).toBeNull();
+    await expect(cache.check('c', unreachable)).rejects.toThrow('unavailable');
+  });
+
   it('spreads the end of entries made at the same moment', async () => {
     let i = 0;
     const randoms = [0, 0.99];

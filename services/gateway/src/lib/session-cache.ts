@@ -42,6 +42,12 @@ const EVICTION_MEMORY_MS = 120_000;
  * - refresh ahead: in the last `refreshShare` of an entry's TTL a use answers from the cache
  *   and checks the session again in the background, so a token in use never misses; each
  *   TTL is spread by `jitter` so that entries made at once do not end at once either.
+ *
+ * An entry past its TTL is kept, unused, until its token expires: when the check that would
+ * replace it fails (the auth service or its database unreachable, not a "no longer valid"
+ * answer), that last valid answer stands in, so an outage of PostgreSQL does not sign out
+ * everyone whose check happens to end during it. A revocation still drops it at once, and it
+ * never outlives its token.
  */
 export class SessionCache {
   private readonly byKey = new Map<string, Entry>();
@@ -66,7 +72,7 @@ export class SessionCache {
     this.random = opts.random ?? Math.random;
   }
 
-  /** The cached check of `token`, if any (never a call; expired entries are dropped). */
+  /** The cached check of `token`, if any and not past its TTL (never a call). */
   get(token: string): Valid | undefined {
     return this.entry(keyOf(token))?.result;
   }
@@ -124,14 +130,22 @@ export class SessionCache {
     }
   }
 
+  /** The entry of `key` within its TTL; one past it stays (see stale) until its token expires. */
   private entry(key: string): Entry | undefined {
     const entry = this.byKey.get(key);
     if (!entry) return undefined;
-    if (entry.until <= this.now()) {
-      this.remove(key, entry.result.session_id);
+    const now = this.now();
+    if (entry.until <= now) {
+      if (entry.result.valid_until <= now) this.remove(key, entry.result.session_id);
       return undefined;
     }
     return entry;
+  }
+
+  /** The last valid answer for `key` past its TTL, while its token is valid. */
+  private stale(key: string): Valid | undefined {
+    const entry = this.byKey.get(key);
+    return entry && entry.result.valid_until > this.now() ? entry.result : undefined;
   }
 
   private flight(key: string, token: string, load: SessionLoader, kind: string): Promise<Valid | null> {
@@ -151,6 +165,12 @@ export class SessionCache {
         if ((this.evictedAt.get(result.session_id) ?? -Infinity) >= startedAt) return null;
         this.set(token, result);
         return result;
+      })
+      .catch((err: unknown) => {
+        // The check could not be made (no verdict): the last valid answer, when there is one.
+        const held = this.stale(key);
+        if (held) return held;
+        throw err;
       })
       .finally(() => this.inFlight.delete(flightKey));
     this.inFlight.set(flightKey, p);

@@ -157,6 +157,7 @@ function toResult(t: Transcript): { durationSeconds: number; lines: SpeechLine[]
   if (t.utterances && t.utterances.length > 0) {
     lines = t.utterances.map((u) => ({
       seconds: (u.start ?? 0) / 1000,
+      ...(u.end > (u.start ?? 0) ? { end: u.end / 1000 } : {}),
       speaker: speakerNumber(u.speaker),
       text: (u.text ?? '').trim(),
     }));

@@ -54,12 +54,13 @@ interface DeepgramWord {
   word?: string;
   punctuated_word?: string;
   start?: number;
+  end?: number;
   speaker?: number;
 }
 interface DeepgramResponse {
   metadata?: { duration?: number };
   results?: {
-    utterances?: { start?: number; speaker?: number; transcript?: string }[];
+    utterances?: { start?: number; end?: number; speaker?: number; transcript?: string }[];
     channels?: { alternatives?: { transcript?: string; words?: DeepgramWord[] }[] }[];
   };
 }
@@ -74,6 +75,7 @@ function toResult(body: DeepgramResponse): { durationSeconds: number; lines: Spe
   if (utterances && utterances.length > 0) {
     lines = utterances.map((u) => ({
       seconds: u.start ?? 0,
+      ...(u.end !== undefined && u.end > (u.start ?? 0) ? { end: u.end } : {}),
       speaker: (u.speaker ?? 0) + 1,
       text: (u.transcript ?? '').trim(),
     }));
@@ -85,8 +87,9 @@ function toResult(body: DeepgramResponse): { durationSeconds: number; lines: Spe
       const speaker = (w.speaker ?? 0) + 1;
       const text = w.punctuated_word ?? w.word ?? '';
       const last = lines.at(-1);
-      if (last && last.speaker === speaker) last.text += ` ${text}`;
-      else lines.push({ seconds: w.start ?? 0, speaker, text });
+      const end = w.end !== undefined && w.end > (w.start ?? 0) ? { end: w.end } : {};
+      if (last && last.speaker === speaker) Object.assign(last, { text: `${last.text} ${text}` }, end);
+      else lines.push({ seconds: w.start ?? 0, ...end, speaker, text });
     }
   }
   return { durationSeconds, lines: lines.filter((l) => l.text.length > 0) };

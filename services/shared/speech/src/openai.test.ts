@@ -171,8 +171,8 @@ describe('OpenAI-compatible transcription of uploads, through the peer', () => {
     const before = peer.transcription.requests.length;
     const result = await provider().transcribe({ ...request(audio), prompt: 'Kraghammer, Vox Machina' });
     expect(result.lines).toEqual([
-      { seconds: 1.2, speaker: 1, text: 'Welcome back to the table.' },
-      { seconds: 4, speaker: 1, text: 'I roll for initiative.' },
+      { seconds: 1.2, end: 2.7, speaker: 1, text: 'Welcome back to the table.' },
+      { seconds: 4, end: 6, speaker: 1, text: 'I roll for initiative.' },
     ]);
     expect(result.durationSeconds).toBe(7);
     const [sent] = peer.transcription.requests.slice(before);

@@ -217,7 +217,12 @@ export function openAiProvider(opts: OpenAiTranscriptionOptions): SpeechProvider
       const lines: SpeechLine[] = [];
       const add = (t: Transcribed, offset: number) => {
         for (const s of t.segments) {
-          lines.push({ seconds: offset + s.start, speaker: speakers.of(s.speaker), text: s.text });
+          lines.push({
+            seconds: offset + s.start,
+            ...(s.end > s.start ? { end: offset + s.end } : {}),
+            speaker: speakers.of(s.speaker),
+            text: s.text,
+          });
         }
       };
       const extra = {

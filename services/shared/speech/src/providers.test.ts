@@ -83,9 +83,9 @@ describe('Deepgram adapter against the Deepgram peer', () => {
     expect(sent.query).toMatchObject({ model: 'nova-3', diarize: 'true', utterances: 'true' });
     expect(result.durationSeconds).toBeCloseTo(body.length / 32_000 + 5, 2);
     expect(result.lines).toEqual([
-      { seconds: 1.2, speaker: 1, text: 'Welcome back to the table, everyone.' },
-      { seconds: 3.6, speaker: 2, text: 'I roll for initiative.' },
-      { seconds: 4.9, speaker: 1, text: `That recording had ${body.length} bytes.` },
+      { seconds: 1.2, end: 3, speaker: 1, text: 'Welcome back to the table, everyone.' },
+      { seconds: 3.6, end: 4.8, speaker: 2, text: 'I roll for initiative.' },
+      { seconds: 4.9, end: 6.4, speaker: 1, text: `That recording had ${body.length} bytes.` },
     ]);
   });
 
@@ -131,9 +131,9 @@ describe('AssemblyAI adapter against the AssemblyAI peer', () => {
     expect(job).toMatchObject({ bytes: body.length, speakerLabels: true, status: 'completed' });
     expect(result.durationSeconds).toBe(Math.round(body.length / 32_000 + 5));
     expect(result.lines).toEqual([
-      { seconds: 1.2, speaker: 1, text: 'Welcome back to the table, everyone.' },
-      { seconds: 3.6, speaker: 2, text: 'I roll for initiative.' },
-      { seconds: 4.9, speaker: 1, text: `That recording had ${body.length} bytes.` },
+      { seconds: 1.2, end: 3, speaker: 1, text: 'Welcome back to the table, everyone.' },
+      { seconds: 3.6, end: 4.8, speaker: 2, text: 'I roll for initiative.' },
+      { seconds: 4.9, end: 6.4, speaker: 1, text: `That recording had ${body.length} bytes.` },
     ]);
   });
 

@@ -1,8 +1,12 @@
 import type { Readable } from 'node:stream';
 
-/** One spoken line: seconds from the start, the speaker's number (1-based) and the words. */
+/**
+ * One spoken line: seconds from the start, the speaker's number (1-based) and the words; and
+ * when it ends, where the provider says (subtitles are cut to its times, to the millisecond).
+ */
 export interface SpeechLine {
   seconds: number;
+  end?: number;
   speaker: number;
   text: string;
 }

@@ -29,7 +29,7 @@ import {
 } from '@chronicler/speech';
 import type { AudioStore } from '../db/audio-store.ts';
 import { keepRecording } from './keep-recording.ts';
-import type { TranscriptStore } from '../db/store.ts';
+import type { LineTimes, TranscriptStore } from '../db/store.ts';
 import { previewOf } from '../validation.ts';
 import { readyForSummary } from '../handlers/summaries.ts';
 
@@ -40,16 +40,23 @@ const CONCURRENCY = 2;
 /** The ack deadline; a running job renews it well before (provider calls take minutes). */
 const ACK_WAIT_MS = 60_000;
 
-/** Speaker-labelled lines in the stored form, cut at a line boundary to the transcript limit. */
-function transcriptContent(lines: SpeechLine[]): string {
+const ms = (seconds: number) => Math.round(seconds * 1000) / 1000;
+
+/**
+ * Speaker-labelled lines in the stored form, cut at a line boundary to the transcript limit,
+ * and each kept line's times to the millisecond (the stored form keeps whole seconds).
+ */
+function transcriptContent(lines: SpeechLine[]): { content: string; lineTimes: LineTimes } {
   let out = '';
+  const lineTimes: LineTimes = [];
   for (const l of lines) {
     const line = formatTranscriptLine({ seconds: l.seconds, speaker: l.speaker, text: l.text });
     const next = out ? `${out}\n${line}` : line;
     if (next.length > TRANSCRIPT_MAX) break;
     out = next;
+    lineTimes.push([ms(l.seconds), l.end === undefined ? null : ms(l.end)]);
   }
-  return out;
+  return { content: out, lineTimes };
 }
 
 /** Whisper reads at most 224 tokens of prompt: the campaign's first names are enough. */
@@ -167,7 +174,7 @@ export async function startAudioWorker(opts: {
         },
         signal: stopping.signal,
       });
-      const content = transcriptContent(result.lines);
+      const { content, lineTimes } = transcriptContent(result.lines);
       // The transcript, its usage record and its summary request commit together (the
       // outbox relays the events), so a bus failing at that moment loses neither.
       const completed = await store.completeAudio(
@@ -178,6 +185,7 @@ export async function startAudioWorker(opts: {
           preview: previewOf(content),
           audioSeconds: result.durationSeconds,
           provider: provider.name,
+          lineTimes,
         },
         (tx, item) =>
           outbox.add(

@@ -45,6 +45,20 @@ export class LiveReads {
     return contentOf(await this.linesAfter(this.db, id, 0, Number.MAX_SAFE_INTEGER, session.startedAt));
   }
 
+  /**
+   * The start and end (seconds, as the pipeline gave them) of each line of a live session's
+   * content, in its order (lost markers are not content); the content keeps whole seconds.
+   */
+  async lineTimes(id: string): Promise<[number, number | null][]> {
+    if (!isUuid(id)) return [];
+    const rows = await this.db.query<{ start_seconds: unknown; end_seconds: unknown }>(
+      `select start_seconds, end_seconds from ${this.lines}
+        where transcript_id = $1 and not coalesce(lost, false) order by seq`,
+      [id],
+    );
+    return rows.map((r) => [Number(r.start_seconds), Number(r.end_seconds)]);
+  }
+
   /** Live sessions started and not ended, of every owner (for the live sessions gauge). */
   async openCount(): Promise<number> {
     const [r] = await this.db.query<{ n: number | string }>(

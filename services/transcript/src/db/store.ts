@@ -18,6 +18,12 @@ import { TranscriptRows } from './transcript-rows.ts';
  * owner. The sessions' rows and notes are TranscriptRows'; here are the states an uploaded
  * recording's transcription and a session's summary go through.
  */
+/**
+ * Each stored line's start and end (seconds, to the millisecond) as the speech-to-text
+ * provider gave them, in the order of the content's lines; end null when it gave none.
+ */
+export type LineTimes = [number, number | null][];
+
 export class TranscriptStore extends TranscriptRows {
   /**
    * A session made from an uploaded recording: no content yet, transcription queued. `within`
@@ -92,23 +98,41 @@ export class TranscriptStore extends TranscriptRows {
   async completeAudio(
     ownerId: string,
     id: string,
-    r: { content: string; preview: string; audioSeconds: number; provider: string },
+    r: {
+      content: string;
+      preview: string;
+      audioSeconds: number;
+      provider: string;
+      /** Each stored line's [start, end] in seconds, as the provider gave them. */
+      lineTimes: LineTimes;
+    },
     within: WithinWrite<TranscriptListItem>,
   ): Promise<boolean> {
     return this.db.transaction(async (tx) => {
       const [row] = await tx.query<Record<string, unknown>>(
         `update ${this.table}
             set content = $3, preview = $4, audio_seconds = $5, transcription_provider = $6,
+                line_times = $7::jsonb,
                 transcription_status = 'completed', transcription_error = '', last_activity = now(),
                 audio_blob = ''
           where id = $1 and owner_id = $2 and transcription_status in ('queued', 'processing')
          returning ${ITEM_COLUMNS}`,
-        [id, ownerId, r.content, r.preview, r.audioSeconds, r.provider],
+        [id, ownerId, r.content, r.preview, r.audioSeconds, r.provider, JSON.stringify(r.lineTimes)],
       );
       if (!row) return false;
       await within(tx, toItem(row));
       return true;
     });
+  }
+
+  /** The provider's times of the owner's session's lines (see LineTimes), or null. */
+  async lineTimes(ownerId: string, id: string): Promise<LineTimes | null> {
+    if (!isUuid(id)) return null;
+    const [row] = await this.db.query<{ line_times: unknown }>(
+      `select line_times from ${this.table} where id = $1 and owner_id = $2`,
+      [id, ownerId],
+    );
+    return Array.isArray(row?.line_times) ? (row.line_times as LineTimes) : null;
   }
 
   /**

@@ -5,6 +5,7 @@ import {
   type exportGroupRpc,
   type exportTranscriptRpc,
   type RpcRequest,
+  type Transcript,
   type TranscriptListItem,
 } from '@chronicler/contracts';
 import { call, ServiceError, type Bus } from '@chronicler/kit';
@@ -23,6 +24,7 @@ import {
   toSrt,
   toText,
   toVtt,
+  withLineTimes,
   type SessionExport,
 } from '../tools/export-formats.ts';
 import { rawSession, sessionLines } from '../tools/session-lines.ts';
@@ -50,6 +52,13 @@ async function gather(d: ExportDeps, ownerId: string, id: string): Promise<Sessi
   };
 }
 
+/** The times to the millisecond of a session's lines: a provider's, or a live session's own. */
+async function lineTimes(d: ExportDeps, ownerId: string, session: Transcript) {
+  const stored = await d.store.lineTimes(ownerId, session.id);
+  if (stored) return stored;
+  return session.source === 'live' ? d.live.lineTimes(session.id) : null;
+}
+
 const text = (filename: string, contentType: string, body: string, untimed = 0): ExportFile => ({
   filename,
   content_type: contentType,
@@ -70,11 +79,11 @@ export const exportTranscript =
       case 'txt':
         return text(name('txt'), 'text/plain; charset=utf-8', toText(e));
       case 'srt': {
-        const srt = toSrt(e.lines);
+        const srt = toSrt(withLineTimes(e.lines, await lineTimes(d, req.owner_id, e.session)));
         return text(name('srt'), 'application/x-subrip; charset=utf-8', srt.body, srt.untimed);
       }
       case 'vtt': {
-        const vtt = toVtt(e.lines);
+        const vtt = toVtt(withLineTimes(e.lines, await lineTimes(d, req.owner_id, e.session)));
         return text(name('vtt'), 'text/vtt; charset=utf-8', vtt.body, vtt.untimed);
       }
       case 'json':

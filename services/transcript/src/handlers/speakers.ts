@@ -1,6 +1,7 @@
 import {
   CHARACTER_NAME_MAX,
   getGroupCharactersRpc,
+  inferCharacterMap,
   type getSpeakersRpc,
   type putSpeakersRpc,
   type RpcRequest,
@@ -14,24 +15,35 @@ import type { TranscriptStore } from '../db/store.ts';
 import { rawSession, sessionLines } from '../tools/session-lines.ts';
 import { assertNoNul, bad, transcriptNotFound } from '../validation.ts';
 
-/** The names the group's Who Is Who map gives to labels of this session that have none yet. */
+/** An inferred link weaker than this is a guess: not proposed as a name for a session's speaker. */
+const PROPOSAL_CONFIDENCE_MIN = 0.5;
+
+/**
+ * Names for labels of this session that have none yet: the links the user set in the group's
+ * Who Is Who map, then what this session's own lines say (who introduced themselves as whom),
+ * when sure enough. Never the group's other sessions: a group holding two campaigns proposed
+ * the other one's characters.
+ */
 async function proposals(
   bus: Bus,
   logger: Logger,
   ownerId: string,
   groupId: string,
+  content: string,
   unnamed: string[],
 ): Promise<SpeakerName[]> {
-  if (!groupId || unnamed.length === 0) return [];
-  const map = await call(bus, getGroupCharactersRpc, { owner_id: ownerId, id: groupId }).catch(
-    (cause: unknown) => {
-      // Suggestions are a help: the names themselves still answer without them.
-      logger.warn({ err: cause, groupId }, 'no Who Is Who suggestions');
-      return null;
-    },
-  );
-  if (!map) return [];
-  const links = [...map.links, ...map.inferred];
+  if (unnamed.length === 0) return [];
+  const map = groupId
+    ? await call(bus, getGroupCharactersRpc, { owner_id: ownerId, id: groupId, infer: false }).catch(
+        (cause: unknown) => {
+          // Suggestions are a help: the names themselves still answer without them.
+          logger.warn({ err: cause, groupId }, 'no Who Is Who suggestions');
+          return null;
+        },
+      )
+    : null;
+  const own = inferCharacterMap(content).filter((l) => l.confidence >= PROPOSAL_CONFIDENCE_MIN);
+  const links = [...(map?.links ?? []), ...own];
   const out: SpeakerName[] = [];
   for (const label of unnamed) {
     const link = links.find((l) => l.speaker.toLowerCase() === label.toLowerCase());
@@ -64,7 +76,7 @@ async function speakersOf(
     lines,
   }));
   const unnamed = speakers.filter((s) => !s.name && s.lines > 0).map((s) => s.label);
-  return { speakers, proposals: await proposals(bus, logger, ownerId, t.group_id, unnamed) };
+  return { speakers, proposals: await proposals(bus, logger, ownerId, t.group_id, t.content, unnamed) };
 }
 
 /** svc.transcript.get-speakers */

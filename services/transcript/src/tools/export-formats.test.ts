@@ -1,6 +1,6 @@
 import type { SessionLine } from '@chronicler/contracts';
 import { describe, expect, it } from 'vitest';
-import { cuesOf, safeFileName, toSrt, toVtt } from './export-formats.ts';
+import { cuesOf, safeFileName, toSrt, toVtt, withLineTimes } from './export-formats.ts';
 import { plainLines, summaryBlocks } from './export-markdown.ts';
 
 const line = (n: number, seconds: number | null, text: string, name: string | null = null): SessionLine => ({
@@ -42,6 +42,38 @@ describe('subtitle times', () => {
   it('keeps milliseconds: a line at 2.5 s starts at 00:00:02,500', () => {
     const srt = toSrt([line(1, 2.5, 'Hello.'), line(2, 5.25, 'Again.')]).body;
     expect(srt.split('\n')[1]).toBe('00:00:02,500 --> 00:00:05,250');
+  });
+
+  it('takes the stored times to the millisecond where they agree with the line’s second, and their ends', () => {
+    const lines = [
+      line(1, 2, 'Hello.'),
+      line(2, 5, 'Again.'),
+      line(3, 9, 'Edited stamp.'),
+      line(4, null, 'Prose.'),
+    ];
+    const timed = withLineTimes(lines, [
+      [2.5, 4],
+      [5.2, 7.8],
+      [12.25, 13],
+      [20, 21],
+    ]);
+    expect(timed.map((l) => [l.seconds, l.end])).toEqual([
+      [2.5, 4],
+      [5.2, 7.8],
+      // The stamp says 9 s: the content changed since; the stamp wins.
+      [9, undefined],
+      [null, undefined],
+    ]);
+    expect(
+      toSrt(timed)
+        .body.split('\n')
+        .filter((l) => l.includes('-->')),
+    ).toEqual([
+      '00:00:02,500 --> 00:00:04,000',
+      '00:00:05,200 --> 00:00:07,800',
+      '00:00:09,000 --> 00:00:11,000',
+    ]);
+    expect(withLineTimes(lines, null)).toBe(lines);
   });
 
   it('refuses lines without any time in words, never an empty file', () => {

@@ -131,14 +131,35 @@ interface Cue {
   text: string;
 }
 
+/** A line with its times to the millisecond where they are known (`end`: when it ends). */
+export type TimedLine = SessionLine & { end?: number | null };
+
+/**
+ * The lines with the provider's times (start and end, to the millisecond) in place of the
+ * content's whole seconds, line by line, where both agree on the second: a line whose stamp
+ * was edited, or content replaced since, keeps its stamp.
+ */
+export function withLineTimes(
+  lines: SessionLine[],
+  times: readonly (readonly [number, number | null])[] | null,
+): TimedLine[] {
+  if (!times) return lines;
+  return lines.map((line, i) => {
+    const t = times[i];
+    if (!t || line.seconds === null || Math.max(0, Math.floor(t[0])) !== line.seconds) return line;
+    return { ...line, seconds: t[0], end: t[1] };
+  });
+}
+
 /** Seconds a line is shown when no later line says when it ends: reading time, 2 to 10 s. */
 const readingSeconds = (text: string) => Math.min(10, Math.max(2, text.split(/\s+/).length / 2.5));
 
 /**
- * Cues from the timed lines: each runs until the next line that starts later (or for its
- * reading time at the end). Lines without a time get no cue; `untimed` counts them.
+ * Cues from the timed lines: each runs until it ends where that is known, else until the next
+ * line that starts later (or for its reading time at the end). Lines without a time get no
+ * cue; `untimed` counts them.
  */
-export function cuesOf(lines: SessionLine[]): { cues: Cue[]; untimed: number } {
+export function cuesOf(lines: TimedLine[]): { cues: Cue[]; untimed: number } {
   const timed = lines.filter((l) => l.seconds !== null);
   // No file rather than an empty one: a pasted text without times has nothing to place.
   if (timed.length === 0) {
@@ -155,7 +176,12 @@ export function cuesOf(lines: SessionLine[]): { cues: Cue[]; untimed: number } {
     const who = whoSaid(line);
     return {
       start,
-      end: next ? next.seconds! : start + readingSeconds(line.text),
+      end:
+        line.end != null && line.end > start
+          ? line.end
+          : next
+            ? next.seconds!
+            : start + readingSeconds(line.text),
       text: `${who ? `${who}: ` : ''}${line.text}`,
     };
   });
@@ -175,7 +201,7 @@ function stamp(seconds: number, separator: ',' | '.'): string {
 const cueText = (text: string) => text.replace(/-->/g, '→').replace(/\s*\n\s*/g, ' ');
 
 /** SubRip: numbered cues, times with a comma. */
-export function toSrt(lines: SessionLine[]): { body: string; untimed: number } {
+export function toSrt(lines: TimedLine[]): { body: string; untimed: number } {
   const { cues, untimed } = cuesOf(lines);
   const body = cues
     .map((c, i) => `${i + 1}\n${stamp(c.start, ',')} --> ${stamp(c.end, ',')}\n${cueText(c.text)}\n`)
@@ -184,7 +210,7 @@ export function toSrt(lines: SessionLine[]): { body: string; untimed: number } {
 }
 
 /** WebVTT: the header, then cues with times with a dot; text escaped as the format asks. */
-export function toVtt(lines: SessionLine[]): { body: string; untimed: number } {
+export function toVtt(lines: TimedLine[]): { body: string; untimed: number } {
   const { cues, untimed } = cuesOf(lines);
   const escape = (t: string) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   const body = [

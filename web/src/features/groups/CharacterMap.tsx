@@ -12,6 +12,7 @@ import { errorDetail } from '../../api/http.ts';
 import type { GroupSummaryItem } from '../../api/types.ts';
 import { CloseIcon, PlusIcon } from '../../components/icons.tsx';
 import { Spinner } from '../../components/Spinner.tsx';
+import { characterSuggestions } from './character-suggestions.ts';
 import { CollapseHeading } from './CollapseHeading.tsx';
 import { DraftActions } from '../../components/DraftActions.tsx';
 
@@ -195,19 +196,17 @@ export function CharacterMap({ group }: { group: GroupSummaryItem }) {
             <h3 className="vocabulary-heading">Suggested from your sessions</h3>
             {suggestions.length > 0 ? (
               <ul className="chip-list" aria-label="Suggested links">
-                {suggestions.map((s) => (
-                  <li key={s.speaker}>
+                {characterSuggestions(suggestions).map(({ link, text, label, guess }) => (
+                  <li key={link.speaker}>
                     <button
                       type="button"
-                      className="chip chip-learned"
-                      aria-label={`Add ${s.speaker} as ${s.character}`}
-                      title={s.evidence}
-                      onClick={() => add(s)}
+                      className={guess ? 'chip chip-learned chip-guess' : 'chip chip-learned'}
+                      aria-label={label}
+                      title={link.evidence}
+                      onClick={() => add(link)}
                     >
                       <PlusIcon />
-                      <span className="chip-text">
-                        {s.speaker} plays {s.character}
-                      </span>
+                      <span className="chip-text">{text}</span>
                     </button>
                   </li>
                 ))}

@@ -98,6 +98,28 @@ describe('the transcript line list', () => {
     );
   });
 
+  it('folds the speaker chips into a menu past a few speakers, saying how many are chosen', () => {
+    const many = Array.from(
+      { length: 27 },
+      (_, i) => `[00:00:${String(i + 10)}] VOICE${i + 1}: Line ${i + 1}.`,
+    );
+    const { container } = render(<TranscriptLines lines={linesFromContent(many.join('\n'))} />);
+    const menu = container.querySelector('details.transcript-speakers-menu') as HTMLDetailsElement;
+    expect(menu).toBeTruthy();
+    expect(menu.open).toBe(false);
+    const summary = menu.querySelector('summary')!;
+    expect(summary.textContent).toBe('All speakers (27)');
+    const filter = within(menu).getByRole('group', { name: 'Filter by speaker', hidden: true });
+    fireEvent.click(within(filter).getByRole('button', { name: 'VOICE3', hidden: true }));
+    expect(rowTexts()).toEqual(['[00:00:12] VOICE3: Line 3.']);
+    fireEvent.click(within(filter).getByRole('button', { name: 'VOICE7', hidden: true }));
+    expect(summary.textContent).toBe('2 of 27 speakers');
+    // A table of three keeps its chips in view.
+    cleanup();
+    render(<TranscriptLines lines={linesFromContent(CONTENT)} />);
+    expect(document.querySelector('details.transcript-speakers-menu')).toBeNull();
+  });
+
   it('jumps to the first line at or after a time, and says why it cannot', () => {
     render(<TranscriptLines lines={linesFromContent(CONTENT)} />);
     const input = screen.getByLabelText('Jump to time');

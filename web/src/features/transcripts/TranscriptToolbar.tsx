@@ -107,6 +107,9 @@ export function JumpToTime({ onJump }: { onJump: (seconds: number) => string | n
   );
 }
 
+/** Past this many speakers the chips fold into a menu (a table of 27 voices filled a phone). */
+const SPEAKER_CHIPS_MAX = 6;
+
 export function SpeakerFilter({
   speakers,
   colors,
@@ -120,7 +123,7 @@ export function SpeakerFilter({
   onToggle: (speaker: string) => void;
   onAll: () => void;
 }) {
-  return (
+  const chips = (
     <div className="transcript-speakers" role="group" aria-label="Filter by speaker">
       <button type="button" className="speaker-chip" aria-pressed={selected.size === 0} onClick={onAll}>
         All speakers
@@ -139,5 +142,16 @@ export function SpeakerFilter({
         </button>
       ))}
     </div>
+  );
+  if (speakers.length <= SPEAKER_CHIPS_MAX) return chips;
+  return (
+    <details className="transcript-speakers-menu">
+      <summary className="speaker-chip">
+        {selected.size === 0
+          ? `All speakers (${speakers.length})`
+          : `${selected.size} of ${speakers.length} speakers`}
+      </summary>
+      {chips}
+    </details>
   );
 }

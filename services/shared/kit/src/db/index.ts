@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import { ServiceError } from '../errors.ts';
 import { createLogger } from '../logger.ts';
 import { createKeyedSerializer, pgliteConnection, registerInternals, withPoolClient } from './connection.ts';
 import type { Connection, TxRunner } from './connection.ts';
@@ -121,9 +122,10 @@ async function openPostgres(url: string, opts: OpenDatabaseOptions): Promise<Dat
   const handle: DatabaseHandle = {
     kind: 'postgres',
     async query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]> {
-      return (await query(sql, params)) as T[];
+      return (await unavailableWhenUnreachable(query(sql, params))) as T[];
     },
-    transaction: (fn) => withPoolClient(pool, logger, (conn) => transactionOn(conn, 'pg', fn)),
+    transaction: (fn) =>
+      unavailableWhenUnreachable(withPoolClient(pool, logger, (conn) => transactionOn(conn, 'pg', fn))),
     ping: () => pingWith(() => pool.query('select 1')),
     close() {
       closing ??= pool.end();
@@ -135,6 +137,51 @@ async function openPostgres(url: string, opts: OpenDatabaseOptions): Promise<Dat
     serialize: createKeyedSerializer(),
   });
   return handle;
+}
+
+/** SQLSTATE classes and codes that say the server is gone, not that the statement is wrong. */
+const UNREACHABLE_SQLSTATE = /^(08|57P0[1-3])/;
+/** Socket errors of a connection that could not be made or broke. */
+const UNREACHABLE_ERRNO = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+/** node-postgres's own words for a connection that broke or never came (pg-pool, pg/lib/client.js). */
+const UNREACHABLE_MESSAGE =
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly)/;
+
+/**
+ * Whether a failed query failed because PostgreSQL could not be reached (down, restarting,
+ * the network cut), as opposed to the statement being refused (a constraint, a syntax error).
+ */
+function isDatabaseUnreachable(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && (UNREACHABLE_SQLSTATE.test(code) || UNREACHABLE_ERRNO.has(code)))
+    return true;
+  return UNREACHABLE_MESSAGE.test(err.message);
+}
+
+/**
+ * A query or transaction that failed for want of the database throws `unavailable` (503 with
+ * Retry-After at the gateway, a retry for a durable consumer) instead of an internal error:
+ * the request was fine and may be sent again. The driver's error stays as `cause` for logs.
+ */
+async function unavailableWhenUnreachable<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    if (!isDatabaseUnreachable(err)) throw err;
+    const unavailable = new ServiceError('unavailable', 'Service temporarily unavailable. Please try again.');
+    unavailable.cause = err;
+    throw unavailable;
+  }
 }
 
 async function pingWith(probe: () => Promise<unknown>): Promise<boolean> {
