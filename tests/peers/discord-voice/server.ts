@@ -77,6 +77,12 @@ interface Client extends Expected {
   /** Highest `seq_ack` the client's heartbeats carried. */
   seqAck: number;
   speaking: number;
+  /**
+   * The SSRCs (other clients' connections) this client was sent, or will never be sent, a
+   * Speaking op for: Discord sends op 5 about once per user, and none for a member who was
+   * already speaking when this client connected (see the Speaking handler).
+   */
+  announced: Set<number>;
   selfDeaf: boolean;
   maxDaveVersion: number;
 }
@@ -129,6 +135,8 @@ export interface VoiceServer {
   closeSocket(guildId: string, userId: string, code: number): void;
   /** Users connected (identified and not gone) in a guild. */
   connected(guildId: string): string[];
+  /** Speaking ops (op 5) about one user sent to another. */
+  speakingSent(guildId: string, fromUserId: string, toUserId: string): number;
   /** Packets relayed to a user. */
   relayedTo(guildId: string, userId: string): number;
   /** Of those, the ones whose payload is a DAVE frame (ending in the 0xFAFA magic marker). */
@@ -151,6 +159,7 @@ export async function startVoiceServer(
   const relayed = new Map<string, number>();
   const daveFrames = new Map<string, number>();
   const voiced = new Map<string, number>();
+  const speakingOps = new Map<string, number>();
   const held = new Map<string, Buffer>();
   const keyOf = (guildId: string, userId: string): string => `${guildId}:${userId}`;
   let nextSsrc = randomInt(1000, 50_000);
@@ -245,6 +254,9 @@ export async function startVoiceServer(
     connected(guildId) {
       return [...clients.values()].filter((c) => c.guildId === guildId).map((c) => c.userId);
     },
+    speakingSent(guildId, fromUserId, toUserId) {
+      return speakingOps.get(`${keyOf(guildId, fromUserId)}>${toUserId}`) ?? 0;
+    },
     relayedTo(guildId, userId) {
       return relayed.get(keyOf(guildId, userId)) ?? 0;
     },
@@ -334,6 +346,7 @@ export async function startVoiceServer(
           seq: 0,
           seqAck: -1,
           speaking: 0,
+          announced: new Set(),
           daveVersion: 0,
           maxDaveVersion: Number(d.max_dave_protocol_version ?? 0),
         };
@@ -348,6 +361,13 @@ export async function startVoiceServer(
           heartbeat_interval: 1, // deprecated field Discord still sends; clients use Hello's
         });
         const others = roomOf(client);
+        // Members already speaking as this client connects are never announced to it: Discord
+        // sends a user's op 5 once (discord.js#3524: "there is just one initial speaking event
+        // to tie the various ID's together"; Discord.Net#1430), and a member talking when the
+        // client joins gets none (Discord.Net#3208: "permanently unable to hear them"). Only
+        // the ops 11/13 user lists say who is there; @discordjs/voice maps SSRCs from op 5
+        // alone (VoiceReceiver.onWsPacket) and drops packets of an unknown SSRC (onUdpMessage).
+        for (const o of others) if (o.speaking !== 0) client.announced.add(o.ssrc);
         if (others.length) send(client, Op.ClientsConnect, { user_ids: others.map((o) => o.userId) });
         for (const o of others) send(o, Op.ClientsConnect, { user_ids: [client.userId] });
       } else if (msg.op === Op.Resume) {
@@ -393,6 +413,12 @@ export async function startVoiceServer(
         client.speaking = Number(d.speaking ?? 0);
         event(client, 'speaking', { speaking: client.speaking, ssrc: d.ssrc });
         for (const o of roomOf(client)) {
+          // About once per user (see Identify): the first time this connection speaks after the
+          // recipient connected, never again, and never if it was already speaking then.
+          if (client.speaking === 0 || o.announced.has(client.ssrc)) continue;
+          o.announced.add(client.ssrc);
+          const k = `${keyOf(client.guildId, client.userId)}>${o.userId}`;
+          speakingOps.set(k, (speakingOps.get(k) ?? 0) + 1);
           send(o, Op.Speaking, { user_id: client.userId, ssrc: client.ssrc, speaking: client.speaking });
         }
       } else if (msg.op === DaveOp.TransitionReady && daveCapable(client)) {

@@ -9,6 +9,7 @@ import {
 } from '@discordjs/voice';
 import type { Logger } from '@chronicler/kit';
 import type { Guild } from 'discord.js';
+import { hearUnannounced } from './unannounced.ts';
 
 /**
  * Voice receive behind a small interface: speaking start/stop and per-speaker Opus frames in.
@@ -100,9 +101,12 @@ export function discordVoiceReceiver(logger: Logger): VoiceReceiver {
       });
       const log = logger.child({ guildId: guild.id, channelId });
       connection.on('error', (err) => log.warn({ err }, 'voice connection error'));
+      // Members talking as the bot connects get no Speaking op from Discord (unannounced.ts).
+      const stopInferring = hearUnannounced(connection, guild.client.user?.id, log);
       try {
         await entersState(connection, VoiceConnectionStatus.Ready, READY_TIMEOUT_MS);
       } catch (err) {
+        stopInferring();
         connection.destroy();
         throw new Error(`Could not connect to the voice channel within ${READY_TIMEOUT_MS / 1000} s`, {
           cause: err,
@@ -191,6 +195,7 @@ export function discordVoiceReceiver(logger: Logger): VoiceReceiver {
         },
         async close(opts = {}) {
           closing = true;
+          stopInferring();
           receiver.speaking.off('start', onStart);
           receiver.speaking.off('end', onEnd);
           for (const t of ending.values()) clearTimeout(t);
