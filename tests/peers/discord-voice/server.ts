@@ -104,6 +104,11 @@ interface VoiceFaults {
   daveMissNext: Set<string>;
   /** DAVE: users the next commit is announced to garbled (an invalid commit, dave.ts). */
   daveCorruptCommit: Set<string>;
+  /**
+   * Users each of whose voice sessions is closed with this code as soon as it is described (a
+   * voice server that keeps failing them; 4006 "Session no longer valid" cannot be resumed).
+   */
+  closeSessions: Map<string, number>;
 }
 
 export interface VoiceServerEvent {
@@ -120,6 +125,12 @@ export interface VoiceServer {
   readonly faults: VoiceFaults;
   /** The modes Ready offers, in order of preference (the client takes the first it supports). */
   modes: EncryptionMode[];
+  /**
+   * Voice joins (identifies) of one user in one guild allowed per minute; the next is closed
+   * with 4021, "Disconnected: Rate Limited — Do not reconnect" (discord-api-docs, Opcodes and
+   * Status Codes, Voice Close Event Codes). Discord publishes no number; this is the peer's.
+   */
+  joinsPerMinute: number;
   /** Guilds whose sessions are described with DAVE (protocol 1) to clients that can do it. */
   readonly daveGuilds: Set<string>;
   /** The DAVE state of a channel, once a DAVE session was described in it. */
@@ -147,6 +158,8 @@ export interface VoiceServer {
 }
 
 const HEARTBEAT_MS = 13_750;
+/** See {@link VoiceServer.joinsPerMinute}. */
+const JOINS_PER_MINUTE = 30;
 /** Opus's silence frame, which clients send five of when they stop speaking. */
 const OPUS_SILENCE = Buffer.from([0xf8, 0xff, 0xfe]);
 
@@ -160,6 +173,7 @@ export async function startVoiceServer(
   const daveFrames = new Map<string, number>();
   const voiced = new Map<string, number>();
   const speakingOps = new Map<string, number>();
+  const joins = new Map<string, number[]>();
   const held = new Map<string, Buffer>();
   const keyOf = (guildId: string, userId: string): string => `${guildId}:${userId}`;
   let nextSsrc = randomInt(1000, 50_000);
@@ -227,8 +241,10 @@ export async function startVoiceServer(
       daveStranded: new Set(),
       daveMissNext: new Set(),
       daveCorruptCommit: new Set(),
+      closeSessions: new Map(),
     },
     modes: [...MODES],
+    joinsPerMinute: JOINS_PER_MINUTE,
     daveGuilds: new Set(),
     daveRoom(guildId, channelId) {
       return daveRooms.get(`${guildId}:${channelId}`);
@@ -329,6 +345,11 @@ export async function startVoiceServer(
         if (e.sessionId !== d.session_id || e.token !== d.token) {
           return ws.close(Close.AuthenticationFailed, 'Authentication failed');
         }
+        const now = Date.now();
+        const recent = (joins.get(keyOf(e.guildId, e.userId)) ?? []).filter((t) => now - t < 60_000);
+        recent.push(now);
+        joins.set(keyOf(e.guildId, e.userId), recent);
+        if (recent.length > server.joinsPerMinute) return ws.close(Close.RateLimited, 'Rate limited');
         const old = clients.get(keyOf(e.guildId, e.userId));
         if (old) {
           old.ws?.close(Close.SessionNoLongerValid, 'Session is no longer valid');
@@ -405,6 +426,11 @@ export async function startVoiceServer(
           dave_protocol_version: client.daveVersion,
         });
         const c = client;
+        const closeWith = server.faults.closeSessions.get(c.userId);
+        if (closeWith) {
+          ws.close(closeWith, 'Session is no longer valid');
+          return;
+        }
         if (c.daveVersion > 0) void daveRoomOf(c).then((r) => r.joined(c.userId));
         else if (server.daveGuilds.has(c.guildId) && !daveCapable(c) && roomOf(c).some(daveCapable)) {
           void daveRoomOf(c).then((r) => r.downgrade());

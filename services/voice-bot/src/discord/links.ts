@@ -1,6 +1,7 @@
 import { voiceWatchdogRejoins } from '@chronicler/kit';
 import type { Guild } from 'discord.js';
-import type { BotCore } from './core.ts';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { BotCore, GuildVoice } from './core.ts';
 import type { WatchdogHit } from './recording.ts';
 import type { VoiceLink } from './voice.ts';
 
@@ -33,6 +34,45 @@ export async function ensureLink(core: BotCore, guild: Guild, channelId: string)
   }
 }
 
+/** Rejoins the bot makes on its own (a lost link, the watchdog) counted over this window. */
+const REJOIN_WINDOW_MS = 10 * 60_000;
+/** More rejoins than this in the window end the recording instead of a join loop. */
+const REJOIN_CAP = 5;
+const rejoinTimes = new WeakMap<GuildVoice, number[]>();
+
+/**
+ * Whether the bot may rejoin once more, and after how long: the first at once, each further
+ * one in the window after twice the wait of the one before (1 s, 2 s, 4 s, ...), none past the
+ * cap. Discord rate-limits voice joins (close 4021, "Do not reconnect"), and a channel whose
+ * every join fails the same way is not mended by joining faster.
+ */
+function rejoinAllowed(g: GuildVoice): { waitMs: number } | null {
+  const now = Date.now();
+  const recent = (rejoinTimes.get(g) ?? []).filter((t) => now - t < REJOIN_WINDOW_MS);
+  rejoinTimes.set(g, recent);
+  if (recent.length >= REJOIN_CAP) return null;
+  recent.push(now);
+  return { waitMs: recent.length <= 1 ? 0 : Math.min(30_000, 1000 * 2 ** (recent.length - 2)) };
+}
+
+/** The rejoins ran out: the recording ends, saved, and the channel is told why. */
+async function giveUpRejoining(
+  core: BotCore,
+  g: GuildVoice,
+  channelId: string,
+  reason: string,
+): Promise<void> {
+  const rec = g.recording;
+  core.log.error({ channelId, reason }, 'voice: too many rejoins; ending the recording');
+  if (!rec) return;
+  g.recording = null;
+  await rec.end(`The bot gave up rejoining the voice channel (${reason})`);
+  await core.post(
+    rec.state.text_channel_id,
+    `⏹️ **Recording stopped**: I had to rejoin <#${channelId}> ${REJOIN_CAP} times in ${REJOIN_WINDOW_MS / 60_000} minutes (last: ${reason}), so I stopped instead of joining again and again. What was said so far is saved: ${core.sessionUrl(rec.state.transcript_id)}`,
+  );
+}
+
 /** The voice link dropped: join again and record on, or end the recording and say so. */
 async function linkLost(
   core: BotCore,
@@ -58,6 +98,12 @@ async function linkLost(
     return;
   }
   rec.linkDropped();
+  const allowed = rejoinAllowed(g);
+  if (!allowed) return giveUpRejoining(core, g, channelId, reason);
+  if (allowed.waitMs > 0) {
+    await delay(allowed.waitMs);
+    if (core.stopping || g.recording !== rec || g.link) return;
+  }
   try {
     await ensureLink(core, guild, channelId);
     core.log.info({ guildId: guild.id }, 'voice link restored; the recording goes on');
@@ -114,9 +160,17 @@ export async function watchdogRejoin(core: BotCore, guild: Guild, hit: WatchdogH
     'voice watchdog: a member is speaking but nothing decodes; rejoining',
   );
   if (!channelId) return;
+  const allowed = rejoinAllowed(g);
+  if (!allowed) {
+    const old = g.link;
+    g.link = null;
+    await old?.close().catch(() => {});
+    return giveUpRejoining(core, g, channelId, 'speech that does not decode');
+  }
   const old = g.link;
   g.link = null;
   await old?.close({ stay: true }).catch(() => {});
+  if (allowed.waitMs > 0) await delay(allowed.waitMs);
   try {
     await ensureLink(core, guild, channelId);
     core.log.info({ guildId: guild.id, channelId }, 'voice watchdog: rejoined');

@@ -55,6 +55,14 @@ const DO_NOT_RECONNECT = new Map<number, string>([
   [4021, 'Discord rate-limited the bot’s voice connections'],
   [4022, 'Discord terminated the call'],
 ]);
+/**
+ * @discordjs/voice rejoins at once, by itself, after any close it cannot resume but 4014 (and,
+ * patched, 4021 and 4022): a voice server that drops every session would make a join loop. More
+ * of its own rejoins than this in {@link LIBRARY_REJOIN_WINDOW_MS} hand the link back as lost,
+ * to the bot's rejoins, which back off and stop after a cap (links.ts).
+ */
+const LIBRARY_REJOIN_CAP = 2;
+const LIBRARY_REJOIN_WINDOW_MS = 5 * 60_000;
 /** A subscription ends after this much silence and is renewed on the next speech. */
 const SUBSCRIPTION_SILENCE_MS = 1_000;
 /**
@@ -159,6 +167,21 @@ export function discordVoiceReceiver(logger: Logger): VoiceReceiver {
       };
       receiver.speaking.on('start', onStart);
       receiver.speaking.on('end', onEnd);
+      const libraryRejoins: number[] = [];
+      connection.on('stateChange', (old, next) => {
+        if (closing || next.status !== VoiceConnectionStatus.Signalling) return;
+        if (old.status === VoiceConnectionStatus.Signalling) return;
+        const now = Date.now();
+        libraryRejoins.push(now);
+        while (libraryRejoins[0]! < now - LIBRARY_REJOIN_WINDOW_MS) libraryRejoins.shift();
+        if (libraryRejoins.length <= LIBRARY_REJOIN_CAP) return;
+        closing = true;
+        // After the library's call that set this state returns: it still sends its rejoin.
+        queueMicrotask(() => {
+          if (connection.state.status !== VoiceConnectionStatus.Destroyed) connection.destroy();
+          handlers.lost(`Discord dropped the voice connection ${libraryRejoins.length} times`);
+        });
+      });
       // A disconnect that does not recover within 5 s (moved, kicked, voice server gone) is lost.
       connection.on(VoiceConnectionStatus.Disconnected, (_old, state) => {
         if (closing) return;
