@@ -2,7 +2,7 @@ import { voiceWatchdogRejoins } from '@chronicler/kit';
 import type { Guild } from 'discord.js';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { BotCore, GuildVoice } from './core.ts';
-import type { WatchdogHit } from './recording.ts';
+import type { Recording, WatchdogHit } from './recording.ts';
 import type { VoiceLink } from './voice.ts';
 
 /**
@@ -23,7 +23,9 @@ export async function ensureLink(core: BotCore, guild: Guild, channelId: string)
     speakingStart: (u) => (g.held ?? g.recording?.handlers)?.speakingStart(u),
     speakingStop: (u) => (g.held ?? g.recording?.handlers)?.speakingStop(u),
     opus: (u, p) => (g.held ?? g.recording?.handlers)?.opus(u, p),
-    lost: (reason, o) => void linkLost(core, guild, channelId, reason, o?.final ?? false),
+    // The link's channel, which a moderator's move changes (movedByOthers).
+    lost: (reason, o) =>
+      void linkLost(core, guild, g.link?.channelId ?? channelId, reason, o?.final ?? false),
   });
   try {
     g.link = await g.connecting;
@@ -148,6 +150,34 @@ export async function disconnectedByOthers(core: BotCore, guild: Guild, channelI
     rec.state.text_channel_id,
     `⏹️ **Recording stopped**: I was disconnected from <#${channelId}>. What was said so far is saved: ${core.sessionUrl(rec.state.transcript_id)}`,
   );
+}
+
+/**
+ * The bot's own voice state moved to another channel, and the bot did not ask: a moderator
+ * dragged it (Move Members). Discord sends the new voice state and a new voice server, and
+ * closes the old voice connection (4014); @discordjs/voice takes the channel from the state
+ * (VoiceConnection.addStatePacket) and connects again from the server update, the case the
+ * discord.js guide's "Handling disconnects" waits 5 s for ("Seems to be reconnecting to a new
+ * channel"). The moderator meant the table to be there now: the recording follows it, says so
+ * where it was announced, and answers the recording it follows (the caller then applies the
+ * consent rules to the members already there). Null when there is nothing to follow.
+ */
+export async function movedByOthers(
+  core: BotCore,
+  guild: Guild,
+  from: string,
+  to: string,
+): Promise<Recording | null> {
+  const g = core.guildVoice(guild.id);
+  const rec = g.recording;
+  if (core.stopping || !rec || rec.state.channel_id !== from || g.connecting) return null;
+  core.log.warn({ guildId: guild.id, from, to }, 'moved to another voice channel by someone else; following');
+  await rec.movedTo(to);
+  await core.post(
+    rec.state.text_channel_id,
+    `🔀 I was moved from <#${from}> to <#${to}>: the recording goes on there, under the same rules. ${core.sessionUrl(rec.state.transcript_id)}`,
+  );
+  return rec;
 }
 
 /** Someone speaks and nothing decodes (a missed DAVE transition, a stale key): rejoin. */

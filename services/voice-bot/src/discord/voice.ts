@@ -212,7 +212,10 @@ export function discordVoiceReceiver(logger: Logger): VoiceReceiver {
       });
       return {
         guildId: guild.id,
-        channelId,
+        // Where the connection is now: a moderator's move changes it (addStatePacket).
+        get channelId() {
+          return connection.joinConfig.channelId ?? channelId;
+        },
         release(on) {
           released = on;
         },
