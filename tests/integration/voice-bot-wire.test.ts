@@ -361,11 +361,13 @@ describe.runIf(hasEspeak)(`the voice bot on Discord's voice protocol (${testMode
   // reached on the way (the peer answers the join past its limit with 4021, "Do not reconnect"),
   // then below it, where the bot's own rejoins back off and stop at their cap. Neither loops.
   it.each([
-    ['a join rate limit (4021) on the way', 4, /not to reconnect \(4021: .*rate-limited/],
-    ['the bot’s rejoin cap', 30, /rejoin <#6002> \d+ times in \d+ minutes/],
+    // The joins of the tests before count against the limit (a minute), so this may be the first.
+    ['a join rate limit (4021) on the way', 4, 5, /not to reconnect \(4021: .*rate-limited/],
+    // Five rejoins, each of them the library's own two at once and then the bot's: at most 18.
+    ['the bot’s rejoin cap', 100, 18, /rejoin <#6002> \d+ times in \d+ minutes/],
   ] as const)(
     'stops rejoining a voice server that drops every session, at %s, says why, and does not loop',
-    async (_what, joinsPerMinute, said) => {
+    async (_what, joinsPerMinute, maxJoins, said) => {
       const turns: Turn[] = [{ speaker: laura, text: 'The torch goes out' }];
       const spoken = await scripted(turns);
       const started = await discord.command(guild.id, '6001', '2001', 'start');
@@ -388,8 +390,8 @@ describe.runIf(hasEspeak)(`the voice bot on Discord's voice protocol (${testMode
         expect(notice.content).toMatch(said);
         expect(notice.content).toContain(`sessions/${tid}`);
         const tried = identifies() - before;
-        expect(tried).toBeGreaterThan(1);
-        expect(tried).toBeLessThanOrEqual(joinsPerMinute + 1);
+        expect(tried).toBeGreaterThanOrEqual(1);
+        expect(tried).toBeLessThanOrEqual(maxJoins);
         // And then nothing: no join after the notice, even once the server would take it.
         discord.voice.faults.closeSessions.clear();
         await delay(8000);

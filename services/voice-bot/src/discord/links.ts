@@ -3,7 +3,7 @@ import type { Guild } from 'discord.js';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { BotCore, GuildVoice } from './core.ts';
 import type { Recording, WatchdogHit } from './recording.ts';
-import type { VoiceLink } from './voice.ts';
+import { DoNotReconnectError, type VoiceLink } from './voice.ts';
 
 /**
  * The bot's voice connection in a guild: joined on demand, kept across recordings, repaired
@@ -75,6 +75,18 @@ async function giveUpRejoining(
   );
 }
 
+/** Discord said not to reconnect: the recording ends, saved, and the channel is told why. */
+async function endAsAsked(core: BotCore, g: GuildVoice, reason: string): Promise<void> {
+  const rec = g.recording;
+  if (!rec) return;
+  g.recording = null;
+  await rec.end(`Discord closed the voice connection (${reason})`);
+  await core.post(
+    rec.state.text_channel_id,
+    `⏹️ **Recording stopped**: Discord closed my voice connection and asked me not to reconnect (${reason}). What was said so far is saved: ${core.sessionUrl(rec.state.transcript_id)}`,
+  );
+}
+
 /** The voice link dropped: join again and record on, or end the recording and say so. */
 async function linkLost(
   core: BotCore,
@@ -89,16 +101,7 @@ async function linkLost(
   const rec = g.recording;
   core.log.warn({ guildId: guild.id, channelId, reason, final, recording: Boolean(rec) }, 'voice link lost');
   if (!rec) return;
-  if (final) {
-    // Discord said not to reconnect: the recording ends, saved, and the channel is told why.
-    g.recording = null;
-    await rec.end(`Discord closed the voice connection (${reason})`);
-    await core.post(
-      rec.state.text_channel_id,
-      `⏹️ **Recording stopped**: Discord closed my voice connection and asked me not to reconnect (${reason}). What was said so far is saved: ${core.sessionUrl(rec.state.transcript_id)}`,
-    );
-    return;
-  }
+  if (final) return endAsAsked(core, g, reason);
   rec.linkDropped();
   const allowed = rejoinAllowed(g);
   if (!allowed) return giveUpRejoining(core, g, channelId, reason);
@@ -110,6 +113,7 @@ async function linkLost(
     await ensureLink(core, guild, channelId);
     core.log.info({ guildId: guild.id }, 'voice link restored; the recording goes on');
   } catch (err) {
+    if (err instanceof DoNotReconnectError) return endAsAsked(core, g, err.reason);
     core.log.error(
       { err, guildId: guild.id },
       'could not get back into the voice channel; ending the recording',
@@ -206,6 +210,7 @@ export async function watchdogRejoin(core: BotCore, guild: Guild, hit: WatchdogH
     core.log.info({ guildId: guild.id, channelId }, 'voice watchdog: rejoined');
   } catch (err) {
     core.log.error({ err, guildId: guild.id }, 'voice watchdog: rejoin failed');
+    if (err instanceof DoNotReconnectError) return endAsAsked(core, g, err.reason);
     await linkLost(core, guild, channelId, 'rejoin failed');
   }
 }

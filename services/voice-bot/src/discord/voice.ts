@@ -63,6 +63,13 @@ const DO_NOT_RECONNECT = new Map<number, string>([
  */
 const LIBRARY_REJOIN_CAP = 2;
 const LIBRARY_REJOIN_WINDOW_MS = 5 * 60_000;
+/** Discord closed a voice connection being made with a code that says not to reconnect. */
+export class DoNotReconnectError extends Error {
+  constructor(readonly reason: string) {
+    super(`Discord refused the voice connection (${reason})`);
+  }
+}
+
 /** A subscription ends after this much silence and is renewed on the next speech. */
 const SUBSCRIPTION_SILENCE_MS = 1_000;
 /**
@@ -111,14 +118,34 @@ export function discordVoiceReceiver(logger: Logger): VoiceReceiver {
       connection.on('error', (err) => log.warn({ err }, 'voice connection error'));
       // Members talking as the bot connects get no Speaking op from Discord (unannounced.ts).
       const stopInferring = hearUnannounced(connection, guild.client.user?.id, log);
+      // A close that says "do not reconnect" while connecting (a join past Discord's rate
+      // limit is answered with 4021) ends the attempt at once, and says so.
+      let refused: string | null = null;
+      const giveUp = new AbortController();
+      const readyTimer = setTimeout(() => giveUp.abort(), READY_TIMEOUT_MS);
+      const onEarlyClose = (_old: unknown, state: { reason?: unknown; closeCode?: number }): void => {
+        const why =
+          state.reason === VoiceConnectionDisconnectReason.WebSocketClose
+            ? DO_NOT_RECONNECT.get(state.closeCode ?? 0)
+            : undefined;
+        if (why) {
+          refused = `${state.closeCode}: ${why}`;
+          giveUp.abort();
+        }
+      };
+      connection.on(VoiceConnectionStatus.Disconnected, onEarlyClose);
       try {
-        await entersState(connection, VoiceConnectionStatus.Ready, READY_TIMEOUT_MS);
+        await entersState(connection, VoiceConnectionStatus.Ready, giveUp.signal);
       } catch (err) {
         stopInferring();
-        connection.destroy();
+        if (connection.state.status !== VoiceConnectionStatus.Destroyed) connection.destroy();
+        if (refused) throw new DoNotReconnectError(refused);
         throw new Error(`Could not connect to the voice channel within ${READY_TIMEOUT_MS / 1000} s`, {
           cause: err,
         });
+      } finally {
+        clearTimeout(readyTimer);
+        connection.off(VoiceConnectionStatus.Disconnected, onEarlyClose);
       }
       const subscriptions = new Map<string, AudioReceiveStream>();
       let closing = false;
