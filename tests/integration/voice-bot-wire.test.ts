@@ -390,7 +390,7 @@ describe.runIf(hasEspeak)(`the voice bot on Discord's voice protocol (${testMode
         expect(notice.content).toMatch(said);
         expect(notice.content).toContain(`sessions/${tid}`);
         const tried = identifies() - before;
-        expect(tried).toBeGreaterThanOrEqual(1);
+        // (A join refused with 4021 never identifies: the first may already be.)
         expect(tried).toBeLessThanOrEqual(maxJoins);
         // And then nothing: no join after the notice, even once the server would take it.
         discord.voice.faults.closeSessions.clear();
