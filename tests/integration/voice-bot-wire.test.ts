@@ -356,6 +356,56 @@ describe.runIf(hasEspeak)(`the voice bot on Discord's voice protocol (${testMode
     120_000,
   );
 
+  // A voice server that drops every session the bot gets (4006 cannot be resumed, so
+  // @discordjs/voice rejoins at once, by itself, each time): first with Discord's join rate limit
+  // reached on the way (the peer answers the join past its limit with 4021, "Do not reconnect"),
+  // then below it, where the bot's own rejoins back off and stop at their cap. Neither loops.
+  it.each([
+    // The joins of the tests before count against the limit (a minute), so this may be the first.
+    ['a join rate limit (4021) on the way', 4, 5, /not to reconnect \(4021: .*rate-limited/],
+    // Five rejoins, each of them the library's own two at once and then the bot's: at most 18.
+    ['the bot’s rejoin cap', 100, 18, /rejoin <#6002> \d+ times in \d+ minutes/],
+  ] as const)(
+    'stops rejoining a voice server that drops every session, at %s, says why, and does not loop',
+    async (_what, joinsPerMinute, maxJoins, said) => {
+      const turns: Turn[] = [{ speaker: laura, text: 'The torch goes out' }];
+      const spoken = await scripted(turns);
+      const started = await discord.command(guild.id, '6001', '2001', 'start');
+      const tid = sessionIdIn(started.content);
+      const viewer = new LiveViewer(system.url, tid, owner);
+      const identifies = () => botEvents().filter((e) => e.kind === 'identify').length;
+      try {
+        await table.play(spoken);
+        await viewer.untilLines(1, 30_000);
+        const posted = discord.messages.length;
+        const before = identifies();
+        discord.voice.joinsPerMinute = joinsPerMinute;
+        discord.voice.faults.closeSessions.set(discord.botUser.id, 4006);
+        discord.voice.closeSocket(guild.id, discord.botUser.id, 4006);
+        await viewer.untilEnded(60_000);
+        await waitFor(() =>
+          discord.messages.slice(posted).some((m) => m.content.includes('Recording stopped')),
+        );
+        const notice = discord.messages.slice(posted).find((m) => m.content.includes('Recording stopped'))!;
+        expect(notice.content).toMatch(said);
+        expect(notice.content).toContain(`sessions/${tid}`);
+        const tried = identifies() - before;
+        // (A join refused with 4021 never identifies: the first may already be.)
+        expect(tried).toBeLessThanOrEqual(maxJoins);
+        // And then nothing: no join after the notice, even once the server would take it.
+        discord.voice.faults.closeSessions.clear();
+        await delay(8000);
+        expect(identifies() - before).toBe(tried);
+        expect(discord.botChannel(guild.id)).toBeNull();
+      } finally {
+        viewer.close();
+        discord.voice.faults.closeSessions.clear();
+        discord.voice.joinsPerMinute = 30;
+      }
+    },
+    120_000,
+  );
+
   it('/start without Change Nickname names it and what it costs, and records anyway', async () => {
     discord.setVoice(noNickGuild.id, '2001', '8002');
     const started = await discord.command(noNickGuild.id, '8001', '2001', 'start');

@@ -138,6 +138,13 @@ export interface DiscordPeer {
   addChannel(guildId: string, channel: PeerChannel): void;
   /** Moves a member into a voice channel (null: out of voice); dispatched to the guild's shard. */
   setVoice(guildId: string, userId: string, channelId: string | null, opts?: { mute?: boolean }): void;
+  /**
+   * A moderator drags a user (the bot too) into another voice channel (Move Members): their
+   * voice connection in the old channel is closed with 4014, then the gateway says where they
+   * are (VOICE_STATE_UPDATE, same session) and gives a voice server for it (VOICE_SERVER_UPDATE,
+   * a new token), which the client connects to as on a join.
+   */
+  moveVoice(guildId: string, userId: string, channelId: string): void;
   /** The voice channel the bot is in, or null. */
   botChannel(guildId: string): string | null;
   /**
@@ -232,7 +239,10 @@ export async function startDiscordPeer(
   const shards = new Set<ShardSocket>();
   const voiceServers: VoiceServer[] = [];
   /** The adapters of members' own voice clients, by guild:user. */
-  const memberAdapters = new Map<string, { onVoiceServerUpdate(d: unknown): void }>();
+  const memberAdapters = new Map<
+    string,
+    { onVoiceServerUpdate(d: unknown): void; onVoiceStateUpdate(d: unknown): void }
+  >();
   const waiters = new Set<() => void>();
   const readyGuilds = new Set<string>();
   const pendingInteractions = new Map<string, (r: InteractionRecord) => void>();
@@ -446,6 +456,24 @@ export async function startDiscordPeer(
       const s = socketFor(guildId);
       if (s) dispatch(s, 'VOICE_STATE_UPDATE', voiceStateObject(g, vs));
       if (channelId === null) for (const v of voiceServers) v.forget(guildId, userId);
+    },
+    moveVoice(guildId, userId, channelId) {
+      const g = guilds.get(guildId)!;
+      const vs = voice.get(guildId)!.get(userId);
+      if (!vs?.channel_id) throw new Error(`discord peer: ${userId} is in no voice channel to move`);
+      for (const v of voiceServers) v.forget(guildId, userId);
+      vs.channel_id = channelId;
+      const update = voiceServerUpdate(guildId, channelId, vs, { self_deaf: vs.self_deaf });
+      const s = socketFor(guildId);
+      if (s) dispatch(s, 'VOICE_STATE_UPDATE', voiceStateObject(g, vs));
+      if (userId === botUser.id) {
+        if (s) dispatch(s, 'VOICE_SERVER_UPDATE', update);
+      } else {
+        const methods = memberAdapters.get(`${guildId}:${userId}`);
+        methods?.onVoiceStateUpdate(voiceStateObject(g, vs) as never);
+        methods?.onVoiceServerUpdate(update as never);
+      }
+      notify();
     },
     botChannel(guildId) {
       return voice.get(guildId)?.get(botUser.id)?.channel_id ?? null;

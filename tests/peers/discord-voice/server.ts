@@ -77,6 +77,12 @@ interface Client extends Expected {
   /** Highest `seq_ack` the client's heartbeats carried. */
   seqAck: number;
   speaking: number;
+  /**
+   * The SSRCs (other clients' connections) this client was sent, or will never be sent, a
+   * Speaking op for: Discord sends op 5 about once per user, and none for a member who was
+   * already speaking when this client connected (see the Speaking handler).
+   */
+  announced: Set<number>;
   selfDeaf: boolean;
   maxDaveVersion: number;
 }
@@ -98,6 +104,11 @@ interface VoiceFaults {
   daveMissNext: Set<string>;
   /** DAVE: users the next commit is announced to garbled (an invalid commit, dave.ts). */
   daveCorruptCommit: Set<string>;
+  /**
+   * Users each of whose voice sessions is closed with this code as soon as it is described (a
+   * voice server that keeps failing them; 4006 "Session no longer valid" cannot be resumed).
+   */
+  closeSessions: Map<string, number>;
 }
 
 export interface VoiceServerEvent {
@@ -114,6 +125,12 @@ export interface VoiceServer {
   readonly faults: VoiceFaults;
   /** The modes Ready offers, in order of preference (the client takes the first it supports). */
   modes: EncryptionMode[];
+  /**
+   * Voice joins (identifies) of one user in one guild allowed per minute; the next is closed
+   * with 4021, "Disconnected: Rate Limited — Do not reconnect" (discord-api-docs, Opcodes and
+   * Status Codes, Voice Close Event Codes). Discord publishes no number; this is the peer's.
+   */
+  joinsPerMinute: number;
   /** Guilds whose sessions are described with DAVE (protocol 1) to clients that can do it. */
   readonly daveGuilds: Set<string>;
   /** The DAVE state of a channel, once a DAVE session was described in it. */
@@ -129,6 +146,8 @@ export interface VoiceServer {
   closeSocket(guildId: string, userId: string, code: number): void;
   /** Users connected (identified and not gone) in a guild. */
   connected(guildId: string): string[];
+  /** Speaking ops (op 5) about one user sent to another. */
+  speakingSent(guildId: string, fromUserId: string, toUserId: string): number;
   /** Packets relayed to a user. */
   relayedTo(guildId: string, userId: string): number;
   /** Of those, the ones whose payload is a DAVE frame (ending in the 0xFAFA magic marker). */
@@ -139,6 +158,8 @@ export interface VoiceServer {
 }
 
 const HEARTBEAT_MS = 13_750;
+/** See {@link VoiceServer.joinsPerMinute}. */
+const JOINS_PER_MINUTE = 30;
 /** Opus's silence frame, which clients send five of when they stop speaking. */
 const OPUS_SILENCE = Buffer.from([0xf8, 0xff, 0xfe]);
 
@@ -151,6 +172,8 @@ export async function startVoiceServer(
   const relayed = new Map<string, number>();
   const daveFrames = new Map<string, number>();
   const voiced = new Map<string, number>();
+  const speakingOps = new Map<string, number>();
+  const joins = new Map<string, number[]>();
   const held = new Map<string, Buffer>();
   const keyOf = (guildId: string, userId: string): string => `${guildId}:${userId}`;
   let nextSsrc = randomInt(1000, 50_000);
@@ -218,8 +241,10 @@ export async function startVoiceServer(
       daveStranded: new Set(),
       daveMissNext: new Set(),
       daveCorruptCommit: new Set(),
+      closeSessions: new Map(),
     },
     modes: [...MODES],
+    joinsPerMinute: JOINS_PER_MINUTE,
     daveGuilds: new Set(),
     daveRoom(guildId, channelId) {
       return daveRooms.get(`${guildId}:${channelId}`);
@@ -244,6 +269,9 @@ export async function startVoiceServer(
     },
     connected(guildId) {
       return [...clients.values()].filter((c) => c.guildId === guildId).map((c) => c.userId);
+    },
+    speakingSent(guildId, fromUserId, toUserId) {
+      return speakingOps.get(`${keyOf(guildId, fromUserId)}>${toUserId}`) ?? 0;
     },
     relayedTo(guildId, userId) {
       return relayed.get(keyOf(guildId, userId)) ?? 0;
@@ -317,6 +345,11 @@ export async function startVoiceServer(
         if (e.sessionId !== d.session_id || e.token !== d.token) {
           return ws.close(Close.AuthenticationFailed, 'Authentication failed');
         }
+        const now = Date.now();
+        const recent = (joins.get(keyOf(e.guildId, e.userId)) ?? []).filter((t) => now - t < 60_000);
+        recent.push(now);
+        joins.set(keyOf(e.guildId, e.userId), recent);
+        if (recent.length > server.joinsPerMinute) return ws.close(Close.RateLimited, 'Rate limited');
         const old = clients.get(keyOf(e.guildId, e.userId));
         if (old) {
           old.ws?.close(Close.SessionNoLongerValid, 'Session is no longer valid');
@@ -334,6 +367,7 @@ export async function startVoiceServer(
           seq: 0,
           seqAck: -1,
           speaking: 0,
+          announced: new Set(),
           daveVersion: 0,
           maxDaveVersion: Number(d.max_dave_protocol_version ?? 0),
         };
@@ -348,6 +382,13 @@ export async function startVoiceServer(
           heartbeat_interval: 1, // deprecated field Discord still sends; clients use Hello's
         });
         const others = roomOf(client);
+        // Members already speaking as this client connects are never announced to it: Discord
+        // sends a user's op 5 once (discord.js#3524: "there is just one initial speaking event
+        // to tie the various ID's together"; Discord.Net#1430), and a member talking when the
+        // client joins gets none (Discord.Net#3208: "permanently unable to hear them"). Only
+        // the ops 11/13 user lists say who is there; @discordjs/voice maps SSRCs from op 5
+        // alone (VoiceReceiver.onWsPacket) and drops packets of an unknown SSRC (onUdpMessage).
+        for (const o of others) if (o.speaking !== 0) client.announced.add(o.ssrc);
         if (others.length) send(client, Op.ClientsConnect, { user_ids: others.map((o) => o.userId) });
         for (const o of others) send(o, Op.ClientsConnect, { user_ids: [client.userId] });
       } else if (msg.op === Op.Resume) {
@@ -385,6 +426,11 @@ export async function startVoiceServer(
           dave_protocol_version: client.daveVersion,
         });
         const c = client;
+        const closeWith = server.faults.closeSessions.get(c.userId);
+        if (closeWith) {
+          ws.close(closeWith, 'Session is no longer valid');
+          return;
+        }
         if (c.daveVersion > 0) void daveRoomOf(c).then((r) => r.joined(c.userId));
         else if (server.daveGuilds.has(c.guildId) && !daveCapable(c) && roomOf(c).some(daveCapable)) {
           void daveRoomOf(c).then((r) => r.downgrade());
@@ -393,6 +439,12 @@ export async function startVoiceServer(
         client.speaking = Number(d.speaking ?? 0);
         event(client, 'speaking', { speaking: client.speaking, ssrc: d.ssrc });
         for (const o of roomOf(client)) {
+          // About once per user (see Identify): the first time this connection speaks after the
+          // recipient connected, never again, and never if it was already speaking then.
+          if (client.speaking === 0 || o.announced.has(client.ssrc)) continue;
+          o.announced.add(client.ssrc);
+          const k = `${keyOf(client.guildId, client.userId)}>${o.userId}`;
+          speakingOps.set(k, (speakingOps.get(k) ?? 0) + 1);
           send(o, Op.Speaking, { user_id: client.userId, ssrc: client.ssrc, speaking: client.speaking });
         }
       } else if (msg.op === DaveOp.TransitionReady && daveCapable(client)) {

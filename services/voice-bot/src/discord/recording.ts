@@ -135,6 +135,12 @@ export class Recording {
   }
 
   /** The link dropped (rejoin, reconnect): every speaker's current run gets its final. */
+  /** The bot was moved to another channel: the recording goes on there (crash recovery too). */
+  async movedTo(channelId: string): Promise<void> {
+    this.state.channel_id = channelId;
+    await this.persist();
+  }
+
   linkDropped(): void {
     for (const userId of this.speaking.keys()) this.live.speakerStopped(userId);
     this.speaking.clear();

@@ -9,6 +9,7 @@ import {
 } from '@discordjs/voice';
 import type { Logger } from '@chronicler/kit';
 import type { Guild } from 'discord.js';
+import { hearUnannounced } from './unannounced.ts';
 
 /**
  * Voice receive behind a small interface: speaking start/stop and per-speaker Opus frames in.
@@ -54,6 +55,21 @@ const DO_NOT_RECONNECT = new Map<number, string>([
   [4021, 'Discord rate-limited the bot’s voice connections'],
   [4022, 'Discord terminated the call'],
 ]);
+/**
+ * @discordjs/voice rejoins at once, by itself, after any close it cannot resume but 4014 (and,
+ * patched, 4021 and 4022): a voice server that drops every session would make a join loop. More
+ * of its own rejoins than this in {@link LIBRARY_REJOIN_WINDOW_MS} hand the link back as lost,
+ * to the bot's rejoins, which back off and stop after a cap (links.ts).
+ */
+const LIBRARY_REJOIN_CAP = 2;
+const LIBRARY_REJOIN_WINDOW_MS = 5 * 60_000;
+/** Discord closed a voice connection being made with a code that says not to reconnect. */
+export class DoNotReconnectError extends Error {
+  constructor(readonly reason: string) {
+    super(`Discord refused the voice connection (${reason})`);
+  }
+}
+
 /** A subscription ends after this much silence and is renewed on the next speech. */
 const SUBSCRIPTION_SILENCE_MS = 1_000;
 /**
@@ -100,13 +116,36 @@ export function discordVoiceReceiver(logger: Logger): VoiceReceiver {
       });
       const log = logger.child({ guildId: guild.id, channelId });
       connection.on('error', (err) => log.warn({ err }, 'voice connection error'));
+      // Members talking as the bot connects get no Speaking op from Discord (unannounced.ts).
+      const stopInferring = hearUnannounced(connection, guild.client.user?.id, log);
+      // A close that says "do not reconnect" while connecting (a join past Discord's rate
+      // limit is answered with 4021) ends the attempt at once, and says so.
+      let refused: string | null = null;
+      const giveUp = new AbortController();
+      const readyTimer = setTimeout(() => giveUp.abort(), READY_TIMEOUT_MS);
+      const onEarlyClose = (_old: unknown, state: { reason?: unknown; closeCode?: number }): void => {
+        const why =
+          state.reason === VoiceConnectionDisconnectReason.WebSocketClose
+            ? DO_NOT_RECONNECT.get(state.closeCode ?? 0)
+            : undefined;
+        if (why) {
+          refused = `${state.closeCode}: ${why}`;
+          giveUp.abort();
+        }
+      };
+      connection.on(VoiceConnectionStatus.Disconnected, onEarlyClose);
       try {
-        await entersState(connection, VoiceConnectionStatus.Ready, READY_TIMEOUT_MS);
+        await entersState(connection, VoiceConnectionStatus.Ready, giveUp.signal);
       } catch (err) {
-        connection.destroy();
+        stopInferring();
+        if (connection.state.status !== VoiceConnectionStatus.Destroyed) connection.destroy();
+        if (refused) throw new DoNotReconnectError(refused);
         throw new Error(`Could not connect to the voice channel within ${READY_TIMEOUT_MS / 1000} s`, {
           cause: err,
         });
+      } finally {
+        clearTimeout(readyTimer);
+        connection.off(VoiceConnectionStatus.Disconnected, onEarlyClose);
       }
       const subscriptions = new Map<string, AudioReceiveStream>();
       let closing = false;
@@ -155,6 +194,21 @@ export function discordVoiceReceiver(logger: Logger): VoiceReceiver {
       };
       receiver.speaking.on('start', onStart);
       receiver.speaking.on('end', onEnd);
+      const libraryRejoins: number[] = [];
+      connection.on('stateChange', (old, next) => {
+        if (closing || next.status !== VoiceConnectionStatus.Signalling) return;
+        if (old.status === VoiceConnectionStatus.Signalling) return;
+        const now = Date.now();
+        libraryRejoins.push(now);
+        while (libraryRejoins[0]! < now - LIBRARY_REJOIN_WINDOW_MS) libraryRejoins.shift();
+        if (libraryRejoins.length <= LIBRARY_REJOIN_CAP) return;
+        closing = true;
+        // After the library's call that set this state returns: it still sends its rejoin.
+        queueMicrotask(() => {
+          if (connection.state.status !== VoiceConnectionStatus.Destroyed) connection.destroy();
+          handlers.lost(`Discord dropped the voice connection ${libraryRejoins.length} times`);
+        });
+      });
       // A disconnect that does not recover within 5 s (moved, kicked, voice server gone) is lost.
       connection.on(VoiceConnectionStatus.Disconnected, (_old, state) => {
         if (closing) return;
@@ -185,12 +239,16 @@ export function discordVoiceReceiver(logger: Logger): VoiceReceiver {
       });
       return {
         guildId: guild.id,
-        channelId,
+        // Where the connection is now: a moderator's move changes it (addStatePacket).
+        get channelId() {
+          return connection.joinConfig.channelId ?? channelId;
+        },
         release(on) {
           released = on;
         },
         async close(opts = {}) {
           closing = true;
+          stopInferring();
           receiver.speaking.off('start', onStart);
           receiver.speaking.off('end', onEnd);
           for (const t of ending.values()) clearTimeout(t);
