@@ -58,7 +58,7 @@ export class TranscriptStore extends TranscriptRows {
     if (!isUuid(id)) return null;
     const [r] = await this.db.query<{ transcription_status: string; transcription_job_id: string }>(
       `select transcription_status, transcription_job_id from ${this.table}
-        where id = $1 and owner_id = $2 and source = 'audio'`,
+        where id = $1 and owner_id = $2 and source in ('audio', 'live')`,
       [id, ownerId],
     );
     if (!r) return null;
@@ -135,6 +135,34 @@ export class TranscriptStore extends TranscriptRows {
       );
       if (rows.length === 0) return false;
       await within(tx, audio);
+      return true;
+    });
+  }
+
+  /**
+   * none -> queued ("Transcribe now") for an ended voice-bot session with no lines (recorded
+   * while no provider was set): its speakers' kept tracks are the job's audio. False when the
+   * session is not one (another request queued it first, or it has lines).
+   */
+  async queueUntranscribedTracks(
+    ownerId: string,
+    id: string,
+    provider: string,
+    within: WithinWrite<null>,
+  ): Promise<boolean> {
+    if (!isUuid(id)) return false;
+    return this.db.transaction(async (tx) => {
+      const rows = await tx.query<{ id: string }>(
+        `update ${this.table}
+            set transcription_status = 'queued', transcription_error = '', transcription_job_id = '',
+                transcription_provider = $3
+          where id = $1 and owner_id = $2 and source = 'live' and status = 'ended'
+            and transcription_status = 'none' and content = ''
+         returning id`,
+        [id, ownerId, provider],
+      );
+      if (rows.length === 0) return false;
+      await within(tx, null);
       return true;
     });
   }

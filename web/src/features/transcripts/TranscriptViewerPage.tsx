@@ -12,6 +12,7 @@ import { SessionHeader } from './SessionHeader.tsx';
 import { SummarySection } from './SummarySection.tsx';
 import { useLiveTranscript } from '../../realtime/live-socket.ts';
 import type { LiveSnapshot, LiveStatus } from '../../realtime/live-types.ts';
+import { useAudioTracks } from '../audio/SessionAudio.tsx';
 import { usePlayMoment, useSessionPlayer } from '../audio/use-session-player.tsx';
 import { useMoment } from '../search/moment.ts';
 import { ConnectionState, DeleteSessionModal, RetryTranscriptionButton } from './SessionControls.tsx';
@@ -81,6 +82,10 @@ function TranscriptSection({
   );
   const moment = useMoment();
   const { player, lineProps } = useSessionPlayer(session, speakerNames);
+  // A voice-bot session recorded while no provider was set: ended with no lines, its speakers'
+  // tracks kept (the same query as the player's, so it is read once).
+  const recordedWithoutLines = session.source === 'live' && !active && session.content.trim() === '';
+  const tracks = useAudioTracks(session.id, recordedWithoutLines);
   usePlayMoment(moment, tools.lines, lineProps.onTimeClick);
 
   let body;
@@ -131,7 +136,10 @@ function TranscriptSection({
         </div>
       </div>
     );
-  } else if (session.source === 'audio' && session.transcription_status === 'none') {
+  } else if (
+    session.transcription_status === 'none' &&
+    (session.source === 'audio' || (recordedWithoutLines && (tracks.data?.length ?? 0) > 0))
+  ) {
     body = (
       <div className="notice" role="status">
         <p className="viewer-failed-title">Not transcribed yet</p>
