@@ -144,7 +144,7 @@ function TranscriptSection({
       <div className="notice" role="status">
         <p className="viewer-failed-title">Not transcribed yet</p>
         <p className="viewer-failed-detail">
-          The recording is kept and plays below. It was saved while no speech-to-text provider was set; once
+          The recording is kept and plays above. It was saved while no speech-to-text provider was set; once
           one is configured, transcribe it now.
         </p>
         <div className="button-row viewer-failed-actions">
