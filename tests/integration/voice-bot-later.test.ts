@@ -148,11 +148,30 @@ describe.runIf(hasEspeak)(
       owner = await start(whisper.transcription.env());
       const sam = await signInWithDiscord(system!, oauth, { id: '4003', username: 'sam' });
       expect((await transcribe(sam, tid)).status).toBe(404);
-      const before = whisper.transcription.requests.length;
+      // The server refuses at first (a wrong key): the session fails, its tracks still kept, so
+      // it can be tried again.
+      whisper.transcription.apiKey = 'sk-only-for-others';
       const queued = await transcribe(owner, tid);
       expect(queued.status).toBe(200);
       expect(['queued', 'processing']).toContain(queued.body.transcription_status);
       expect((await transcribe(owner, tid)).status).toBe(409);
+      let failed: Transcript | undefined;
+      await waitFor(async () => {
+        failed = (await get(owner, tid)).body;
+        return failed.transcription_status === 'failed' || failed.transcription_status === 'completed';
+      }, 90_000);
+      expect(failed).toMatchObject({
+        transcription_status: 'failed',
+        transcription_retryable: true,
+        content: '',
+      });
+      expect(failed!.transcription_error).toContain('Incorrect API key provided.');
+      whisper.transcription.apiKey = null;
+      const before = whisper.transcription.requests.length;
+      const retry = (token: string) =>
+        apiCall(system!.url, 'POST', `/transcripts/${tid}/retry-transcription`, token);
+      expect((await retry(sam)).status).toBe(404);
+      expect((await retry(owner)).status).toBe(200);
       let done: Transcript | undefined;
       await waitFor(async () => {
         done = (await get(owner, tid)).body;

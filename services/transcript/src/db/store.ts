@@ -194,6 +194,28 @@ export class TranscriptStore extends TranscriptRows {
     });
   }
 
+  /**
+   * failed -> queued again for a voice-bot session transcribed from its speakers' tracks, while
+   * any is still kept. False when it is not one (another request queued it first, or it was deleted).
+   */
+  async requeueTracks(ownerId: string, id: string, within: WithinWrite<null>): Promise<boolean> {
+    if (!isUuid(id)) return false;
+    return this.db.transaction(async (tx) => {
+      const rows = await tx.query<{ id: string }>(
+        `update ${this.table} t
+            set transcription_status = 'queued', transcription_error = '', transcription_job_id = ''
+          where id = $1 and owner_id = $2 and source = 'live' and status = 'ended'
+            and transcription_status = 'failed'
+            and exists (select 1 from ${this.tracks} k where k.transcript_id = t.id)
+         returning id`,
+        [id, ownerId],
+      );
+      if (rows.length === 0) return false;
+      await within(tx, null);
+      return true;
+    });
+  }
+
   /** The recording is gone (deleted, expired): the session can no longer be tried again. */
   async forgetAudio(ownerId: string, id: string): Promise<void> {
     if (!isUuid(id)) return;
