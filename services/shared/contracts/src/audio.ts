@@ -121,11 +121,23 @@ export const audioJobsStream = {
   subjects: ['job.transcript.>'],
   maxAgeMs: 7 * 24 * 60 * 60 * 1000,
 };
-export const AudioJobSchema = Type.Object({
+/** A recording in AUDIO_BLOB_BUCKET (an upload, or a kept recording copied there by "Transcribe now"). */
+const AudioUploadJobSchema = Type.Object({
   transcript_id: Type.String({ minLength: 1 }),
   owner_id: Type.String({ minLength: 1 }),
   blob: Type.String({ minLength: 1 }),
   size: Type.Integer({ minimum: 1 }),
   format: Type.String({ minLength: 1 }),
 });
+export type AudioUploadJob = Static<typeof AudioUploadJobSchema>;
+/**
+ * A voice-bot session recorded without a provider ("Transcribe now"): each speaker's kept track
+ * (read when the job runs, so a track removed meanwhile is not transcribed) gives that speaker's lines.
+ */
+const AudioTracksJobSchema = Type.Object({
+  transcript_id: Type.String({ minLength: 1 }),
+  owner_id: Type.String({ minLength: 1 }),
+  tracks: Type.Literal('kept'),
+});
+export const AudioJobSchema = Type.Union([AudioUploadJobSchema, AudioTracksJobSchema]);
 export type AudioJob = Static<typeof AudioJobSchema>;

@@ -1,4 +1,4 @@
-import { AUDIO_BLOB_BUCKET, SESSION_AUDIO_BUCKET, type AudioJob } from '@chronicler/contracts';
+import { AUDIO_BLOB_BUCKET, SESSION_AUDIO_BUCKET, type AudioUploadJob } from '@chronicler/contracts';
 import type { Bus, Logger } from '@chronicler/kit';
 import type { AudioStore } from '../db/audio-store.ts';
 
@@ -10,7 +10,7 @@ import type { AudioStore } from '../db/audio-store.ts';
  */
 export async function keepRecording(
   deps: { bus: Bus; audio: AudioStore; logger: Logger },
-  job: AudioJob,
+  job: AudioUploadJob,
 ): Promise<boolean> {
   const { bus, audio, logger } = deps;
   try {

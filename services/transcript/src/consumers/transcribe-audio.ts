@@ -3,11 +3,13 @@ import {
   AUDIO_JOB_SUBJECT,
   AUDIO_JOBS_STREAM,
   AudioJobSchema,
+  SESSION_AUDIO_BUCKET,
   formatTranscriptLine,
   groupKeytermsRpc,
   TRANSCRIPT_MAX,
   transcriptionRecordedEvent,
   type AudioJob,
+  type AudioUploadJob,
   type TranscriptionRecorded,
 } from '@chronicler/contracts';
 import {
@@ -26,6 +28,8 @@ import {
   type AudioFormat,
   type SpeechLine,
   type SpeechProvider,
+  type SpeechResult,
+  type TranscribeRequest,
 } from '@chronicler/speech';
 import type { AudioStore } from '../db/audio-store.ts';
 import { keepRecording } from './keep-recording.ts';
@@ -40,13 +44,16 @@ const CONCURRENCY = 2;
 /** The ack deadline; a running job renews it well before (provider calls take minutes). */
 const ACK_WAIT_MS = 60_000;
 
+/** A line as stored: a provider's speaker number, or the name of the speaker whose track it is. */
+type LabelledLine = Omit<SpeechLine, 'speaker'> & { speaker: string | number };
+
 const ms = (seconds: number) => Math.round(seconds * 1000) / 1000;
 
 /**
  * Speaker-labelled lines in the stored form, cut at a line boundary to the transcript limit,
  * and each kept line's times to the millisecond (the stored form keeps whole seconds).
  */
-function transcriptContent(lines: SpeechLine[]): { content: string; lineTimes: LineTimes } {
+function transcriptContent(lines: LabelledLine[]): { content: string; lineTimes: LineTimes } {
   let out = '';
   const lineTimes: LineTimes = [];
   for (const l of lines) {
@@ -88,7 +95,9 @@ export async function startAudioWorker(opts: {
   const { bus, outbox, store, provider, logger } = opts;
   const stopping = new AbortController();
 
-  const dropBlob = (job: AudioJob) =>
+  // A tracks job has no upload of its own: the speakers' tracks stay kept with the session.
+  const dropBlob = async (job: AudioJob) =>
+    !('blob' in job) ||
     bus.blobs.delete(AUDIO_BLOB_BUCKET, job.blob).catch((err: unknown) => {
       logger.warn({ err, transcriptId: job.transcript_id }, 'could not delete an audio upload');
       return false;
@@ -129,6 +138,75 @@ export async function startAudioWorker(opts: {
     return prompt || undefined;
   }
 
+  type Common = Pick<TranscribeRequest, 'prompt' | 'signal'>;
+  type Transcribed = {
+    durationSeconds: number;
+    /** Seconds of audio sent to the provider (its usage): each track's own for a tracks job. */
+    billedSeconds: number;
+    lines: LabelledLine[];
+  };
+
+  async function transcribeUpload(
+    job: AudioUploadJob,
+    resumeJobId: string,
+    common: Common,
+  ): Promise<Transcribed> {
+    const result: SpeechResult = await provider!.transcribe({
+      ...common,
+      openAudio: async () => {
+        const audio = await bus.blobs.get(AUDIO_BLOB_BUCKET, job.blob);
+        // The upload is gone (deleted by an earlier, finished attempt, or past its retention).
+        if (!audio) {
+          await store.forgetAudio(job.owner_id, job.transcript_id);
+          throw new SpeechError('the uploaded recording is no longer available', false);
+        }
+        return audio;
+      },
+      size: job.size,
+      contentType: MIME_BY_FORMAT[job.format as AudioFormat] ?? 'application/octet-stream',
+      resumeJobId: resumeJobId || null,
+      onJobId: async (jobId) => {
+        await store.markAudioProcessing(job.owner_id, job.transcript_id, jobId);
+      },
+    });
+    return { ...result, billedSeconds: result.durationSeconds };
+  }
+
+  /**
+   * Each speaker's kept track on its own (one voice each, on the session's clock): its lines are
+   * that speaker's, whatever the provider's diarization says, merged by time. A redelivery
+   * transcribes every track again (no provider job is resumed across tracks).
+   */
+  async function transcribeTracks(job: AudioJob, common: Common): Promise<Transcribed> {
+    const tracks = await opts.audio.tracksOf(job.owner_id, job.transcript_id);
+    if (tracks.length === 0) throw new SpeechError('the recording is no longer stored', false);
+    let durationSeconds = 0;
+    let billedSeconds = 0;
+    const keyed: (LabelledLine & { order: number; i: number })[] = [];
+    for (const [order, track] of tracks.entries()) {
+      const result = await provider!.transcribe({
+        ...common,
+        openAudio: async () => {
+          const audio = await bus.blobs.get(SESSION_AUDIO_BUCKET, track.blob);
+          if (!audio) throw new SpeechError(`the recording of ${track.speaker} is no longer stored`, false);
+          return audio;
+        },
+        size: track.size,
+        contentType: MIME_BY_FORMAT[track.format as AudioFormat] ?? 'application/octet-stream',
+      });
+      durationSeconds = Math.max(durationSeconds, result.durationSeconds);
+      billedSeconds += result.durationSeconds;
+      for (const [i, l] of result.lines.entries()) keyed.push({ ...l, speaker: track.speaker, order, i });
+    }
+    // By time; a tie keeps the speakers' order and each track's own order.
+    keyed.sort((a, b) => a.seconds - b.seconds || a.order - b.order || a.i - b.i);
+    return {
+      durationSeconds,
+      billedSeconds,
+      lines: keyed.map(({ order: _order, i: _i, ...line }) => line),
+    };
+  }
+
   async function handle(job: AudioJob, ctx: DurableContext): Promise<void> {
     const log = logger.child({ transcriptId: job.transcript_id, delivery: ctx.deliveryCount });
     const state = await store.audioJobState(job.owner_id, job.transcript_id);
@@ -155,25 +233,11 @@ export async function startAudioWorker(opts: {
     const heartbeat = setInterval(() => ctx.working(), ACK_WAIT_MS / 4);
     try {
       const prompt = await campaignPrompt(job);
-      const result = await provider.transcribe({
-        ...(prompt ? { prompt } : {}),
-        openAudio: async () => {
-          const audio = await bus.blobs.get(AUDIO_BLOB_BUCKET, job.blob);
-          // The upload is gone (deleted by an earlier, finished attempt, or past its retention).
-          if (!audio) {
-            await store.forgetAudio(job.owner_id, job.transcript_id);
-            throw new SpeechError('the uploaded recording is no longer available', false);
-          }
-          return audio;
-        },
-        size: job.size,
-        contentType: MIME_BY_FORMAT[job.format as AudioFormat] ?? 'application/octet-stream',
-        resumeJobId: state.jobId || null,
-        onJobId: async (jobId) => {
-          await store.markAudioProcessing(job.owner_id, job.transcript_id, jobId);
-        },
-        signal: stopping.signal,
-      });
+      const common = { ...(prompt ? { prompt } : {}), signal: stopping.signal };
+      const result =
+        'blob' in job
+          ? await transcribeUpload(job, state.jobId, common)
+          : await transcribeTracks(job, common);
       const { content, lineTimes } = transcriptContent(result.lines);
       // The transcript, its usage record and its summary request commit together (the
       // outbox relays the events), so a bus failing at that moment loses neither.
@@ -190,7 +254,7 @@ export async function startAudioWorker(opts: {
         (tx, item) =>
           outbox.add(
             tx,
-            usageOf(job, result.durationSeconds, provider.name),
+            usageOf(job, result.billedSeconds, provider.name),
             ...readyForSummary(item, job.owner_id),
           ),
       );
@@ -199,7 +263,8 @@ export async function startAudioWorker(opts: {
         log.info({ seconds: result.durationSeconds, lines: result.lines.length }, 'audio transcribed');
       }
       // The recording stays with its session for playing; the upload goes only once it is kept.
-      if (await keepRecording({ bus, audio: opts.audio, logger: log }, job)) await dropBlob(job);
+      if ('blob' in job && (await keepRecording({ bus, audio: opts.audio, logger: log }, job)))
+        await dropBlob(job);
     } catch (err) {
       if (stopping.signal.aborted) throw new Stopping();
       const speech = err instanceof SpeechError ? err : null;

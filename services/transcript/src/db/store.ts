@@ -64,7 +64,7 @@ export class TranscriptStore extends TranscriptRows {
     if (!isUuid(id)) return null;
     const [r] = await this.db.query<{ transcription_status: string; transcription_job_id: string }>(
       `select transcription_status, transcription_job_id from ${this.table}
-        where id = $1 and owner_id = $2 and source = 'audio'`,
+        where id = $1 and owner_id = $2 and source in ('audio', 'live')`,
       [id, ownerId],
     );
     if (!r) return null;
@@ -164,6 +164,34 @@ export class TranscriptStore extends TranscriptRows {
   }
 
   /**
+   * none -> queued ("Transcribe now") for an ended voice-bot session with no lines (recorded
+   * while no provider was set): its speakers' kept tracks are the job's audio. False when the
+   * session is not one (another request queued it first, or it has lines).
+   */
+  async queueUntranscribedTracks(
+    ownerId: string,
+    id: string,
+    provider: string,
+    within: WithinWrite<null>,
+  ): Promise<boolean> {
+    if (!isUuid(id)) return false;
+    return this.db.transaction(async (tx) => {
+      const rows = await tx.query<{ id: string }>(
+        `update ${this.table}
+            set transcription_status = 'queued', transcription_error = '', transcription_job_id = '',
+                transcription_provider = $3
+          where id = $1 and owner_id = $2 and source = 'live' and status = 'ended'
+            and transcription_status = 'none' and content = ''
+         returning id`,
+        [id, ownerId, provider],
+      );
+      if (rows.length === 0) return false;
+      await within(tx, null);
+      return true;
+    });
+  }
+
+  /**
    * failed -> queued again, for a recording still stored; its blob, size and format, or null
    * when the session is not a failed audio session with a stored recording. `within` runs in
    * the update's transaction (queueing the new job commits with it).
@@ -187,6 +215,28 @@ export class TranscriptStore extends TranscriptRows {
       const audio = toStoredAudio(r);
       await within(tx, audio);
       return audio;
+    });
+  }
+
+  /**
+   * failed -> queued again for a voice-bot session transcribed from its speakers' tracks, while
+   * any is still kept. False when it is not one (another request queued it first, or it was deleted).
+   */
+  async requeueTracks(ownerId: string, id: string, within: WithinWrite<null>): Promise<boolean> {
+    if (!isUuid(id)) return false;
+    return this.db.transaction(async (tx) => {
+      const rows = await tx.query<{ id: string }>(
+        `update ${this.table} t
+            set transcription_status = 'queued', transcription_error = '', transcription_job_id = ''
+          where id = $1 and owner_id = $2 and source = 'live' and status = 'ended'
+            and transcription_status = 'failed'
+            and exists (select 1 from ${this.tracks} k where k.transcript_id = t.id)
+         returning id`,
+        [id, ownerId],
+      );
+      if (rows.length === 0) return false;
+      await within(tx, null);
+      return true;
     });
   }
 

@@ -18,12 +18,15 @@ import {
 export class TranscriptRows {
   protected readonly table: string;
   private readonly notes: string;
+  /** The voice bot's kept speaker tracks (AudioStore's): a failed live session is tried again from them. */
+  protected readonly tracks: string;
   constructor(
     protected readonly db: DatabaseHandle,
     schema: string,
   ) {
     this.table = `"${schema}".transcripts`;
     this.notes = `"${schema}".notes`;
+    this.tracks = `"${schema}".audio_tracks`;
   }
 
   /**
@@ -92,8 +95,11 @@ export class TranscriptRows {
     if (!isUuid(id)) return null;
     const [r] = await this.db.query<Record<string, unknown>>(
       `select ${ITEM_COLUMNS}, content,
-              (transcription_status = 'failed' and audio_blob <> '') as retryable, summary_outdated
-         from ${this.table} where id = $1 and owner_id = $2`,
+              (transcription_status = 'failed'
+                and (audio_blob <> ''
+                     or (source = 'live' and exists (select 1 from ${this.tracks} k where k.transcript_id = t.id))))
+                as retryable, summary_outdated
+         from ${this.table} t where id = $1 and owner_id = $2`,
       [id, ownerId],
     );
     if (!r) return null;

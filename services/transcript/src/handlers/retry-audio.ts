@@ -24,6 +24,21 @@ export const retryAudio =
   async (req: RpcRequest<typeof retryAudioTranscriptionRpc>): Promise<TranscriptListItem> => {
     const item = await store.getItem(req.owner_id, req.id);
     if (!item) throw transcriptNotFound();
+    if (item.source === 'live' && item.transcription_status === 'failed') {
+      // A voice-bot session transcribed from its speakers' kept tracks ("Transcribe now").
+      if (!provider) throw bad(AUDIO_UPLOAD_UNAVAILABLE);
+      const queued = await store.requeueTracks(req.owner_id, req.id, (tx) => {
+        const job: AudioJob = { transcript_id: req.id, owner_id: req.owner_id, tracks: 'kept' };
+        return outbox.add(tx, {
+          subject: AUDIO_JOB_SUBJECT,
+          payload: job,
+          msgId: `${req.id}:retry:${randomUUID()}`,
+        });
+      });
+      if (!queued) throw new ServiceError('conflict', AUDIO_RECORDING_GONE);
+      outbox.wake();
+      return (await store.getItem(req.owner_id, req.id))!;
+    }
     if (item.source !== 'audio' || item.transcription_status !== 'failed') {
       throw new ServiceError('conflict', 'Only a failed transcription can be tried again.');
     }

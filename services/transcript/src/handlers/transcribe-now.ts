@@ -42,8 +42,33 @@ export const transcribeNow =
     provider: SpeechProvider | null,
   ) =>
   async (req: RpcRequest<typeof transcribeNowRpc>): Promise<TranscriptListItem> => {
+    /**
+     * A voice-bot session recorded while no provider was set: ended, no lines, its speakers'
+     * tracks kept. The job reads the tracks where they are kept; nothing is copied.
+     */
+    const tracksNow = async (item: TranscriptListItem): Promise<TranscriptListItem> => {
+      if (item.status !== 'ended' || item.transcription_status !== 'none' || item.preview !== '')
+        throw notWaiting(item);
+      if (!provider) throw bad(TRANSCRIBE_NEEDS_PROVIDER);
+      if ((await audio.tracksOf(req.owner_id, req.id)).length === 0)
+        throw new ServiceError('conflict', AUDIO_RECORDING_GONE);
+      const queued = await store.queueUntranscribedTracks(req.owner_id, req.id, provider.name, (tx) => {
+        const job: AudioJob = { transcript_id: req.id, owner_id: req.owner_id, tracks: 'kept' };
+        return outbox.add(tx, {
+          subject: AUDIO_JOB_SUBJECT,
+          payload: job,
+          msgId: `${req.id}:now:${randomUUID()}`,
+        });
+      });
+      const now = await store.getItem(req.owner_id, req.id);
+      if (!now) throw transcriptNotFound();
+      if (!queued) throw notWaiting(now);
+      outbox.wake();
+      return now;
+    };
     const item = await store.getItem(req.owner_id, req.id);
     if (!item) throw transcriptNotFound();
+    if (item.source === 'live') return tracksNow(item);
     if (item.source !== 'audio' || item.transcription_status !== 'none') throw notWaiting(item);
     if (!provider) throw bad(TRANSCRIBE_NEEDS_PROVIDER);
     const kept = await audio.kept(req.owner_id, req.id);

@@ -13,6 +13,7 @@ import { SessionHeader } from './SessionHeader.tsx';
 import { SummarySection } from './SummarySection.tsx';
 import { useLiveTranscript } from '../../realtime/live-socket.ts';
 import type { LiveSnapshot, LiveStatus } from '../../realtime/live-types.ts';
+import { useAudioTracks } from '../audio/SessionAudio.tsx';
 import { usePlayMoment, useSessionPlayer } from '../audio/use-session-player.tsx';
 import { useMoment } from '../search/moment.ts';
 import { ConnectionState, DeleteSessionModal, RetryTranscriptionButton } from './SessionControls.tsx';
@@ -84,6 +85,10 @@ function TranscriptSection({
   );
   const moment = useMoment();
   const { player, lineProps } = useSessionPlayer(session, speakerNames);
+  // A voice-bot session recorded while no provider was set: ended with no lines, its speakers'
+  // tracks kept (the same query as the player's, so it is read once).
+  const recordedWithoutLines = session.source === 'live' && !active && session.content.trim() === '';
+  const tracks = useAudioTracks(session.id, recordedWithoutLines);
   usePlayMoment(moment, tools.lines, lineProps.onTimeClick);
 
   let body;
@@ -134,12 +139,15 @@ function TranscriptSection({
         </div>
       </div>
     );
-  } else if (session.source === 'audio' && session.transcription_status === 'none') {
+  } else if (
+    session.transcription_status === 'none' &&
+    (session.source === 'audio' || (recordedWithoutLines && (tracks.data?.length ?? 0) > 0))
+  ) {
     body = (
       <div className="notice" role="status">
         <p className="viewer-failed-title">Not transcribed yet</p>
         <p className="viewer-failed-detail">
-          The recording is kept and plays below. It was saved while no speech-to-text provider was set; once
+          The recording is kept and plays above. It was saved while no speech-to-text provider was set; once
           one is configured, transcribe it now.
         </p>
         <div className="button-row viewer-failed-actions">
