@@ -1,4 +1,10 @@
-import { TRANSCRIBE_NEEDS_PROVIDER, type AudioTrack, type Transcript } from '@chronicler/contracts';
+import {
+  parseTranscriptLines,
+  REMOVED_LINE_TEXT,
+  TRANSCRIBE_NEEDS_PROVIDER,
+  type AudioTrack,
+  type Transcript,
+} from '@chronicler/contracts';
 import type { Turn } from '@chronicler/voice-bot/pipeline';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -208,6 +214,18 @@ describe.runIf(hasEspeak)(
       );
       expect(after.body.map((t) => t.speaker)).toEqual(['Laura', 'Matt']);
       expect((await transcribe(owner, tid)).status).toBe(409);
+
+      // Laura removes her part: her line, heard on her track, goes with the track.
+      const lauraWeb = await signInWithDiscord(system!, oauth, { id: '4002', username: 'laura' });
+      const removed = await apiCall(system!.url, 'DELETE', `/me/recorded/${tid}`, lauraWeb);
+      expect(removed).toMatchObject({ status: 200, body: { lines: 1, tracks: 1 } });
+      const left = (await apiCall<Transcript>(system!.url, 'GET', `/transcripts/${tid}`, owner)).body.content;
+      const leftLines = parseTranscriptLines(left);
+      expect(leftLines.map((l) => l.speaker)).toEqual(['Matt', 'Laura', 'Matt']);
+      expect(leftLines[1]!.text).toBe(REMOVED_LINE_TEXT);
+      expect(left.split('\n')[0]).toBe(lines[0]);
+      expect(left.split('\n')[2]).toBe(lines[2]);
+      expect((await apiCall(system!.url, 'DELETE', `/me/recorded/${tid}`, lauraWeb)).status).toBe(404);
     }, 300_000);
   },
 );

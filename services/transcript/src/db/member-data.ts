@@ -128,11 +128,19 @@ export class MemberDataStore {
         [id],
       );
       if (!t) return { kind: 'missing' };
-      const mine = await this.memberLines(tx, id, userId);
-      const tracks = await tx.query<{ blob: string }>(
-        `select blob from ${this.tracks} where transcript_id = $1 and user_id = $2`,
+      const tracks = await tx.query<{ blob: string; speaker: string }>(
+        `select blob, speaker from ${this.tracks} where transcript_id = $1 and user_id = $2`,
         [id, userId],
       );
+      let mine = await this.memberLines(tx, id, userId);
+      if (mine.length === 0 && tracks.length > 0) {
+        mine = await this.trackLines(
+          tx,
+          id,
+          t.content,
+          tracks.map((r) => r.speaker),
+        );
+      }
       if (mine.length === 0 && tracks.length === 0) return { kind: 'missing' };
       if (t.status === 'active') return { kind: 'active' };
       await tx.query(
@@ -177,6 +185,30 @@ export class MemberDataStore {
       for (const r of tracks) await deleteBlob(r.blob);
       return { kind: 'forgotten', lines: mine.length, tracks: tracks.length };
     });
+  }
+
+  /**
+   * A session transcribed after it ended from its kept tracks ("Transcribe now") has no line
+   * rows: its lines carry the name of the track they were heard on, so the member's are those
+   * labelled with their tracks' speaker names.
+   */
+  private async trackLines(
+    tx: Queryable,
+    id: string,
+    content: string,
+    speakers: string[],
+  ): Promise<MemberLine[]> {
+    const rows = await tx.query(`select 1 from ${this.lines} where transcript_id = $1 limit 1`, [id]);
+    if (rows.length > 0) return [];
+    const names = new Set(speakers);
+    const out: MemberLine[] = [];
+    numbered(content).forEach(({ raw }, i) => {
+      const parsed = parseTranscriptLine(raw);
+      if (parsed?.speaker && names.has(parsed.speaker) && parsed.text.trim() !== REMOVED_LINE_TEXT) {
+        out.push({ seq: 0, line_no: i + 1, text: parsed.text, start_seconds: parsed.seconds ?? 0 });
+      }
+    });
+    return out;
   }
 
   /** The member's line rows with their place among the session's lines that have text (line edits count so). */
