@@ -197,4 +197,27 @@ describe('prep that ticks itself off (embedded)', { timeout: 240_000 }, () => {
     await page.setViewportSize({ width: 1280, height: 800 });
     expect(errors).toEqual([]);
   });
+
+  it("adds the planning AI's proposed items to the checklist from the chat", async () => {
+    const group = await api<{ id: string }>('POST', '/groups', { name: 'Tal’Dorei' });
+    await api('POST', '/transcripts/manual', {
+      name: 'Arrival at Kraghammer',
+      session_date: '2015-03-12T00:00:00.000Z',
+      transcript: '[00:00:05] MATT: You arrive at the gates of Kraghammer.',
+      summary: '## Open threads\n- The missing miners of the Greyspine mines',
+      group_id: group.id,
+    });
+    await page.goto(`/groups/${group.id}/planning`);
+    await page.getByRole('button', { name: 'OPEN DOC' }).click();
+    await page.getByLabel('Planning message').fill('Add prep items for the next session');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const chat = page.getByRole('region', { name: 'Planning chat' });
+    await chat
+      .getByText('✅ Added to the prep checklist: The missing miners of the Greyspine mines')
+      .waitFor({ timeout: 60_000 });
+    const item = page.locator('.prep li.prep-task', { hasText: 'The missing miners of the Greyspine mines' });
+    await item.waitFor({ timeout: 20_000 });
+    expect(await item.getAttribute('data-checked')).toBe('false');
+    expect(errors).toEqual([]);
+  });
 });

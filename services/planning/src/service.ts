@@ -36,7 +36,7 @@ export default defineService({
     const engine = await startAiEngine(ctx.config, { bus: ctx.bus, coord: ctx.coord, logger: ctx.logger });
     const subs = [
       serve(ctx.bus, planningHistoryRpc, history(store, ctx.bus)),
-      serve(ctx.bus, planningSendRpc, send(store, ctx.bus, engine, ctx.logger)),
+      serve(ctx.bus, planningSendRpc, send(store, prep, ctx.bus, engine, ctx.logger)),
       serve(ctx.bus, prepListRpc, prepApi.list),
       serve(ctx.bus, prepCreateRpc, prepApi.create),
       serve(ctx.bus, prepUpdateRpc, prepApi.update),

@@ -33,6 +33,7 @@ const offlineConfig: AiConfig = {
 
 let bed: ServiceTestbed;
 let store: PlanningStore;
+let prep: PrepStore;
 let coord: MemoryCoordination;
 /** What the group service answers: groups by `owner/group`. */
 const groups = new Map<string, Group>();
@@ -42,6 +43,7 @@ const sessions = new Map<string, TranscriptListItem[]>();
 beforeAll(async () => {
   bed = await openServiceTestbed({ schema: 'planning', migrationsDir });
   store = new PlanningStore(bed.db, bed.schema);
+  prep = new PrepStore(bed.db, bed.schema);
   coord = new MemoryCoordination();
   serve(bed.bus, getGroupRpc, (req) => {
     const group = groups.get(`${req.owner_id}/${req.id}`);
@@ -158,6 +160,7 @@ describe('svc.planning.send', () => {
     ]);
     const reply = await send(
       store,
+      prep,
       bed.bus,
       engine(),
       logger,
@@ -177,9 +180,41 @@ describe('svc.planning.send', () => {
     ]);
   });
 
+  it("adds the offline engine's proposed prep items to the group's checklist, once", async () => {
+    const { owner, id } = ownGroup();
+    sessions.set(id, [
+      session(
+        'Death House',
+        '2024-01-01T19:00:00.000Z',
+        '## Open threads\n- Who sent the letter to Ireena\n- The **Amber Temple** key',
+      ),
+    ]);
+    await prep.create(owner, id, 'who sent the letter to ireena');
+    const ask = send(store, prep, bed.bus, engine(), logger);
+    const reply = await ask({
+      owner_id: owner,
+      group_id: id,
+      content: 'Add prep items for next session',
+      editor: null,
+    });
+    expect(JSON.parse(reply.content)).toEqual({
+      actionHint: 'addPrepItems',
+      items: ['The Amber Temple key'],
+    });
+    expect((await prep.list(owner, id)).map((i) => [i.text, i.done])).toEqual([
+      ['who sent the letter to ireena', false],
+      ['The Amber Temple key', false],
+    ]);
+    const again = await ask({ owner_id: owner, group_id: id, content: 'Make a checklist', editor: null });
+    expect(again.content).toBe(
+      'Those prep items are already in the checklist (or it is full): nothing was added.',
+    );
+    expect(await prep.list(owner, id)).toHaveLength(2);
+  });
+
   it('refuses an empty message or a group not the owner’s, and stores nothing', async () => {
     const { owner, id } = ownGroup();
-    const ask = send(store, bed.bus, engine(), logger);
+    const ask = send(store, prep, bed.bus, engine(), logger);
     expect(await refusal(ask({ owner_id: owner, group_id: id, content: '   ', editor: null }))).toEqual({
       code: 'bad_request',
       message: 'Message cannot be empty.',

@@ -25,6 +25,34 @@ function prepText(text: string): string {
   return t;
 }
 
+/**
+ * The planning AI's checklist action, applied through the same store as the game master's
+ * items (so they tick live alike): each text trimmed and cut to PREP_TEXT_MAX, those already in
+ * the next session's plan (same words, any case) left out, and no more than the plan holds.
+ * The group is the owner's (the caller checked it). Returns the items added, in order.
+ */
+export async function addPrepItems(
+  store: PrepStore,
+  ownerId: string,
+  groupId: string,
+  texts: readonly string[],
+): Promise<PrepItem[]> {
+  const existing = await store.list(ownerId, groupId);
+  const key = (t: string) => t.toLowerCase();
+  const seen = new Set(existing.filter((i) => i.closed_in === null).map((i) => key(i.text)));
+  let room = PREP_ITEMS_MAX - existing.length;
+  const added: PrepItem[] = [];
+  for (const raw of texts) {
+    let text = raw.replace(/\s+/g, ' ').trim();
+    if (text.length > PREP_TEXT_MAX) text = `${text.slice(0, PREP_TEXT_MAX - 1).trimEnd()}…`;
+    if (!text || seen.has(key(text)) || room <= 0) continue;
+    seen.add(key(text));
+    room--;
+    added.push(await store.create(ownerId, groupId, text));
+  }
+  return added;
+}
+
 /** The prep checklist of one of the owner's groups; another user's group is not found. */
 export function prepHandlers(store: PrepStore, bus: Bus) {
   const list = async (req: Owned): Promise<GroupPrep> => {

@@ -6,10 +6,18 @@ import {
   type ChatMessage,
   type EditorContext,
 } from '@chronicler/ai';
-import { PLANNING_MESSAGE_MAX, tooLongMessage, type PlanningMessage } from '@chronicler/contracts';
+import {
+  ADD_PREP_ITEMS,
+  parsePrepAction,
+  PLANNING_MESSAGE_MAX,
+  tooLongMessage,
+  type PlanningMessage,
+} from '@chronicler/contracts';
 import { ServiceError, type Bus, type Logger } from '@chronicler/kit';
+import type { PrepStore } from '../db/prep-store.ts';
 import type { PlanningStore } from '../db/store.ts';
 import { ownGroup, sessionDigests } from './group-of.ts';
+import { addPrepItems } from './prep.ts';
 
 /** Earlier turns the AI sees with each message: enough for the thread, bounded for the context. */
 const PLANNING_CONTEXT_MESSAGES = 20;
@@ -18,10 +26,11 @@ const PLANNING_CONTEXT_MESSAGES = 20;
  * svc.planning.send: the AI's reply to a planning message about one of the owner's groups,
  * given its sessions' summaries, the campaign summary, the recent history and the editor's
  * content and selection. The message and the reply are stored together once the reply is
- * there, so a failed request leaves the history as it was.
+ * there, so a failed request leaves the history as it was. A reply that adds prep items
+ * (`parsePrepAction`) is applied to the group's checklist here, and stored as the items it added.
  */
 export const send =
-  (store: PlanningStore, bus: Bus, engine: AiEngine, logger: Logger) =>
+  (store: PlanningStore, prep: PrepStore, bus: Bus, engine: AiEngine, logger: Logger) =>
   async (req: {
     owner_id: string;
     group_id: string;
@@ -64,6 +73,15 @@ export const send =
         throw new ServiceError('unavailable', 'The AI could not answer right now. Please try again.');
       }
       throw err;
+    }
+    const proposed = parsePrepAction(reply);
+    if (proposed) {
+      const added = await addPrepItems(prep, req.owner_id, group.id, proposed);
+      reply = added.length
+        ? JSON.stringify({ actionHint: ADD_PREP_ITEMS, items: added.map((i) => i.text) })
+        : proposed.length
+          ? 'Those prep items are already in the checklist (or it is full): nothing was added.'
+          : 'There was nothing to add to the prep checklist.';
     }
     const [, answer] = await store.append(req.owner_id, group.id, [
       { role: 'user', content, timestamp: asked },

@@ -8,6 +8,32 @@ import { rpc } from './rpc.ts';
  * that did not come up are carried into the next session's plan.
  */
 
+/**
+ * The planning AI's checklist action: a planning reply that is the JSON object
+ * `{"actionHint": "addPrepItems", "items": ["...", ...]}` adds those items to the group's prep
+ * (the planning service applies it through the prep store, so they tick live like the game
+ * master's; the stored reply lists the items it added). The web app shows it as a checklist
+ * update instead of the JSON.
+ */
+export const ADD_PREP_ITEMS = 'addPrepItems';
+
+/** The items a planning reply adds to the checklist, or null when it is no checklist action. */
+export function parsePrepAction(reply: string): string[] | null {
+  const trimmed = reply.trim();
+  const body = (/^```[a-zA-Z]*\s*\n?([\s\S]*?)\n?\s*```$/.exec(trimmed)?.[1] ?? trimmed).trim();
+  if (!body.startsWith('{')) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return null;
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return null;
+  const { actionHint, items } = value as Record<string, unknown>;
+  if (actionHint !== ADD_PREP_ITEMS || !Array.isArray(items)) return null;
+  return items.filter((i): i is string => typeof i === 'string' && i.trim() !== '');
+}
+
 /** Longest prep item text, in characters. */
 export const PREP_TEXT_MAX = 300;
 /** Items a group's plan may hold (open and closed together). */

@@ -1,7 +1,9 @@
-import type { PlanningEditorContext, PlanningMessage } from '@chronicler/contracts';
+import { parsePrepAction, type PlanningEditorContext, type PlanningMessage } from '@chronicler/contracts';
+import { useQueryClient } from '@tanstack/react-query';
 import type { Editor } from '@tiptap/react';
 import { useRef, useState, type RefObject } from 'react';
 import { applyDocumentAction, parseDocumentAction, type SentSelection } from './document-actions.ts';
+import { prepKey } from './prep/prep-cache.ts';
 import { usePlanningSocket } from './use-planning-socket.ts';
 
 const DOCUMENT_UPDATED = '✅ Document updated.';
@@ -12,8 +14,16 @@ export interface ShownMessage {
   content: string;
 }
 
-/** What the chat shows for a stored message: a document action reads as '✅ Document updated.'. */
+/** What the chat says for the items the planning AI added to the prep checklist. */
+const prepAdded = (items: string[]): string => `✅ Added to the prep checklist: ${items.join('; ')}`;
+
+/**
+ * What the chat shows for a stored message: a document action reads as '✅ Document updated.',
+ * a checklist action (applied by the planning service) as the items it added.
+ */
 function shown(message: PlanningMessage): ShownMessage {
+  const prep = message.role === 'assistant' ? parsePrepAction(message.content) : null;
+  if (prep) return { id: message.id, role: message.role, content: prepAdded(prep) };
   const isAction = message.role === 'assistant' && parseDocumentAction(message.content) !== null;
   return { id: message.id, role: message.role, content: isAction ? DOCUMENT_UPDATED : message.content };
 }
@@ -57,6 +67,7 @@ export function usePlanningChat(
   const [messages, setMessages] = useState<ShownMessage[]>([]);
   const [waiting, setWaiting] = useState(false);
   const sentSelectionRef = useRef<SentSelection | null>(null);
+  const queryClient = useQueryClient();
 
   const socket = usePlanningSocket(groupId, {
     onHistory: (history) => {
@@ -65,6 +76,12 @@ export function usePlanningChat(
     },
     onMessage: (message) => {
       setWaiting(false);
+      if (message.role === 'assistant' && parsePrepAction(message.content)) {
+        // The planning service already added the items: the checklist shows them once refetched.
+        void queryClient.invalidateQueries({ queryKey: prepKey(groupId) });
+        setMessages((old) => [...old, shown(message)]);
+        return;
+      }
       const action = message.role === 'assistant' ? parseDocumentAction(message.content) : null;
       if (!action) {
         setMessages((old) => [...old, shown(message)]);

@@ -2,8 +2,11 @@
  * Offline planning: suggestions that quote the open threads of the campaign's sessions. The
  * fallback writes nothing of its own, so a request it cannot do (rewrite the selection, draft a
  * scene, answer a question) is told so in the chat, and the document is never touched: the
- * reply is never the JSON action the app applies to the document.
+ * reply is never the JSON action the app applies to the document. Asked for prep items (a
+ * checklist), it proposes the open threads themselves as items: the checklist action the
+ * planning service adds to the group's prep.
  */
+import { ADD_PREP_ITEMS } from '@chronicler/contracts';
 import type { PlanInput } from '../engine.ts';
 import { sectionBullets } from './campaign.ts';
 import { cut, offlineText, terms } from './lines.ts';
@@ -11,6 +14,9 @@ import { cut, offlineText, terms } from './lines.ts';
 /** What the suggestions button sends. */
 export const SUGGESTIONS_REQUEST = 'GENERATE SESSION SUGGESTIONS';
 const WANTS_SUGGESTIONS = /\b(suggest\w*|ideas?|hooks?|threads?|next|plan\w*)\b/i;
+
+/** A request for checklist items: "prep items", "a checklist", "add these to my prep". */
+const WANTS_PREP = /\b(prep(?:aration)?(?: items?| list)?|check ?list|to-?do list|task list)\b/i;
 
 function openThreads(input: PlanInput): string[] {
   const fromSessions = [...input.sessions]
@@ -22,12 +28,30 @@ function openThreads(input: PlanInput): string[] {
   return [...new Set([...fromSessions, ...fromCampaign])].slice(0, 8);
 }
 
+/** The open threads as prep items: their own words (matched against the transcript), once each. */
+function prepItems(input: PlanInput): string[] {
+  const threads = [...input.sessions]
+    .reverse()
+    .flatMap((s) => sectionBullets(s.summary, /open (threads|questions)/i))
+    .concat(sectionBullets(input.campaignSummary, /open threads/i))
+    .map((t) => t.replace(/\*\*/g, '').trim());
+  const seen = new Set<string>();
+  return threads.filter((t) => !seen.has(t.toLowerCase()) && seen.add(t.toLowerCase())).slice(0, 8);
+}
+
 export function planText(input: PlanInput): string {
   const message = input.message.trim();
   const threads = openThreads(input);
   const quoted = threads.length
     ? `Threads your sessions left open, newest first:\n\n${threads.map((t) => `- ${t}`).join('\n')}`
     : 'Your sessions’ summaries list no open threads yet (summarise a session first).';
+  if (WANTS_PREP.test(message)) {
+    const items = prepItems(input);
+    if (items.length) return JSON.stringify({ actionHint: ADD_PREP_ITEMS, items });
+    return offlineText(
+      'The offline fallback proposes prep items from the open threads of your sessions’ summaries, and they list none yet (summarise a session first). Nothing was added to the checklist.',
+    );
+  }
   if (message === SUGGESTIONS_REQUEST || WANTS_SUGGESTIONS.test(message)) {
     const next = threads.length
       ? '\n\nEach could open the next session: pick one and ask the table what their characters do about it.'

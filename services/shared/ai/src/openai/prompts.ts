@@ -67,11 +67,15 @@ export const PLANNING_INSTRUCTIONS = [
 
 export const PLANNING_JSON_INSTRUCTIONS = [
   'The game master is editing a planning document (shown below with the current selection).',
-  'Answer with a JSON object and nothing else, in one of two forms:',
+  'Answer with a JSON object and nothing else, in one of three forms:',
   '- to change the document: {"actionHint": "replaceSelection" | "insertAtCursor" | "append",',
   '  "aiContent": "<the markdown text to put in the document>"}. Use replaceSelection only when',
   '  text is selected and should be rewritten, insertAtCursor to add text where the cursor is,',
   '  append to add to the end;',
+  '- to add items to the prep checklist (the beats, secrets, clues and non-player characters the',
+  '  game master means to bring up next session, ticked off when they are said at the table):',
+  '  {"actionHint": "addPrepItems", "items": ["<one short item, in the words the table would say>"]},',
+  '  when the game master asks for prep items or a checklist;',
   '- otherwise (a question, a discussion, nothing to write): {"reply": "<your answer>"}.',
 ].join('\n');
 

@@ -1,3 +1,4 @@
+import { ADD_PREP_ITEMS } from '@chronicler/contracts';
 import type { ChatMessage } from '../engine.ts';
 
 const ACTION_HINTS = new Set(['replaceSelection', 'insertAtCursor', 'append']);
@@ -25,7 +26,8 @@ export function refusedSchema(err: unknown): boolean {
 
 /**
  * The planning reply as the web app applies it: `{"actionHint", "aiContent"}` when the model
- * asked to change the document, else its plain-text reply. A model that ignored JSON mode is
+ * asked to change the document, `{"actionHint": "addPrepItems", "items"}` (its string items) when
+ * it adds to the prep checklist, else its plain-text reply. A model that ignored JSON mode is
  * passed through as text.
  */
 export function planningReply(raw: string): string {
@@ -39,6 +41,10 @@ export function planningReply(raw: string): string {
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return raw.trim();
   const o = parsed as Record<string, unknown>;
+  if (o.actionHint === ADD_PREP_ITEMS && Array.isArray(o.items)) {
+    const items = o.items.filter((i): i is string => typeof i === 'string' && i.trim() !== '');
+    if (items.length) return JSON.stringify({ actionHint: ADD_PREP_ITEMS, items });
+  }
   if (typeof o.aiContent === 'string' && o.aiContent.trim()) {
     const actionHint =
       typeof o.actionHint === 'string' && ACTION_HINTS.has(o.actionHint) ? o.actionHint : 'append';

@@ -11,7 +11,14 @@ import { useLivePrep } from '../../../realtime/live-socket.ts';
 import { isActive } from '../../groups/session-data.ts';
 import { applyPrepUpdate, prepKey } from './prep-cache.ts';
 import './prep.css';
-import { checklistContent, checklistRows, prepExtensions, REMOTE_META, setRowAttrs } from './prep-editor.ts';
+import {
+  appendRows,
+  checklistContent,
+  checklistRows,
+  prepExtensions,
+  REMOTE_META,
+  setRowAttrs,
+} from './prep-editor.ts';
 
 /** Edits are sent this long after the last keystroke or tick. */
 const SYNC_MS = 800;
@@ -121,9 +128,17 @@ function ChecklistEditor({ groupId, plan }: { groupId: string; plan: readonly Pr
     },
   });
 
+  // The items the editor has held: one of the plan it never held was added elsewhere (the
+  // planning AI, another tab) and joins the checklist; one it held and lost was deleted here.
+  const known = useRef(new Set(plan.map((i) => i.id)));
+
   // A tick from the server (live, or another tab) shows on its line; the line's text stays as typed.
   useEffect(() => {
     if (!editor) return;
+    const held = new Set(checklistRows(editor).map((r) => r.prepId));
+    const added = plan.filter((i) => !known.current.has(i.id) && !held.has(i.id));
+    for (const item of plan) known.current.add(item.id);
+    appendRows(editor, added);
     const done = new Map(plan.map((i) => [i.id, i.done]));
     for (const row of checklistRows(editor)) {
       const want = row.prepId ? done.get(row.prepId) : undefined;

@@ -96,3 +96,28 @@ export function setRowAttrs(editor: Editor, pos: number, attrs: Record<string, u
   tr.setMeta(REMOTE_META, true).setMeta('addToHistory', false);
   editor.view.dispatch(tr);
 }
+
+/**
+ * Adds items saved elsewhere (the planning AI's, another tab's) at the end of the checklist, in
+ * place of its empty starting line when that is all it holds, without making it an edit to send back.
+ */
+export function appendRows(editor: Editor, items: readonly PrepItem[]): void {
+  if (items.length === 0) return;
+  const nodes = items.map((item) =>
+    editor.schema.nodeFromJSON({
+      type: 'taskItem',
+      attrs: { checked: item.done, prepId: item.id },
+      content: [{ type: 'paragraph', content: [{ type: 'text', text: item.text }] }],
+    }),
+  );
+  const { doc } = editor.state;
+  const list = doc.firstChild;
+  if (!list) return;
+  const only = list.childCount === 1 ? list.firstChild : null;
+  const tr = editor.state.tr;
+  if (only && !only.attrs.prepId && only.textContent.trim() === '')
+    tr.replaceWith(1, 1 + only.nodeSize, nodes);
+  else tr.insert(doc.content.size - 1, nodes);
+  tr.setMeta(REMOTE_META, true).setMeta('addToHistory', false);
+  editor.view.dispatch(tr);
+}
