@@ -70,9 +70,18 @@ describe('prep that ticks itself off (embedded)', { timeout: 240_000 }, () => {
     const checklist = page.locator('.prep');
     const editor = checklist.getByRole('textbox', { name: 'Prepared items' });
     await editor.locator('li.prep-task').nth(1).waitFor({ timeout: 20_000 });
-    await editor.locator('li.prep-task').nth(1).locator('p').click();
-    // The end of the document: the end of the last item, however its line wraps.
-    await page.keyboard.press('Control+End');
+    const last = editor.locator('li.prep-task').nth(1).locator('p');
+    await last.click();
+    // The caret at the end of the last item, however its line wraps (Control+End on a phone-width
+    // line that wraps stopped at the end of its first visual line).
+    await last.evaluate((p) => {
+      const range = document.createRange();
+      range.selectNodeContents(p);
+      range.collapse(false);
+      const selection = window.getSelection()!;
+      selection.removeAllRanges();
+      selection.addRange(range);
+    });
     await page.keyboard.press('Enter');
     await page.keyboard.type('The dragon attacks the bridge at Highcliff');
     // The typed line is saved as an item of the plan.
