@@ -316,5 +316,5 @@ describe(`admin dashboard (${testMode} mode)`, () => {
     const usage = await adminGrant([], process.env);
     expect(usage.code).toBe(2);
     expect(usage.err).toContain('Usage: pnpm admin:grant <username or user id> [--revoke]');
-  }, 60_000);
+  }, 180_000);
 });
