@@ -75,10 +75,16 @@ describe('prep that ticks itself off (embedded)', { timeout: 240_000 }, () => {
     // The caret at the end of the last item, however its line wraps (Control+End on a phone-width
     // line that wraps stopped at the end of its first visual line).
     await last.evaluate((p) => {
-      const range = document.createRange();
+      const dom = globalThis as unknown as {
+        document: {
+          createRange(): { selectNodeContents(n: unknown): void; collapse(toStart: boolean): void };
+        };
+        getSelection(): { removeAllRanges(): void; addRange(r: unknown): void };
+      };
+      const range = dom.document.createRange();
       range.selectNodeContents(p);
       range.collapse(false);
-      const selection = window.getSelection()!;
+      const selection = dom.getSelection();
       selection.removeAllRanges();
       selection.addRange(range);
     });

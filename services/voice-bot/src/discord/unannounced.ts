@@ -38,6 +38,15 @@ interface DaveLike {
  * member has no SSRC, that SSRC is theirs. Either way the receiver's map is told so, as op 5
  * would have (a later op 5 overrides it), and from the next packet on the member is heard.
  */
+/**
+ * Who sent which SSRC on a guild's voice server, as the bot's earlier connections learnt it. A
+ * member's SSRC is their own connection's and outlives the bot's: after the bot rejoins the same
+ * server (its watchdog, a resumed drop), a member who was talking all along is known again
+ * without a Speaking op, also where elimination cannot tell. Another server (a move, a region
+ * change) numbers its SSRCs afresh, so it is forgotten then.
+ */
+const earlier = new Map<string, { endpoint: string; users: Map<number, string> }>();
+
 export function hearUnannounced(
   connection: VoiceConnection,
   selfId: string | undefined,
@@ -56,11 +65,31 @@ export function hearUnannounced(
     return [...(data?.connectedClients ?? [])].filter((id) => id !== selfId);
   };
 
+  const guildId = connection.joinConfig.guildId;
+  const endpoint = (): string | undefined => {
+    const options = Reflect.get(networking()?.state ?? {}, 'connectionOptions') as
+      { endpoint?: string } | undefined;
+    return options?.endpoint;
+  };
+  const remembered = (): Map<number, string> | undefined => {
+    const at = endpoint();
+    if (!at) return undefined;
+    let known = earlier.get(guildId);
+    if (known?.endpoint !== at) {
+      known = { endpoint: at, users: new Map() };
+      earlier.set(guildId, known);
+    }
+    return known.users;
+  };
+
   const onMessage = (msg: Buffer): void => {
     if (msg.length <= 12 || msg[0]! >> 6 !== 2 || (msg[1]! & 0x7f) !== OPUS_PAYLOAD_TYPE) return;
     const ssrc = msg.readUInt32BE(8);
-    if (map.get(ssrc)) {
+    const mapped = map.get(ssrc);
+    if (mapped) {
       unknown.delete(ssrc);
+      const users = remembered();
+      if (users && users.get(ssrc) !== mapped.userId) users.set(ssrc, mapped.userId);
       return;
     }
     const now = Date.now();
@@ -71,7 +100,11 @@ export function hearUnannounced(
     const dave = Reflect.get(networking()?.state ?? {}, 'dave') as DaveLike | undefined;
     let userId: string | undefined;
     let how = 'its DAVE frame';
-    if (dave?.session?.ready) {
+    const before = remembered()?.get(ssrc);
+    if (before && unmapped.includes(before)) {
+      userId = before;
+      how = "the bot's earlier connection to this voice server";
+    } else if (dave?.session?.ready) {
       userId = whoseFrame(msg, dave.session, unmapped);
     } else if (unknown.size === 1 && unmapped.length === 1) {
       userId = unmapped[0]!;
