@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, newPage } from '../support/browser.ts';
+import { launchBrowser, newPage, pageScrollWidth } from '../support/browser.ts';
 import { startSystem, type TestSystem } from '../support/system.ts';
 
 describe('the web app served by the gateway', () => {
@@ -15,13 +15,17 @@ describe('the web app served by the gateway', () => {
     await system?.stop();
   });
 
-  it('sends a signed-out visitor of a protected page to /login', async () => {
+  it('sends a signed-out visitor of a protected page to /login, at 1280 and 390 px', async () => {
     const { page, errors } = await newPage(browser, system.url);
-    await page.goto('/groups/some-group');
-    await page.waitForURL('**/login');
-    await expect(
-      page.getByText('Your data is securely stored and only accessible to you.').isVisible(),
-    ).resolves.toBe(true);
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: width > 400 ? 800 : 844 });
+      await page.goto('/groups/some-group');
+      await page.waitForURL('**/login');
+      await expect(
+        page.getByText('Your data is securely stored and only accessible to you.').isVisible(),
+      ).resolves.toBe(true);
+      expect(await pageScrollWidth(page)).toBeLessThanOrEqual(width);
+    }
     expect(errors).toEqual([]);
   });
 

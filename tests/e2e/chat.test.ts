@@ -1,7 +1,7 @@
 import { EMERGENCY_ADVENTURE_MESSAGE } from '@chronicler/contracts';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, newPage, signInLocally } from '../support/browser.ts';
+import { launchBrowser, newPage, pageScrollWidth, signInLocally } from '../support/browser.ts';
 import { crd3Transcript } from '../support/crd3.ts';
 import { startSystem, type TestSystem } from '../support/system.ts';
 
@@ -136,6 +136,19 @@ describe('chat drawer (fresh embedded start, offline engine)', () => {
     await drawer.locator('[data-role="assistant"]').nth(1).waitFor();
     expect(await drawer.locator('[data-role="user"]').count()).toBe(2);
     expect(await drawer.getByText('You can now ask questions about this transcript.').count()).toBe(0);
+
+    // On a phone (390 px) the drawer and its replies fit the screen, and it still asks and answers.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expect.poll(() => pageScrollWidth(page)).toBeLessThanOrEqual(390);
+    const drawerBox = (await drawer.boundingBox())!;
+    expect(drawerBox.x).toBeGreaterThanOrEqual(0);
+    expect(drawerBox.x + drawerBox.width).toBeLessThanOrEqual(390);
+    await input.fill('Who rolled for perception?');
+    await input.press('Enter');
+    await drawer.locator('[data-role="assistant"]').nth(2).waitFor();
+    expect(await send.isVisible()).toBe(true);
+    await page.screenshot({ path: `${SHOTS}/chat-390.png` });
+    await page.setViewportSize({ width: 1280, height: 800 });
     expect(errors).toEqual([]);
   });
 

@@ -2,7 +2,7 @@ import { transcriptionRecordedEvent } from '@chronicler/contracts';
 import { randomUUID } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, newPage, signInLocally } from '../support/browser.ts';
+import { launchBrowser, newPage, pageScrollWidth, signInLocally } from '../support/browser.ts';
 import { startSystem, waitFor, type TestSystem } from '../support/system.ts';
 
 const visible = (page: Page, text: string) => page.getByText(text, { exact: true }).first().waitFor();
@@ -129,6 +129,16 @@ describe('dashboard (fresh embedded start)', () => {
     ]);
     await recent.getByText('Mar 14, 2026').waitFor();
     expect(await page.getByText("You don't have any sessions yet.").count()).toBe(0);
+
+    // A phone (390 px): the same stats, groups and sessions, nothing wider than the screen.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expect.poll(() => pageScrollWidth(page)).toBeLessThanOrEqual(390);
+    expect(await statValue('AI Requests (30 days)').textContent()).toBe('3');
+    await page.getByRole('button', { name: 'Delete group Vox Machina' }).waitFor();
+    await recent.getByText('The Feywild Crossing').waitFor();
+    expect(await page.getByRole('link', { name: 'New Session' }).isVisible()).toBe(true);
+    await page.screenshot({ path: '/tmp/shots-dashboard-390.png', fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 800 });
 
     // Delete the group: Cancel keeps it, Delete removes it.
     await page.getByRole('button', { name: 'Delete group Vox Machina' }).click();

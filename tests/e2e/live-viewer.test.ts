@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, newPage, signInLocally } from '../support/browser.ts';
+import { launchBrowser, newPage, pageScrollWidth, signInLocally } from '../support/browser.ts';
 import { startSystem, type TestSystem } from '../support/system.ts';
 
 const SHOTS = '/tmp/shots-live-viewer';
@@ -135,12 +135,22 @@ describe('live transcript viewer (embedded)', { timeout: 120_000 }, () => {
     await expect.poll(gap).toBeLessThan(50);
     await jump.waitFor({ state: 'detached' });
 
+    // On a phone (390 px) the reader at the bottom still follows, and nothing is wider than it.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expect.poll(() => pageScrollWidth(page)).toBeLessThanOrEqual(390);
+    await send(said(62, 'The wind carries a whisper from the west.', true, 'Keyleth'));
+    await lines.filter({ hasText: 'The wind carries a whisper from the west.' }).waitFor();
+    await expect.poll(gap).toBeLessThan(50);
+    await main(page).getByText('Connected', { exact: true }).waitFor();
+    await page.screenshot({ path: `${SHOTS}/live-390.png` });
+    await page.setViewportSize({ width: 1280, height: 800 });
+
     // Find works on live lines too.
     await main(page).getByRole('searchbox', { name: 'Find in transcript' }).fill('grove');
     await main(page).getByText('1 of 58', { exact: true }).waitFor();
 
     // The end: the page becomes the ended transcript (stored text, summary, delete) in place.
-    await ingest(`/sessions/${id}/end`, { ingest_token: session.ingest_token, final_count: 61 });
+    await ingest(`/sessions/${id}/end`, { ingest_token: session.ingest_token, final_count: 62 });
     // Sooner than the 5 s poll could notice: the socket's session_end did it.
     await main(page).getByText('Ended', { exact: true }).waitFor({ timeout: 4000 });
     await main(page).getByRole('heading', { name: 'Summary' }).waitFor();

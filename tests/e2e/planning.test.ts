@@ -99,7 +99,7 @@ describe('campaign planning workspace', () => {
 
   const chat = () => page.getByRole('region', { name: 'Planning chat' });
   const documentPanel = () => page.getByRole('region', { name: 'Planning document' });
-  const editor = () => documentPanel().locator('.tiptap');
+  const editor = () => documentPanel().getByRole('textbox', { name: 'Session plan' });
   const input = () => page.getByLabel('Planning message');
   /**
    * Sends `text` from the chat box and resolves with the text of its own reply. Earlier replies

@@ -300,7 +300,9 @@ describe('polish: what a user sees on every screen', () => {
     await page.goto(`/groups/${groupId}/planning`);
     await page.getByText('Connected', { exact: true }).waitFor();
     await page.getByRole('button', { name: 'OPEN DOC' }).click();
-    const editor = page.getByRole('region', { name: 'Planning document' }).locator('.tiptap');
+    const editor = page
+      .getByRole('region', { name: 'Planning document' })
+      .getByRole('textbox', { name: 'Session plan' });
     await editor.click();
     await page.keyboard.type('The party enters the tomb.');
     // The text starts well inside the editable box, which is what the focus ring outlines.

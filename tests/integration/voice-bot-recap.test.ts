@@ -138,7 +138,11 @@ describe.runIf(hasEspeak)(`the recap back in Discord (${testMode} mode)`, () => 
       turns,
       name: 'The River',
     });
-    const withFile = () => discord.messages.slice(before).find((m) => (m.attachments?.length ?? 0) > 0);
+    // This session's post: the first test's session may post its own file after this one began.
+    const withFile = () =>
+      discord.messages
+        .slice(before)
+        .find((m) => (m.attachments?.length ?? 0) > 0 && m.content?.includes(`sessions/${tid}`));
     await waitFor(() => withFile() !== undefined, 60_000);
     const posted = withFile()!;
     expect(posted.channelId).toBe('8701');

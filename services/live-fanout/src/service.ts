@@ -18,7 +18,7 @@ import {
   type LiveTranscriptionEvent,
   type LiveUtterance,
 } from '@chronicler/contracts';
-import { assertValid, defineService, listen, packageVersion, serve } from '@chronicler/kit';
+import { assertValid, defineService, keyedSequence, listen, packageVersion, serve } from '@chronicler/kit';
 import { Type } from '@sinclair/typebox';
 import { LiveWindows } from './windows.ts';
 
@@ -85,17 +85,7 @@ export default defineService({
     }
 
     // Messages of one session, one after another in the order they came (this replica).
-    const chains = new Map<string, Promise<void>>();
-    function inOrder(key: string, work: () => Promise<void>): Promise<void> {
-      const prev = chains.get(key) ?? Promise.resolve();
-      const next = prev.then(work, work);
-      const tail = next.catch(() => {});
-      chains.set(key, tail);
-      void tail.then(() => {
-        if (chains.get(key) === tail) chains.delete(key);
-      });
-      return next;
-    }
+    const inOrder = keyedSequence();
 
     await bus.ensureStream(liveStream);
     const consumer = await bus.consume(

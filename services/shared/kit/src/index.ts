@@ -14,4 +14,5 @@ export * from './runtime/service.ts';
 export * from './runtime/standalone.ts';
 export * from './runtime/shutdown.ts';
 export * from './runtime/process-policy.ts';
+export * from './runtime/in-order.ts';
 export * from './outbox/event-outbox.ts';

@@ -13,6 +13,7 @@ import {
 } from '@chronicler/contracts';
 import {
   assertValid,
+  keyedSequence,
   liveLinesStored,
   RetryLater,
   type Bus,
@@ -110,17 +111,7 @@ export async function startLiveConsumer(opts: {
   }
 
   // Messages of one session, one after another in the order they came (this replica).
-  const chains = new Map<string, Promise<void>>();
-  function inOrder(key: string, work: () => Promise<void>): Promise<void> {
-    const prev = chains.get(key) ?? Promise.resolve();
-    const next = prev.then(work, work);
-    const tail = next.catch(() => {});
-    chains.set(key, tail);
-    void tail.then(() => {
-      if (chains.get(key) === tail) chains.delete(key);
-    });
-    return next;
-  }
+  const inOrder = keyedSequence();
 
   // One durable for start, final and end, since their order per session matters: hence not
   // the kit's one-event `consume`, and each handler above validates its own payload.

@@ -40,6 +40,8 @@ export function usePlanningDocument(groupId: string): PlanningDocument {
   const editor = useEditor({
     extensions: [StarterKit, Placeholder.configure({ placeholder: 'Start writing your session plan...' })],
     content: initialDocument,
+    // Named apart from the prep checklist's editor below it in the same panel.
+    editorProps: { attributes: { 'aria-label': 'Session plan' } },
     onUpdate: ({ editor: e }) => {
       window.clearTimeout(saveTimer.current);
       saveTimer.current = window.setTimeout(() => saveDocument(e), DOCUMENT_SAVE_MS);
