@@ -58,12 +58,7 @@ export function untrackedSessions(now: () => number = Date.now) {
  * sent to the session's room on the live socket path (`fanout.<tid>`, event prep_update), where
  * the planning page and the live viewer of the session listen. Redelivery is harmless: a tick only changes an open item.
  */
-export function onLivePrep(
-  store: PrepStore,
-  bus: Bus,
-  logger: Logger,
-  untracked = untrackedSessions(),
-) {
+export function onLivePrep(store: PrepStore, bus: Bus, logger: Logger, untracked = untrackedSessions()) {
   return async (payload: unknown, meta: { subject: string }): Promise<void> => {
     const live = parseLiveSubject(meta.subject);
     if (live?.kind === 'start') {
