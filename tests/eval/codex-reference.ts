@@ -15,8 +15,13 @@
 // C2E030 got wrong, so those are tuned now too. Unseen (`tuned: false`): the home game, and two
 // sessions written by hand later without reading the codex or the chat retrieval, a 1920s Boston
 // investigation (boston-1925.ts) and a space-opera game (kestrel-run.ts), their references
-// written from the script before the codex was first run on them. Keep all three out of any
-// tuning; once a change to the codex is judged on one, mark it tuned and add a new session.
+// written from the script before the codex was first run on them; and two more written the same
+// way, a heist in an industrial city (tallow-score.ts) and an online fantasy game
+// (wolfjaw-pass.ts), whose references sit next to their scripts (this file is long enough). Keep
+// all five out of any tuning; once a change to the codex is judged on one, mark it tuned and add
+// a new session.
+import { TALLOW_CODEX } from './tallow-score.ts';
+import { WOLFJAW_CODEX } from './wolfjaw-pass.ts';
 
 export interface CodexReference {
   episode: string;
@@ -477,4 +482,6 @@ export const CODEX_REFERENCE: CodexReference[] = [
     ],
     alsoPeople: [],
   },
+  TALLOW_CODEX,
+  WOLFJAW_CODEX,
 ];

@@ -18,12 +18,16 @@ import { timedEpisode } from './data.ts';
 import { bostonTranscript } from './boston-1925.ts';
 import { homeGameTranscript } from './home-game.ts';
 import { kestrelTranscript } from './kestrel-run.ts';
+import { tallowTranscript } from './tallow-score.ts';
+import { wolfjawTranscript } from './wolfjaw-pass.ts';
 
 /** The hand-written sessions, by their reference's `episode`; the rest are CRD3 episodes. */
 const SCRIPTED: Record<string, () => { transcript: string }> = {
   home: homeGameTranscript,
   'boston-1925': bostonTranscript,
   'kestrel-run': kestrelTranscript,
+  'tallow-score': tallowTranscript,
+  'wolfjaw-pass': wolfjawTranscript,
 };
 
 const TITLES = new Set([

@@ -1,12 +1,12 @@
 // `pnpm eval`: how often the offline fallback quotes the line that answers a question, on the
 // CRD3 question set (Critical Role Dungeons and Dragons Dataset, Rameshkumar and Bailey, ACL
-// 2020, CC BY-SA 4.0; see ../shared/data/crd3/LICENSE) and on three hand-written games. A
+// 2020, CC BY-SA 4.0; see ../shared/data/crd3/LICENSE) and on five hand-written games. A
 // benchmark, not a test: it prints one table, tuned and untuned questions apart.
 //
 // It runs the product's own path, minus the bus: the sessions are stored in the transcript
 // service's schema (PGlite), its full-text index is filled by its triggers, its passage search
 // answers, and the offline engine's reply is judged. Chat asks each session on its own; the
-// campaign ask puts every session (six episodes, three hand-written games) in one campaign and
+// campaign ask puts every session (six episodes, five hand-written games) in one campaign and
 // asks across all of them.
 import { formatOffset } from '@chronicler/contracts';
 import { answerText } from '../../services/shared/ai/src/offline/answer.ts';
@@ -17,6 +17,8 @@ import { timedEpisode } from './data.ts';
 import { BOSTON_QUESTIONS, bostonTranscript } from './boston-1925.ts';
 import { HOME_QUESTIONS, homeGameTranscript } from './home-game.ts';
 import { KESTREL_QUESTIONS, kestrelTranscript } from './kestrel-run.ts';
+import { TALLOW_QUESTIONS, tallowTranscript } from './tallow-score.ts';
+import { WOLFJAW_QUESTIONS, wolfjawTranscript } from './wolfjaw-pass.ts';
 import { QUESTIONS } from './questions.ts';
 
 interface Asked {
@@ -48,12 +50,15 @@ for (const [i, episode] of CRD3_EPISODES.entries()) {
   const date = new Date(Date.UTC(2015, 0, 1 + 7 * i)).toISOString();
   ids.set(episode, await bed.add({ name: episode, content: ep.transcript, groupId, date }));
 }
-// The hand-written sessions: the home game, and two written later and never tuned on (a 1920s
-// Boston investigation and a space-opera game), in the same campaign as the episodes.
+// The hand-written sessions: the home game, and four written later and never tuned on (a 1920s
+// Boston investigation, a space-opera game, a Blades in the Dark-style heist and an online
+// Pathfinder-like game), in the same campaign as the episodes.
 const SCRIPTED = [
   { set: 'home game', ...homeGameTranscript(), questions: HOME_QUESTIONS },
   { set: 'Boston 1925', ...bostonTranscript(), questions: BOSTON_QUESTIONS },
   { set: 'Kestrel run', ...kestrelTranscript(), questions: KESTREL_QUESTIONS },
+  { set: 'Tallow score', ...tallowTranscript(), questions: TALLOW_QUESTIONS },
+  { set: 'Wolfjaw Pass', ...wolfjawTranscript(), questions: WOLFJAW_QUESTIONS },
 ];
 for (const s of SCRIPTED) ids.set(s.set, await bed.add({ name: s.set, content: s.transcript, groupId }));
 
