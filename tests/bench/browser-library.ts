@@ -69,9 +69,7 @@ async function measure(browser: Browser, url: string, library: Library): Promise
     const sizes: Promise<{ api: boolean; bytes: number }>[] = [];
     page.on('requestfinished', (request) => {
       const api = new URL(request.url()).pathname.startsWith('/api/');
-      sizes.push(
-        request.sizes().then((s) => ({ api, bytes: s.responseBodySize + s.responseHeadersSize })),
-      );
+      sizes.push(request.sizes().then((s) => ({ api, bytes: s.responseBodySize + s.responseHeadersSize })));
     });
     await page.goto(`/sessions/${library.openId}`);
     await sidebarShowsOpenSession(page);
@@ -86,8 +84,9 @@ async function measure(browser: Browser, url: string, library: Library): Promise
       .count();
     const domNodes = await page.evaluate(
       () =>
-        (globalThis as unknown as { document: { getElementsByTagName(name: string): { length: number } } })
-          .document.getElementsByTagName('*').length,
+        (
+          globalThis as unknown as { document: { getElementsByTagName(name: string): { length: number } } }
+        ).document.getElementsByTagName('*').length,
     );
     const api = finished.filter((f) => f.api);
     return {
@@ -130,7 +129,8 @@ export async function benchBrowserLibrary(): Promise<void> {
     // A first open of each warms the server and the browser; it is not counted.
     for (const library of libraries) await measure(browser, system.url, library);
     for (let round = 0; round < ROUNDS; round++) {
-      for (const library of libraries) results.get(library)!.push(await measure(browser, system.url, library));
+      for (const library of libraries)
+        results.get(library)!.push(await measure(browser, system.url, library));
     }
     const medianOf = (library: Library): Measure => {
       const runs = results.get(library)!;

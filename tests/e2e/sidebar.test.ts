@@ -282,7 +282,9 @@ describe('sidebar transcript browser', () => {
     expect(matches).toHaveLength(60);
     await list.getByText(matches[0]!.name, { exact: true }).waitFor();
     // The server searched: the browser asked for the matches, a page of them.
-    await expect.poll(() => requests.some((url) => new URL(url).searchParams.get('q') === 'bulk night')).toBe(true);
+    await expect
+      .poll(() => requests.some((url) => new URL(url).searchParams.get('q') === 'bulk night'))
+      .toBe(true);
     const sidebarAsks = requests.map((url) => new URL(url).searchParams).filter((q) => q.has('ungrouped'));
     expect(sidebarAsks.every((q) => q.get('limit') === '50')).toBe(true);
     // Only the rows near the visible part of the sidebar are in the page.
@@ -299,7 +301,9 @@ describe('sidebar transcript browser', () => {
         { timeout: 20_000 },
       )
       .toBe(1);
-    await sidebar().getByRole('button', { name: /Load more transcripts/ }).waitFor({ state: 'detached' });
+    await sidebar()
+      .getByRole('button', { name: /Load more transcripts/ })
+      .waitFor({ state: 'detached' });
     expect(await list.locator('.browser-item-name').count()).toBeLessThan(30);
 
     // A session far down the list, opened by its address, is shown (and marked current).

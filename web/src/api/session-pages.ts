@@ -30,10 +30,10 @@ export interface SessionPage {
 
 /** Every paged list's key starts with this (and so with queryKeys.transcripts). */
 export const sessionPagesRoot = [...queryKeys.transcripts, 'pages'] as const;
-export const sessionPagesKey = (filter: SessionFilter) => [...sessionPagesRoot, filter] as const;
+const sessionPagesKey = (filter: SessionFilter) => [...sessionPagesRoot, filter] as const;
 
 /** One page of the filtered list; a failure is logged and gives an empty last page. */
-export async function listTranscriptsPage(filter: SessionFilter, next: string | null): Promise<SessionPage> {
+async function listTranscriptsPage(filter: SessionFilter, next: string | null): Promise<SessionPage> {
   const q = filter.q?.trim();
   try {
     return await apiRequestPage<TranscriptSummaryItem>('/transcripts', next, {

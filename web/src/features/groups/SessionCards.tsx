@@ -83,7 +83,12 @@ export function SessionCards({
       )}
       {hasMore && onLoadMore ? (
         <div ref={endRef} className="session-cards-more">
-          <button type="button" className="button button-secondary" onClick={onLoadMore} disabled={loadingMore}>
+          <button
+            type="button"
+            className="button button-secondary"
+            onClick={onLoadMore}
+            disabled={loadingMore}
+          >
             {loadingMore ? 'Loading more sessions...' : 'Load more sessions'}
           </button>
         </div>

@@ -24,7 +24,8 @@ function useOffsetIn(scroller: HTMLElement | null, list: HTMLElement | null): nu
   useLayoutEffect(() => {
     if (!scroller || !list) return;
     const measure = () => {
-      const top = list.getBoundingClientRect().top - scroller.getBoundingClientRect().top + scroller.scrollTop;
+      const top =
+        list.getBoundingClientRect().top - scroller.getBoundingClientRect().top + scroller.scrollTop;
       setOffset((previous) => (Math.abs(previous - top) < 1 ? previous : top));
     };
     measure();
