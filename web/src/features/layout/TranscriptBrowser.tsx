@@ -53,7 +53,16 @@ function useOpenSession(openSessionId: string | undefined): TranscriptSummaryIte
     queryFn: () => getTranscript(openSessionId!),
     enabled: false,
   });
-  return openSessionId ? detail.data : undefined;
+  const data = openSessionId ? detail.data : undefined;
+  // A detail carries its content, not a preview: the list's is its first 100 characters.
+  return useMemo(
+    () =>
+      data && {
+        ...data,
+        preview: data.content.length > 100 ? `${data.content.slice(0, 100)}...` : data.content,
+      },
+    [data],
+  );
 }
 
 /**
