@@ -1,5 +1,5 @@
-// `pnpm eval`'s codex section: the offline codex of each CRD3 episode (and the home game) read as
-// a campaign of one session, as the product reads it (the Who Is Who map it would suggest, no
+// `pnpm eval`'s codex section: the offline codex of each CRD3 episode (and of each hand-written
+// game) read as a campaign of one session, as the product reads it (the Who Is Who map it would suggest, no
 // map set by hand), against the names the human synopsis gives (codex-reference.ts):
 // - people: the entries of kind person, how many are people the synopsis or a judge names
 //   (NPCs), how many are the party (listed apart, so wrong here), how many are not people at all
@@ -15,7 +15,16 @@ import { extractCodexOffline } from '../../services/shared/ai/src/offline/codex.
 import type { Crd3Episode } from '../support/crd3.ts';
 import { CODEX_REFERENCE, type CodexReference } from './codex-reference.ts';
 import { timedEpisode } from './data.ts';
+import { bostonTranscript } from './boston-1925.ts';
 import { homeGameTranscript } from './home-game.ts';
+import { kestrelTranscript } from './kestrel-run.ts';
+
+/** The hand-written sessions, by their reference's `episode`; the rest are CRD3 episodes. */
+const SCRIPTED: Record<string, () => { transcript: string }> = {
+  home: homeGameTranscript,
+  'boston-1925': bostonTranscript,
+  'kestrel-run': kestrelTranscript,
+};
 
 const TITLES = new Set([
   'lady',
@@ -138,12 +147,7 @@ function score(ref: CodexReference, transcript: string): CodexScore {
 
 export function runCodexEval(filter?: (ref: CodexReference) => boolean): CodexScore[] {
   return CODEX_REFERENCE.filter(filter ?? (() => true)).map((ref) =>
-    score(
-      ref,
-      ref.episode === 'home'
-        ? homeGameTranscript().transcript
-        : timedEpisode(ref.episode as Crd3Episode).transcript,
-    ),
+    score(ref, SCRIPTED[ref.episode]?.().transcript ?? timedEpisode(ref.episode as Crd3Episode).transcript),
   );
 }
 

@@ -2,6 +2,7 @@
 // by first name, about an hour, the way a phone recording of a kitchen-table game reads. None
 // of its words are in any rule of the engine. `HOME_QUESTIONS` give the line that answers each.
 import type { Question } from './questions.ts';
+import { scriptTranscript } from './script.ts';
 
 const SCRIPT = `GM: Okay, everyone sit down, let's start. Last time you got off the barge at Millbrook.
 Sam: I've got my dice, I'm good.
@@ -70,18 +71,7 @@ Priya: I always bring snacks.`;
 
 /** The script as a stored transcript: about a minute apart, a few seconds per line. */
 export function homeGameTranscript(): { transcript: string; times: string[] } {
-  const times: string[] = [];
-  let at = 0;
-  const lines = SCRIPT.split('\n').map((line) => {
-    const h = Math.floor(at / 3600);
-    const m = Math.floor((at % 3600) / 60);
-    const s = at % 60;
-    const time = [h, m, s].map((n) => String(n).padStart(2, '0')).join(':');
-    times.push(time);
-    at += 20 + Math.round(line.length / 3);
-    return `[${time}] ${line}`;
-  });
-  return { transcript: lines.join('\n'), times };
+  return scriptTranscript(SCRIPT);
 }
 
 /**

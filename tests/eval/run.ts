@@ -1,19 +1,22 @@
 // `pnpm eval`: how often the offline fallback quotes the line that answers a question, on the
 // CRD3 question set (Critical Role Dungeons and Dragons Dataset, Rameshkumar and Bailey, ACL
-// 2020, CC BY-SA 4.0; see ../shared/data/crd3/LICENSE) and on a hand-written home game. A
+// 2020, CC BY-SA 4.0; see ../shared/data/crd3/LICENSE) and on three hand-written games. A
 // benchmark, not a test: it prints one table, tuned and untuned questions apart.
 //
 // It runs the product's own path, minus the bus: the sessions are stored in the transcript
 // service's schema (PGlite), its full-text index is filled by its triggers, its passage search
 // answers, and the offline engine's reply is judged. Chat asks each session on its own; the
-// campaign ask puts every session in one campaign and asks across all of them.
+// campaign ask puts every session (six episodes, three hand-written games) in one campaign and
+// asks across all of them.
 import { formatOffset } from '@chronicler/contracts';
 import { answerText } from '../../services/shared/ai/src/offline/answer.ts';
 import { OFFLINE_RETRIEVAL_PLAN } from '../../services/shared/ai/src/offline/engine.ts';
 import { openPassageBed } from '../support/passage-bed.ts';
 import { CRD3_EPISODES } from '../support/crd3.ts';
 import { timedEpisode } from './data.ts';
+import { BOSTON_QUESTIONS, bostonTranscript } from './boston-1925.ts';
 import { HOME_QUESTIONS, homeGameTranscript } from './home-game.ts';
+import { KESTREL_QUESTIONS, kestrelTranscript } from './kestrel-run.ts';
 import { QUESTIONS } from './questions.ts';
 
 interface Asked {
@@ -45,8 +48,14 @@ for (const [i, episode] of CRD3_EPISODES.entries()) {
   const date = new Date(Date.UTC(2015, 0, 1 + 7 * i)).toISOString();
   ids.set(episode, await bed.add({ name: episode, content: ep.transcript, groupId, date }));
 }
-const home = homeGameTranscript();
-ids.set('home game', await bed.add({ name: 'home game', content: home.transcript, groupId }));
+// The hand-written sessions: the home game, and two written later and never tuned on (a 1920s
+// Boston investigation and a space-opera game), in the same campaign as the episodes.
+const SCRIPTED = [
+  { set: 'home game', ...homeGameTranscript(), questions: HOME_QUESTIONS },
+  { set: 'Boston 1925', ...bostonTranscript(), questions: BOSTON_QUESTIONS },
+  { set: 'Kestrel run', ...kestrelTranscript(), questions: KESTREL_QUESTIONS },
+];
+for (const s of SCRIPTED) ids.set(s.set, await bed.add({ name: s.set, content: s.transcript, groupId }));
 
 const asked: Asked[] = [
   ...QUESTIONS.map((q) => ({
@@ -56,13 +65,15 @@ const asked: Asked[] = [
     sessionId: ids.get(q.episode)!,
     time: formatOffset(transcripts.get(q.episode)!.turns[q.turn]!.seconds),
   })),
-  ...HOME_QUESTIONS.map((q) => ({
-    set: 'home game',
-    question: q.question,
-    tuned: q.tuned,
-    sessionId: ids.get('home game')!,
-    time: home.times[q.turn]!,
-  })),
+  ...SCRIPTED.flatMap((s) =>
+    s.questions.map((q) => ({
+      set: s.set,
+      question: q.question,
+      tuned: q.tuned,
+      sessionId: ids.get(s.set)!,
+      time: s.times[q.turn]!,
+    })),
+  ),
 ];
 
 /** The quoted lines of an offline reply, in order, as `session:time` (chat: the one session). */
@@ -102,7 +113,7 @@ const rows: Record<string, string | number>[] = [];
 for (const mode of ['chat', 'campaign ask'] as const) {
   for (const [label, match] of [
     ['CRD3', (a: Asked) => a.set.startsWith('CRD3')],
-    ['home game', (a: Asked) => a.set === 'home game'],
+    ...SCRIPTED.map((s) => [s.set, (a: Asked) => a.set === s.set] as const),
   ] as const) {
     for (const tuned of [true, false]) {
       const rs = results.filter((r) => r.mode === mode && match(r.asked) && r.asked.tuned === tuned);

@@ -112,6 +112,10 @@ async function startReceiver(): Promise<{
       }
     });
   });
+  // The exporter keeps its connection alive between batches; a server that closes an idle
+  // socket after Node's default 5 s can close it just as the next batch is written (the batch
+  // is then lost or retried late). A collector keeps connections open longer than that.
+  server.keepAliveTimeout = 120_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
@@ -172,15 +176,21 @@ describe(`tracing across the bus (${testMode} mode)`, () => {
   const transcriptService = () =>
     testMode === 'embedded' ? 'chronicler-all-in-one' : 'chronicler-transcript';
 
-  /** Waits for `complete`; on timeout, the error lists what did arrive. */
-  async function waitForTrace(what: string, complete: () => boolean): Promise<void> {
+  /**
+   * Waits for `complete` (40 s: the spans of a busy machine's export come in batches); on
+   * timeout, the error says what was missing and lists what did arrive.
+   */
+  async function waitForTrace(what: string, complete: () => boolean, missing = () => ''): Promise<void> {
     try {
-      await waitFor(complete, 20_000);
+      await waitFor(complete, 40_000);
     } catch {
       const seen = [
         ...new Set(receiver.spans.map((s) => `${s.service}: ${s.kind} ${s.name} ${urlPathOf(s)}`)),
       ];
-      throw new Error(`no complete trace of ${what}; spans received:\n${seen.join('\n')}`);
+      throw new Error(
+        `no complete trace of ${what} (${missing()}; export errors: ${receiver.errors.join(', ') || 'none'}); ` +
+          `spans received: ${seen.join(' | ')}`,
+      );
     }
   }
 
@@ -290,29 +300,48 @@ describe(`tracing across the bus (${testMode} mode)`, () => {
     const ingestPath = `/api/live-ingest/sessions/${transcriptId}/utterances`;
 
     let found: { http: Span; producer: Span; consumer: Span; queries: Span[] } | undefined;
-    await waitForTrace(`the final on ${subject}`, () => {
-      const spans = receiver.spans;
-      const producer = spans.find(
-        (s) => s.kind === 'producer' && s.attributes['messaging.destination.name'] === subject,
-      );
-      if (!producer) return false;
-      const consumer = spans.find(
-        (s) =>
-          s.kind === 'consumer' &&
-          s.service === transcriptService() &&
-          s.parentSpanId === producer.spanId &&
-          s.attributes['messaging.destination.name'] === subject,
-      );
-      const httpSpan = ancestors(spans, producer).find(
-        (s) => s.kind === 'server' && urlPathOf(s) === ingestPath,
-      );
-      const queries = consumer
-        ? spans.filter((s) => s.name === 'db.query' && ancestors(spans, s).includes(consumer))
-        : [];
-      if (!consumer || !httpSpan || queries.length === 0) return false;
-      found = { http: httpSpan, producer, consumer, queries };
-      return true;
-    });
+    let missing = 'no producer span';
+    await waitForTrace(
+      `the final on ${subject}`,
+      () => {
+        const spans = receiver.spans;
+        const producer = spans.find(
+          (s) => s.kind === 'producer' && s.attributes['messaging.destination.name'] === subject,
+        );
+        if (!producer) return false;
+        // live-fanout consumes the same subject beside the transcript service (in embedded mode
+        // from the same process, so the same service name): the transcript service's consumer
+        // is the one of its durable, and a redelivery makes another such span.
+        const consumers = spans.filter(
+          (s) =>
+            s.kind === 'consumer' &&
+            s.service === transcriptService() &&
+            s.parentSpanId === producer.spanId &&
+            s.attributes['messaging.destination.name'] === subject &&
+            s.attributes['messaging.consumer.group.name'] === 'transcript-live',
+        );
+        const httpSpan = ancestors(spans, producer).find(
+          (s) => s.kind === 'server' && urlPathOf(s) === ingestPath,
+        );
+        const withQueries = consumers
+          .map((consumer) => ({
+            consumer,
+            queries: spans.filter((s) => s.name === 'db.query' && ancestors(spans, s).includes(consumer)),
+          }))
+          .find((c) => c.queries.length > 0);
+        missing = !httpSpan
+          ? 'no ingest request span above the producer'
+          : consumers.length === 0
+            ? 'no transcript-live consumer span under the producer'
+            : !withQueries
+              ? 'no db.query under the transcript-live consumer'
+              : '';
+        if (!httpSpan || !withQueries) return false;
+        found = { http: httpSpan, producer, ...withQueries };
+        return true;
+      },
+      () => missing,
+    );
     const { http: httpSpan, producer, consumer, queries } = found!;
     // the gateway's ingest request published the final durably, in its own trace ...
     expect(producer).toMatchObject({ service: gatewayService(), traceId: httpSpan.traceId });

@@ -15,6 +15,40 @@ import { assertValid, call, ServiceError, type Bus, type Logger } from '@chronic
 import type { PrepStore } from '../db/prep-store.ts';
 
 const QUOTE_MAX = 300;
+/** How long a session found untracked is taken as such without asking the store again. */
+const UNTRACKED_TTL_MS = 60_000;
+/** Sessions remembered as untracked at most (the oldest are forgotten first). */
+const UNTRACKED_MAX = 10_000;
+
+/**
+ * The live sessions this consumer has nothing to tick for (no campaign, or not the owner's),
+ * so that their finals, most of the stream, cost no database read. Remembered for a minute:
+ * a final that overtook its start (handled by another replica) finds the session once the
+ * minute is over, and a session does not gain a campaign while it runs.
+ */
+export function untrackedSessions(now: () => number = Date.now) {
+  const until = new Map<string, number>();
+  return {
+    has(transcriptId: string): boolean {
+      const t = until.get(transcriptId);
+      if (t === undefined) return false;
+      if (t > now()) return true;
+      until.delete(transcriptId);
+      return false;
+    },
+    add(transcriptId: string): void {
+      until.delete(transcriptId);
+      until.set(transcriptId, now() + UNTRACKED_TTL_MS);
+      if (until.size > UNTRACKED_MAX) until.delete(until.keys().next().value!);
+    },
+    forget(transcriptId: string): void {
+      until.delete(transcriptId);
+    },
+    get size(): number {
+      return until.size;
+    },
+  };
+}
 
 /**
  * LIVE (its own durable, beside the transcript service's and live-fanout's): a live session of
@@ -24,12 +58,20 @@ const QUOTE_MAX = 300;
  * sent to the session's room on the live socket path (`fanout.<tid>`, event prep_update), where
  * the planning page and the live viewer of the session listen. Redelivery is harmless: a tick only changes an open item.
  */
-export function onLivePrep(store: PrepStore, bus: Bus, logger: Logger) {
+export function onLivePrep(
+  store: PrepStore,
+  bus: Bus,
+  logger: Logger,
+  untracked = untrackedSessions(),
+) {
   return async (payload: unknown, meta: { subject: string }): Promise<void> => {
     const live = parseLiveSubject(meta.subject);
     if (live?.kind === 'start') {
       assertValid(LiveSessionStartSchema, payload, 'live session start');
-      if (!payload.group_id) return;
+      if (!payload.group_id) {
+        untracked.add(payload.transcript_id);
+        return;
+      }
       let names: string[];
       try {
         const owned = { owner_id: payload.owner_id, id: payload.group_id };
@@ -43,9 +85,13 @@ export function onLivePrep(store: PrepStore, bus: Bus, logger: Logger) {
         ].slice(0, 2000);
       } catch (err) {
         // Not the owner's group (or no such group): nothing of a group to tick.
-        if (ServiceError.is(err) && err.code === 'not_found') return;
+        if (ServiceError.is(err) && err.code === 'not_found') {
+          untracked.add(payload.transcript_id);
+          return;
+        }
         throw err;
       }
+      untracked.forget(payload.transcript_id);
       await store.sessionStarted({
         transcript_id: payload.transcript_id,
         owner_id: payload.owner_id,
@@ -56,9 +102,12 @@ export function onLivePrep(store: PrepStore, bus: Bus, logger: Logger) {
     } else if (live?.kind === 'final') {
       assertValid(LiveUtteranceSchema, payload, 'live final utterance');
       const text = payload.text.replace(/\s+/g, ' ').trim();
-      if (!text) return;
+      if (!text || untracked.has(payload.transcript_id)) return;
       const session = await store.session(payload.transcript_id);
-      if (!session) return;
+      if (!session) {
+        untracked.add(payload.transcript_id);
+        return;
+      }
       const open = await store.open(session.owner_id, session.group_id);
       // Nothing left to tick: no write per line (the line kept for the next match is not needed).
       if (open.length === 0) return;
@@ -93,6 +142,7 @@ export function onLivePrep(store: PrepStore, bus: Bus, logger: Logger) {
         logger.warn({ err, transcriptId: session.transcript_id }, 'prep update not delivered live');
       });
     } else if (live?.kind === 'end') {
+      untracked.forget(live.transcriptId);
       await store.sessionEnded(live.transcriptId);
     }
   };

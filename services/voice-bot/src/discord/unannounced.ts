@@ -43,9 +43,21 @@ interface DaveLike {
  * member's SSRC is their own connection's and outlives the bot's: after the bot rejoins the same
  * server (its watchdog, a resumed drop), a member who was talking all along is known again
  * without a Speaking op, also where elimination cannot tell. Another server (a move, a region
- * change) numbers its SSRCs afresh, so it is forgotten then.
+ * change) numbers its SSRCs afresh, so it is forgotten then. Bounded per guild and in guilds
+ * (below), the oldest forgotten first: one shard serves thousands of guilds for months.
  */
 const earlier = new Map<string, { endpoint: string; users: Map<number, string> }>();
+/** Guilds remembered at most, the least recently heard forgotten first (a shard serves thousands). */
+const EARLIER_GUILDS_MAX = 5_000;
+/** SSRCs remembered per guild at most, the oldest forgotten first (each connection gets a new one). */
+const EARLIER_SSRCS_MAX = 100;
+
+/** Sets `key` as the newest entry of an insertion-ordered map bounded to `max` entries. */
+function touch<K, V>(m: Map<K, V>, key: K, value: V, max: number): void {
+  m.delete(key);
+  m.set(key, value);
+  if (m.size > max) m.delete(m.keys().next().value!);
+}
 
 export function hearUnannounced(
   connection: VoiceConnection,
@@ -71,14 +83,16 @@ export function hearUnannounced(
       { endpoint?: string } | undefined;
     return options?.endpoint;
   };
+  let mine: { endpoint: string; users: Map<number, string> } | undefined;
   const remembered = (): Map<number, string> | undefined => {
     const at = endpoint();
     if (!at) return undefined;
     let known = earlier.get(guildId);
-    if (known?.endpoint !== at) {
-      known = { endpoint: at, users: new Map() };
-      earlier.set(guildId, known);
-    }
+    // Per packet: the map is reordered only when this connection first asks (or was forgotten).
+    if (known && known === mine && known.endpoint === at) return known.users;
+    if (known?.endpoint !== at) known = { endpoint: at, users: new Map() };
+    touch(earlier, guildId, known, EARLIER_GUILDS_MAX);
+    mine = known;
     return known.users;
   };
 
@@ -89,7 +103,7 @@ export function hearUnannounced(
     if (mapped) {
       unknown.delete(ssrc);
       const users = remembered();
-      if (users && users.get(ssrc) !== mapped.userId) users.set(ssrc, mapped.userId);
+      if (users && users.get(ssrc) !== mapped.userId) touch(users, ssrc, mapped.userId, EARLIER_SSRCS_MAX);
       return;
     }
     const now = Date.now();
