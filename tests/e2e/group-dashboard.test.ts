@@ -312,6 +312,7 @@ describe('group dashboard', () => {
     // One page of cards, newest first; the rest follow when the end of the cards comes into view.
     expect(await main().locator('.session-card').count()).toBe(24);
     await main().getByRole('button', { name: 'Load more sessions' }).scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${SHOTS}/group-dashboard-load-more-1280.png` });
     await card('Long night 01').waitFor();
     expect(await main().locator('.session-card').count()).toBe(30);
     await main()
