@@ -1,6 +1,7 @@
 // `pnpm bench [name...]`: runs the named benchmarks (all when none is named).
 import { benchAiTokens } from './ai-tokens.ts';
 import { benchAudioSeek } from './audio-seek.ts';
+import { benchBrowserLibrary } from './browser-library.ts';
 import { benchBus } from './bus.ts';
 import { benchCheckSummary } from './check-summary.ts';
 import { benchGateway } from './gateway.ts';
@@ -19,6 +20,7 @@ const benches: Record<string, () => Promise<void>> = {
   'upload-memory': benchUploadMemory,
   'audio-seek': benchAudioSeek,
   'list-latency': benchListLatency,
+  'browser-library': benchBrowserLibrary,
   'ai-tokens': benchAiTokens,
   'check-summary': benchCheckSummary,
   live: benchLive,

@@ -293,6 +293,34 @@ describe('group dashboard', () => {
     expect([...errors, ...other.errors]).toEqual([]);
   });
 
+  it('a campaign with many sessions shows a page of cards and loads the next as the user reaches the end', async () => {
+    const group = await api.json<Group>('POST', '/groups', { name: 'The Long Campaign' });
+    const [owner] = await system.platform!.db.query<{ owner_id: string }>(
+      'select owner_id from transcript.transcripts where id = $1',
+      [ids.live],
+    );
+    await system.platform!.db.query(
+      `insert into transcript.transcripts (owner_id, group_id, name, session_timestamp, content, preview, summary, source)
+       select $1::uuid, $2::uuid, 'Long night ' || lpad(g::text, 2, '0'), timestamptz '2024-01-01' + g * interval '1 day',
+              '', '', 'The party rests.', 'manual'
+         from generate_series(1, 30) g`,
+      [owner!.owner_id, group.id],
+    );
+    await page.goto(`/groups/${group.id}`);
+    await main().getByText('30 session(s)', { exact: true }).waitFor();
+    await card('Long night 30').waitFor();
+    // One page of cards, newest first; the rest follow when the end of the cards comes into view.
+    expect(await main().locator('.session-card').count()).toBe(24);
+    await main().getByRole('button', { name: 'Load more sessions' }).scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${SHOTS}/group-dashboard-load-more-1280.png` });
+    await card('Long night 01').waitFor();
+    expect(await main().locator('.session-card').count()).toBe(30);
+    await main()
+      .getByRole('button', { name: /Load more sessions/ })
+      .waitFor({ state: 'detached' });
+    expect(errors).toEqual([]);
+  });
+
   it('fits a 390 px phone', async () => {
     const context = await browser.newContext({
       baseURL: system.url,

@@ -261,7 +261,7 @@ describe('sidebar transcript browser', () => {
     await context.close();
   });
 
-  it('a long list renders its first 50 sessions and shows more on demand, the open one always among them', async () => {
+  it('a long list is read a page at a time and virtualised; scrolling loads the rest, the open one always shown', async () => {
     for (let i = 1; i <= 60; i++) {
       const name = `Bulk night ${String(i).padStart(2, '0')}`;
       await api<{ id: string }>('POST', '/transcripts/manual', {
@@ -270,20 +270,44 @@ describe('sidebar transcript browser', () => {
         transcript: 'MATT: a short night.',
       });
     }
+    const requests: string[] = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname === '/api/transcripts') requests.push(request.url());
+    });
     await page.goto('/');
     await sidebar().getByRole('button', { name: 'Refresh Transcripts' }).click();
     await search().fill('bulk night');
     const list = sidebar().getByRole('region', { name: 'Ungrouped Transcripts' });
-    await sidebar().getByRole('button', { name: 'Show 10 more (10 not shown)' }).waitFor();
-    expect(await list.locator('.browser-item-name').count()).toBe(50);
-    await sidebar().getByRole('button', { name: 'Show 10 more (10 not shown)' }).click();
-    await sidebar().getByRole('button', { name: /more/ }).waitFor({ state: 'detached' });
-    expect((await names(list)).filter((n) => n.startsWith('Bulk night'))).toHaveLength(60);
+    const matches = await api<{ id: string; name: string }[]>('GET', '/transcripts?limit=200&q=bulk%20night');
+    expect(matches).toHaveLength(60);
+    await list.getByText(matches[0]!.name, { exact: true }).waitFor();
+    // The server searched: the browser asked for the matches, a page of them.
+    await expect
+      .poll(() => requests.some((url) => new URL(url).searchParams.get('q') === 'bulk night'))
+      .toBe(true);
+    const sidebarAsks = requests.map((url) => new URL(url).searchParams).filter((q) => q.has('ungrouped'));
+    expect(sidebarAsks.every((q) => q.get('limit') === '50')).toBe(true);
+    // Only the rows near the visible part of the sidebar are in the page.
+    expect(await list.locator('.browser-item-name').count()).toBeLessThan(30);
 
-    // A session far down the list, opened by its address, is rendered (and marked current).
+    // Scrolling the sidebar to the end loads and shows the last match.
+    const last = matches.at(-1)!;
+    await expect
+      .poll(
+        async () => {
+          await sidebar().evaluate((el) => el.scrollTo(0, el.scrollHeight));
+          return list.getByText(last.name, { exact: true }).count();
+        },
+        { timeout: 20_000 },
+      )
+      .toBe(1);
+    await sidebar()
+      .getByRole('button', { name: /Load more transcripts/ })
+      .waitFor({ state: 'detached' });
+    expect(await list.locator('.browser-item-name').count()).toBeLessThan(30);
+
+    // A session far down the list, opened by its address, is shown (and marked current).
     await search().fill('');
-    const all = await api<{ id: string; name: string }[]>('GET', '/transcripts?limit=200');
-    const last = all.filter((t) => t.name.startsWith('Bulk night')).at(-1)!;
     await page.goto(`/sessions/${last.id}`);
     await sidebar().locator('[aria-current="page"]', { hasText: last.name }).waitFor();
     await page.screenshot({ path: `${SHOTS}/sidebar-long-list-1280.png` });

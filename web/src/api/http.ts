@@ -202,6 +202,20 @@ async function sendOnce<T>(url: string, path: string, options: RequestOptions): 
   }
 }
 
+/**
+ * One page of a paged list and the address of the next (null after the last): `path` with
+ * `options.query` for the first page, or `next`, the previous page's `Link: rel="next"`.
+ */
+export async function apiRequestPage<T>(
+  path: string,
+  next: string | null,
+  options: RequestOptions = {},
+): Promise<{ items: T[]; next: string | null }> {
+  const url = next === null ? buildUrl(path, options.query) : new URL(next, window.location.href).href;
+  const page = await send<unknown>(url, path, options);
+  return { items: Array.isArray(page.data) ? (page.data as T[]) : [], next: page.next };
+}
+
 /** A list fetch, every page of it: failures are logged and give an empty list. */
 export async function listRequest<T>(path: string, options: RequestOptions = {}): Promise<T[]> {
   try {

@@ -1,6 +1,7 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { queryKeys } from '../app/query-client.ts';
 import { apiRequest } from './http.ts';
+import { dropSessionFromPages, syncSessionInPages } from './session-pages.ts';
 import type { GroupSummaryItem, OkResponse, TranscriptDetail, TranscriptSummaryItem } from './types.ts';
 
 const path = (id: string, rest = '') => `/transcripts/${encodeURIComponent(id)}${rest}`;
@@ -89,30 +90,36 @@ function differs(a: TranscriptSummaryItem, b: TranscriptSummaryItem): boolean {
   return SHARED_FIELDS.some((field) => b[field] !== undefined && a[field] !== b[field]);
 }
 
+/** A cached list item with a session's changes; a list item never carries content. */
+function listItemOf(current: TranscriptSummaryItem, session: TranscriptSummaryItem): TranscriptSummaryItem {
+  const merged: TranscriptSummaryItem & {
+    content?: string;
+    transcription_retryable?: boolean;
+    summary_outdated?: boolean;
+  } = { ...current, ...session };
+  // A detail passed in here must not bloat the list.
+  delete merged.content;
+  delete merged.transcription_retryable;
+  delete merged.summary_outdated;
+  return merged;
+}
+
 /**
  * Puts a changed session into every cache that shows it (the session list, its detail,
  * the groups' session_ids), so the sidebar and dashboards show the change at once. A
  * detail keeps its content: list-shaped answers (rename, assign) carry none.
  */
 export function syncSessionInCaches(queryClient: QueryClient, session: TranscriptSummaryItem): void {
+  syncSessionInPages(queryClient, session, (current) =>
+    differs(current, session) ? listItemOf(current, session) : current,
+  );
   const list = queryClient.getQueryData<TranscriptSummaryItem[]>(queryKeys.transcripts);
   const current = list?.find((item) => item.id === session.id);
   if (list && !current) {
     // A session the cached list does not know yet: the server knows where it belongs in the order.
     void queryClient.invalidateQueries({ queryKey: queryKeys.transcripts, exact: true });
   } else if (list && current && differs(current, session)) {
-    const merged: TranscriptSummaryItem & {
-      content?: string;
-      transcription_retryable?: boolean;
-      summary_outdated?: boolean;
-    } = {
-      ...current,
-      ...session,
-    };
-    // A list item never carries content; a detail passed in here must not bloat the list.
-    delete merged.content;
-    delete merged.transcription_retryable;
-    delete merged.summary_outdated;
+    const merged = listItemOf(current, session);
     queryClient.setQueryData<TranscriptSummaryItem[]>(
       queryKeys.transcripts,
       list.map((item) => (item.id === session.id ? merged : item)),
@@ -148,6 +155,7 @@ export function syncSessionInCaches(queryClient: QueryClient, session: Transcrip
 
 /** A deleted session leaves the list, its groups and its own cache entries. */
 export function dropSessionFromCaches(queryClient: QueryClient, id: string): void {
+  dropSessionFromPages(queryClient, id);
   queryClient.setQueryData<TranscriptSummaryItem[]>(queryKeys.transcripts, (old) =>
     old?.filter((item) => item.id !== id),
   );

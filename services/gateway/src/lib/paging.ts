@@ -29,15 +29,20 @@ export function pageRequest(query: PageQuery): { limit: number; after?: string }
   return query.after ? { limit, after: query.after } : { limit };
 }
 
-/** Sets the `Link` header to the next page when there is one (same path, same limit). */
+/**
+ * Sets the `Link` header to the next page when there is one (same path, same limit, and the
+ * same `filters`, so that the next page of a search is the search's next page).
+ */
 export function nextPageLink(
   req: FastifyRequest,
   reply: FastifyReply,
   limit: number,
   next: string | null,
+  filters: Record<string, string | undefined> = {},
 ): void {
   if (next === null) return;
   const path = req.url.split('?')[0]!;
   const query = new URLSearchParams({ limit: String(limit), after: next });
+  for (const [key, value] of Object.entries(filters)) if (value !== undefined) query.set(key, value);
   reply.header('link', `<${path}?${query.toString()}>; rel="next"`);
 }

@@ -25,7 +25,9 @@ export default fp(
             'The REST API behind the Chronicler web app. Every route under /api needs a signed-in ' +
             'user unless it says otherwise; a token from POST /api/auth/local (or the sign-in ' +
             'cookie) is accepted in any of the three ways below. Lists are paged with `limit` and ' +
-            '`after`; the next page is in the `Link` header. Errors answer `{ "detail": "..." }`.',
+            '`after`; the next page is in the `Link` header. GET /api/transcripts also takes `q` ' +
+            '(name or preview contains it, any case), `group_id` and `ungrouped=true`, kept in the ' +
+            '`Link`. Errors answer `{ "detail": "..." }`.',
         },
         components: {
           securitySchemes: {

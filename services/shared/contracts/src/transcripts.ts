@@ -97,14 +97,24 @@ export const TranscriptListItemSchema = Type.Object({
 });
 export type TranscriptListItem = Static<typeof TranscriptListItemSchema>;
 
+/** The longest search text a session list accepts (GET /transcripts?q=). */
+export const LIST_SEARCH_MAX = 200;
+
 /**
  * svc.transcript.list-page: the owner's sessions, newest first by session_timestamp (ties
- * broken by created_at, then id), one page at a time; with `group_id`, only that group's.
+ * broken by created_at, then id), one page at a time; with `group_id`, only that group's;
+ * with `ungrouped`, only those in no group; with `search`, only those whose name or preview
+ * holds it (any case), so that a browser pages through the matches instead of the library.
  */
 export const listTranscriptsPageRpc = rpc(
   'transcript',
   'list-page',
-  Type.Object({ ...PageRequestFields, group_id: Type.Optional(Type.String()) }),
+  Type.Object({
+    ...PageRequestFields,
+    group_id: Type.Optional(Type.String()),
+    ungrouped: Type.Optional(Type.Boolean()),
+    search: Type.Optional(Type.String()),
+  }),
   pageOf(TranscriptListItemSchema),
 );
 

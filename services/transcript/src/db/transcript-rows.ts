@@ -34,25 +34,41 @@ export class TranscriptRows {
    * cursor that points past it. The cursor keeps the timestamps as PostgreSQL's own text,
    * which round-trips their microseconds (an ISO string from JavaScript would not). The
    * index transcripts_owner_list serves the order and the cursor (no OFFSET, no sort); with
-   * `groupId`, only that group's sessions (a group id that is not a uuid has none).
+   * `groupId`, only that group's sessions (a group id that is not a uuid has none); with
+   * `filter.ungrouped`, only sessions in no group; with `filter.search`, only those whose
+   * name or preview contains it, any case (its % and _ match themselves). The filters walk
+   * the same index in the same order, so a page still stops after `limit` matches.
    */
   async listPage(
     ownerId: string,
     after: ListCursor | null,
     limit: number,
     groupId?: string,
+    filter: { ungrouped?: boolean; search?: string } = {},
   ): Promise<{ item: TranscriptListItem; cursor: ListCursor }[]> {
     if (groupId !== undefined && !isUuid(groupId)) return [];
+    const pattern = filter.search ? `%${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
     const rows = await this.db.query<Record<string, unknown>>(
       `select ${ITEM_COLUMNS}, session_timestamp::text as ts_key, created_at::text as created_key
          from ${this.table}
         where owner_id = $1
           and ($6::uuid is null or group_id = $6::uuid)
+          and ($7::boolean is not true or group_id is null)
+          and ($8::text is null or name ilike $8::text escape '\\' or preview ilike $8::text escape '\\')
           and ($2::timestamptz is null
                or (session_timestamp, created_at, id) < ($2::timestamptz, $3::timestamptz, $4::uuid))
         order by session_timestamp desc, created_at desc, id desc
         limit $5`,
-      [ownerId, after?.ts ?? null, after?.created ?? null, after?.id ?? null, limit, groupId ?? null],
+      [
+        ownerId,
+        after?.ts ?? null,
+        after?.created ?? null,
+        after?.id ?? null,
+        limit,
+        groupId ?? null,
+        filter.ungrouped === true,
+        pattern,
+      ],
     );
     return rows.map((r) => ({
       item: toItem(r),

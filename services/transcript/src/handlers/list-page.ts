@@ -1,5 +1,7 @@
 import {
   LIST_PAGE_DEFAULT,
+  LIST_SEARCH_MAX,
+  tooLongMessage,
   type listTranscriptsPageRpc,
   type RpcRequest,
   type RpcResponse,
@@ -7,7 +9,7 @@ import {
 import { isUuid } from '@chronicler/kit';
 import type { ListCursor } from '../db/store-rows.ts';
 import type { TranscriptStore } from '../db/store.ts';
-import { bad } from '../validation.ts';
+import { assertNoNul, bad } from '../validation.ts';
 
 const encode = (c: ListCursor): string =>
   Buffer.from(JSON.stringify([c.ts, c.created, c.id])).toString('base64url');
@@ -34,12 +36,17 @@ export const listPage =
     req: RpcRequest<typeof listTranscriptsPageRpc>,
   ): Promise<RpcResponse<typeof listTranscriptsPageRpc>> => {
     const limit = req.limit ?? LIST_PAGE_DEFAULT;
+    if (req.ungrouped && req.group_id !== undefined) throw bad('group_id and ungrouped cannot be combined');
+    const search = req.search?.trim() ?? '';
+    if (search.length > LIST_SEARCH_MAX) throw bad(tooLongMessage('Search text', LIST_SEARCH_MAX));
+    assertNoNul(search, 'Search text');
     // One row more than the page tells whether another page follows, without a count.
     const rows = await store.listPage(
       req.owner_id,
       req.after ? decode(req.after) : null,
       limit + 1,
       req.group_id,
+      { ungrouped: req.ungrouped === true, ...(search ? { search } : {}) },
     );
     const page = rows.slice(0, limit);
     const next = rows.length > limit ? encode(page[page.length - 1]!.cursor) : null;

@@ -4,7 +4,8 @@ import { useState, type FormEvent } from 'react';
 import toast from 'react-hot-toast';
 import { Link, useNavigate } from 'react-router-dom';
 import { createGroup, deleteGroup } from '../../api/groups.ts';
-import { listGroups, listTranscripts } from '../../api/lists.ts';
+import { listGroups } from '../../api/lists.ts';
+import { sessionPagesRoot, useSessionPages } from '../../api/session-pages.ts';
 import { getUserStats } from '../../api/stats.ts';
 import type { GroupSummaryItem, TranscriptSummaryItem } from '../../api/types.ts';
 import { cacheTimes, queryKeys } from '../../app/query-client.ts';
@@ -12,7 +13,14 @@ import { TrashIcon } from '../../components/icons.tsx';
 import { Spinner } from '../../components/Spinner.tsx';
 import { isApiError } from '../../api/http.ts';
 import { Modal, ModalActions } from './Modal.tsx';
-import { formatCount, formatHours, formatSessionDate, recentSessions, statsRange } from './dashboard-data.ts';
+import {
+  formatCount,
+  formatHours,
+  formatSessionDate,
+  RECENT_SESSIONS_SHOWN,
+  recentSessions,
+  statsRange,
+} from './dashboard-data.ts';
 import { AudioStorageCard } from '../audio/AudioStorageCard.tsx';
 
 /** The id a group's page and its sessions use. */
@@ -124,6 +132,8 @@ function DeleteGroupModal({ group, onClose }: { group: GroupSummaryItem; onClose
       queryClient.setQueryData<TranscriptSummaryItem[]>(queryKeys.transcripts, (old) =>
         old?.map((item) => (item.group_id && ids.has(item.group_id) ? { ...item, group_id: '' } : item)),
       );
+      // Its sessions are ungrouped now: the paged lists (the sidebar's) ask the server again.
+      void queryClient.invalidateQueries({ queryKey: sessionPagesRoot });
       toast.success('Group deleted successfully');
       onClose();
     },
@@ -227,15 +237,14 @@ function YourGroups({
   );
 }
 
+const RECENT_PAGE = { limit: RECENT_SESSIONS_SHOWN };
+
 export function DashboardPage() {
   const [creating, setCreating] = useState(false);
   const [deleting, setDeleting] = useState<GroupSummaryItem | null>(null);
   const groups = useQuery({ queryKey: queryKeys.groups, queryFn: listGroups, ...cacheTimes.groupList });
-  const transcripts = useQuery({
-    queryKey: queryKeys.transcripts,
-    queryFn: listTranscripts,
-    ...cacheTimes.transcriptList,
-  });
+  // The newest few sessions are one page of the list, whatever the library's size.
+  const transcripts = useSessionPages(RECENT_PAGE);
   const loading = groups.isPending || transcripts.isPending;
 
   return (
@@ -252,7 +261,7 @@ export function DashboardPage() {
         </div>
       ) : (
         <div className="dashboard-grid">
-          <RecentSessions transcripts={transcripts.data ?? []} />
+          <RecentSessions transcripts={transcripts.data?.pages[0]?.items ?? []} />
           <section className="card" aria-labelledby="quick-actions-title">
             <h2 id="quick-actions-title" className="card-title">
               Quick Actions

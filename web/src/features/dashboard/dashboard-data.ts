@@ -2,7 +2,7 @@ import type { TranscriptSummaryItem } from '../../api/types.ts';
 
 /** Stats window (days), recent sessions shown. */
 const STATS_WINDOW_DAYS = 30;
-const RECENT_SESSIONS_SHOWN = 5;
+export const RECENT_SESSIONS_SHOWN = 5;
 const MISSING_VALUE = '--';
 
 function isoDate(date: Date): string {

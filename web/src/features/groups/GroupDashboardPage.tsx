@@ -1,7 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
+import { useCallback, useMemo } from 'react';
 import { Link, useParams } from 'react-router-dom';
-import { listGroups, listTranscripts } from '../../api/lists.ts';
-import type { GroupSummaryItem, TranscriptSummaryItem } from '../../api/types.ts';
+import { listGroups } from '../../api/lists.ts';
+import { loadedSessions, useSessionPages } from '../../api/session-pages.ts';
+import type { GroupSummaryItem } from '../../api/types.ts';
 import { cacheTimes, queryKeys } from '../../app/query-client.ts';
 import { CAMPAIGN_EXPORTS, ExportMenu } from '../../components/ExportMenu.tsx';
 import { Spinner } from '../../components/Spinner.tsx';
@@ -14,7 +16,7 @@ import { CampaignVocabulary } from './CampaignVocabulary.tsx';
 import { CharacterMap } from './CharacterMap.tsx';
 import { GroupHeader } from './GroupHeader.tsx';
 import { SessionCards } from './SessionCards.tsx';
-import { awaitingServer, findGroup, groupRouteId, sessionsOfGroup } from './session-data.ts';
+import { awaitingServer, findGroup, groupRouteId } from './session-data.ts';
 import './group-dashboard.css';
 
 function GroupNotFound() {
@@ -33,14 +35,29 @@ function GroupNotFound() {
   );
 }
 
-function GroupDashboard({ group, sessions }: { group: GroupSummaryItem; sessions: TranscriptSummaryItem[] }) {
+/** Session cards per page of a campaign's list. */
+const CARDS_PAGE = 24;
+
+/** Pages are asked again while the server is still working on a shown session. */
+const followServer = (sessions: Parameters<typeof awaitingServer>[0][]) =>
+  sessions.some((session) => awaitingServer(session)) ? 1500 : false;
+
+function GroupDashboard({ group }: { group: GroupSummaryItem }) {
   const { isAdmin } = useAuth();
   const notice = useCampaignSummaryCheck(group);
   const routeId = groupRouteId(group);
+  // The group's sessions a page at a time; the next as the user reaches the end of the cards.
+  // Automatic summaries (and transcriptions) finish in the background: the cards follow
+  // until they are done, a new session's included, whose summary has not started yet.
+  const filter = useMemo(() => ({ group_id: group.id, limit: CARDS_PAGE }), [group.id]);
+  const pages = useSessionPages(filter, { refetchInterval: followServer });
+  const { fetchNextPage } = pages;
+  const loadMore = useCallback(() => void fetchNextPage(), [fetchNextPage]);
+  const sessions = loadedSessions(pages.data);
 
   return (
     <div className="page group-dashboard">
-      <GroupHeader group={group} sessionCount={sessions.length} />
+      <GroupHeader group={group} sessionCount={group.session_ids?.length ?? sessions.length} />
       <ExportMenu
         basePath={`/groups/${encodeURIComponent(routeId)}/export`}
         choices={CAMPAIGN_EXPORTS}
@@ -76,7 +93,18 @@ function GroupDashboard({ group, sessions }: { group: GroupSummaryItem; sessions
 
       {isAdmin ? <LlmCampaignSummary group={group} /> : null}
 
-      <SessionCards sessions={sessions} />
+      {pages.isPending ? (
+        <div className="content-center">
+          <Spinner label="Loading sessions..." />
+        </div>
+      ) : (
+        <SessionCards
+          sessions={sessions}
+          hasMore={pages.hasNextPage}
+          loadingMore={pages.isFetchingNextPage}
+          onLoadMore={loadMore}
+        />
+      )}
     </div>
   );
 }
@@ -84,16 +112,8 @@ function GroupDashboard({ group, sessions }: { group: GroupSummaryItem; sessions
 export function GroupDashboardPage() {
   const { groupId } = useParams();
   const groups = useQuery({ queryKey: queryKeys.groups, queryFn: listGroups, ...cacheTimes.groupList });
-  const transcripts = useQuery({
-    queryKey: queryKeys.transcripts,
-    queryFn: listTranscripts,
-    ...cacheTimes.transcriptList,
-    // Automatic summaries (and transcriptions) finish in the background: the cards follow
-    // until they are done, a new session's included, whose summary has not started yet.
-    refetchInterval: (query) => (query.state.data?.some((session) => awaitingServer(session)) ? 1500 : false),
-  });
 
-  if (groups.isPending || transcripts.isPending) {
+  if (groups.isPending) {
     return (
       <div className="content-center">
         <Spinner label="Loading group..." />
@@ -103,7 +123,5 @@ export function GroupDashboardPage() {
   const group = findGroup(groups.data, groupId);
   if (!group) return <GroupNotFound />;
   // Keyed by group: moving to another group starts with the name and summary editors closed.
-  return (
-    <GroupDashboard key={group.id} group={group} sessions={sessionsOfGroup(transcripts.data ?? [], group)} />
-  );
+  return <GroupDashboard key={group.id} group={group} />;
 }

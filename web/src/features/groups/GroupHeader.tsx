@@ -4,6 +4,7 @@ import { useId, useState, type FormEvent, type KeyboardEvent } from 'react';
 import toast from 'react-hot-toast';
 import { Link } from 'react-router-dom';
 import type { GroupSummaryItem } from '../../api/types.ts';
+import { sessionPagesRoot } from '../../api/session-pages.ts';
 import { queryKeys } from '../../app/query-client.ts';
 import { PencilIcon, PlusIcon, RefreshIcon } from '../../components/icons.tsx';
 import { groupRouteId } from './session-data.ts';
@@ -100,6 +101,7 @@ export function GroupHeader({ group, sessionCount }: { group: GroupSummaryItem; 
       await Promise.all([
         queryClient.refetchQueries({ queryKey: queryKeys.groups, exact: true }),
         queryClient.refetchQueries({ queryKey: queryKeys.transcripts, exact: true }),
+        queryClient.refetchQueries({ queryKey: sessionPagesRoot, type: 'active' }),
       ]);
     } finally {
       setRefreshing(false);

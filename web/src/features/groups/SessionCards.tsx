@@ -1,3 +1,4 @@
+import { useEffect, useRef } from 'react';
 import { useNavigate } from 'react-router-dom';
 import type { TranscriptSummaryItem } from '../../api/types.ts';
 import { formatSessionDate } from '../dashboard/dashboard-data.ts';
@@ -41,8 +42,31 @@ function SessionCard({ session }: { session: TranscriptSummaryItem }) {
   );
 }
 
-/** The group's sessions as cards, or a line saying there are none. */
-export function SessionCards({ sessions }: { sessions: TranscriptSummaryItem[] }) {
+/**
+ * The group's loaded sessions as cards, or a line saying there are none. When more are
+ * stored, reaching the end of the cards (or the button there) asks for the next page.
+ */
+export function SessionCards({
+  sessions,
+  hasMore = false,
+  loadingMore = false,
+  onLoadMore,
+}: {
+  sessions: TranscriptSummaryItem[];
+  hasMore?: boolean;
+  loadingMore?: boolean;
+  onLoadMore?: () => void;
+}) {
+  const endRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const end = endRef.current;
+    if (!end || !hasMore || loadingMore || !onLoadMore) return;
+    const observer = new IntersectionObserver((entries) => {
+      if (entries.some((entry) => entry.isIntersecting)) onLoadMore();
+    });
+    observer.observe(end);
+    return () => observer.disconnect();
+  }, [hasMore, loadingMore, onLoadMore]);
   return (
     <section aria-labelledby="group-sessions-title">
       <h2 id="group-sessions-title" className="group-sessions-title">
@@ -57,6 +81,18 @@ export function SessionCards({ sessions }: { sessions: TranscriptSummaryItem[] }
           ))}
         </ul>
       )}
+      {hasMore && onLoadMore ? (
+        <div ref={endRef} className="session-cards-more">
+          <button
+            type="button"
+            className="button button-secondary"
+            onClick={onLoadMore}
+            disabled={loadingMore}
+          >
+            {loadingMore ? 'Loading more sessions...' : 'Load more sessions'}
+          </button>
+        </div>
+      ) : null}
     </section>
   );
 }

@@ -14,44 +14,6 @@ export function findGroup(groups: readonly GroupSummaryItem[] | undefined, route
 
 export const isActive = (session: TranscriptSummaryItem): boolean => session.status === 'active';
 
-function timestampOf(session: TranscriptSummaryItem): number {
-  const time = session.session_timestamp ? Date.parse(session.session_timestamp) : NaN;
-  return Number.isNaN(time) ? -Infinity : time;
-}
-
-/** Newest first by session_timestamp; sessions without one go last. */
-function newestFirst(sessions: readonly TranscriptSummaryItem[]): TranscriptSummaryItem[] {
-  return [...sessions].sort((a, b) => timestampOf(b) - timestampOf(a));
-}
-
-/** Active sessions first, each part newest first. */
-function activeThenNewest(sessions: readonly TranscriptSummaryItem[]): TranscriptSummaryItem[] {
-  return newestFirst(sessions).sort((a, b) => Number(isActive(b)) - Number(isActive(a)));
-}
-
-/** The group's sessions, from the transcript list (group_id is the group's id). */
-export function sessionsOfGroup(
-  transcripts: readonly TranscriptSummaryItem[],
-  group: GroupSummaryItem,
-): TranscriptSummaryItem[] {
-  const ids = new Set([group.id, groupRouteId(group)]);
-  return newestFirst(
-    transcripts.filter((session) => Boolean(session.group_id) && ids.has(session.group_id!)),
-  );
-}
-
-/**
- * Sessions that belong to no group the user has. A group_id naming no known group (the
- * group was deleted and the list has not caught up) counts as ungrouped rather than hiding it.
- */
-export function ungroupedSessions(
-  transcripts: readonly TranscriptSummaryItem[],
-  groups: readonly GroupSummaryItem[],
-): TranscriptSummaryItem[] {
-  const known = new Set(groups.flatMap((group) => [group.id, groupRouteId(group)]));
-  return activeThenNewest(transcripts.filter((session) => !session.group_id || !known.has(session.group_id)));
-}
-
 /** Case-insensitive match of a search text against any of the given fields. */
 export function matchesSearch(query: string, ...fields: (string | null | undefined)[]): boolean {
   const needle = query.trim().toLowerCase();

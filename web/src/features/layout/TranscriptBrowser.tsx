@@ -1,102 +1,91 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useId, useState } from 'react';
+import { useIsFetching, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useCallback, useId, useMemo, useState } from 'react';
 import { Link, matchPath, useLocation, useNavigate } from 'react-router-dom';
-import { listGroups, listTranscripts } from '../../api/lists.ts';
+import { listGroups } from '../../api/lists.ts';
+import { loadedSessions, sessionPagesRoot, useSessionPages } from '../../api/session-pages.ts';
+import { getTranscript } from '../../api/transcripts.ts';
 import type { GroupSummaryItem, TranscriptSummaryItem } from '../../api/types.ts';
 import { cacheTimes, queryKeys } from '../../app/query-client.ts';
 import { Spinner } from '../../components/Spinner.tsx';
-import { ArrowLeftIcon, DocumentIcon, FolderIcon, RefreshIcon, SearchIcon } from '../../components/icons.tsx';
-import { SessionBadges } from '../groups/SessionBadges.tsx';
+import { ArrowLeftIcon, FolderIcon, RefreshIcon, SearchIcon } from '../../components/icons.tsx';
+import { useDebounced } from '../../lib/use-debounced.ts';
 import { searchPath, SidebarContentSearch } from '../search/SidebarContentSearch.tsx';
-import {
-  findGroup,
-  formatSessionTimestamp,
-  groupRouteId,
-  matchesSearch,
-  sessionsOfGroup,
-  ungroupedSessions,
-} from '../groups/session-data.ts';
+import { findGroup, groupRouteId, isActive, matchesSearch } from '../groups/session-data.ts';
+import { PinnedSession, SessionList } from './SessionList.tsx';
 import './transcript-browser.css';
 
-/** Which group the current route is about: /groups/{id}..., ?group=, or an open grouped session. */
-function useRouteSelection(transcripts: TranscriptSummaryItem[] | undefined) {
+/** Active sessions first (they are being recorded), the rest in the server's order. */
+const activeFirst = (sessions: TranscriptSummaryItem[]) =>
+  [...sessions].sort((a, b) => Number(isActive(b)) - Number(isActive(a)));
+
+/** The sidebar's list of ungrouped sessions. */
+const UNGROUPED = { ungrouped: true } as const;
+/** Sessions per page of a sidebar list. */
+const PAGE_SIZE = 50;
+/** How long typing must pause before the search asks the server. */
+const SEARCH_DELAY_MS = 250;
+
+/**
+ * Which group the current route is about: /groups/{id}..., ?group=, or an open session that
+ * one of the groups holds (the groups list carries their session ids).
+ */
+function useRouteSelection(groups: GroupSummaryItem[] | undefined) {
   const { pathname, search } = useLocation();
   const groupRoute = matchPath('/groups/:groupId/*', pathname);
   const sessionRoute = matchPath('/sessions/:sessionId/*', pathname);
   const openSessionId = sessionRoute?.params.sessionId;
-  const openSession = openSessionId ? transcripts?.find((item) => item.id === openSessionId) : undefined;
+  const openGroup = openSessionId
+    ? groups?.find((group) => group.session_ids?.includes(openSessionId))
+    : undefined;
   const queryGroup = new URLSearchParams(search).get('group') || undefined;
   return {
     routeKey: `${pathname}${search}`,
-    groupId: groupRoute?.params.groupId ?? queryGroup ?? (openSession?.group_id || undefined),
+    groupId: groupRoute?.params.groupId ?? queryGroup ?? openGroup?.id,
     openGroupId: groupRoute?.params.groupId,
     openSessionId,
-    openSession,
   };
 }
 
-function TranscriptItem({ session, current }: { session: TranscriptSummaryItem; current: boolean }) {
-  const preview = session.preview?.trim();
-  return (
-    <li>
-      <Link
-        to={`/sessions/${session.id}`}
-        className={current ? 'browser-item is-current' : 'browser-item'}
-        aria-current={current ? 'page' : undefined}
-      >
-        <DocumentIcon />
-        <span className="browser-item-text">
-          <span className="browser-item-name">{session.name}</span>
-          <SessionBadges session={session} />
-          <span className="browser-item-meta">{formatSessionTimestamp(session.session_timestamp)}</span>
-          <span className={preview ? 'browser-item-preview' : 'browser-item-preview is-empty'}>
-            {preview || 'No preview available'}
-          </span>
-        </span>
-      </Link>
-    </li>
+/** The open session as the session page loaded it (no request of its own), or undefined. */
+function useOpenSession(openSessionId: string | undefined): TranscriptSummaryItem | undefined {
+  const detail = useQuery({
+    queryKey: queryKeys.transcript(openSessionId ?? ''),
+    queryFn: () => getTranscript(openSessionId!),
+    enabled: false,
+  });
+  const data = openSessionId ? detail.data : undefined;
+  // A detail carries its content, not a preview: the list's is its first 100 characters.
+  return useMemo(
+    () =>
+      data && {
+        ...data,
+        preview: data.content.length > 100 ? `${data.content.slice(0, 100)}...` : data.content,
+      },
+    [data],
   );
 }
 
-/** Sessions a sidebar list renders at first, and how many more each "Show more" adds. */
-const SESSIONS_SHOWN = 50;
-
 /**
- * A list of sessions that renders the first SESSIONS_SHOWN (and at least up to the open one),
- * with a button for the next ones: a library of thousands of sessions costs the page the
- * nodes of a few dozen. A new search starts from the first ones again (the caller keys it).
+ * One sidebar list of sessions, a page at a time: the server searches (after a pause in the
+ * typing) and the loaded sessions are filtered at once by what is typed meanwhile. `settled`
+ * says the shown sessions answer the current search, so "nothing found" may be said.
  */
-function SessionList({
-  sessions,
-  openSessionId,
-  label,
-}: {
-  sessions: TranscriptSummaryItem[];
-  openSessionId?: string;
-  label?: string;
-}) {
-  const [limit, setLimit] = useState(SESSIONS_SHOWN);
-  const open = openSessionId ? sessions.findIndex((session) => session.id === openSessionId) : -1;
-  const shown = sessions.slice(0, Math.max(limit, open + 1));
-  const left = sessions.length - shown.length;
-  return (
-    <>
-      <ul className="browser-list" aria-label={label}>
-        {shown.map((session) => (
-          <TranscriptItem key={session.id} session={session} current={session.id === openSessionId} />
-        ))}
-      </ul>
-      {left > 0 && (
-        <button
-          type="button"
-          className="nav-link browser-more"
-          onClick={() => setLimit(shown.length + SESSIONS_SHOWN)}
-        >
-          Show {Math.min(left, SESSIONS_SHOWN)} more ({left} not shown)
-        </button>
-      )}
-    </>
-  );
+function useSidebarSessions(filter: { group_id?: string; ungrouped?: boolean }, search: string) {
+  const query = search.trim();
+  const debounced = useDebounced(query, SEARCH_DELAY_MS, (value) => value === '');
+  const pages = useSessionPages({ ...filter, q: debounced, limit: PAGE_SIZE }, { keepPrevious: true });
+  const loaded = loadedSessions(pages.data);
+  const sessions = filter.ungrouped ? activeFirst(loaded) : loaded;
+  const { hasNextPage, isFetchingNextPage, fetchNextPage } = pages;
+  const loadMore = useCallback(() => void fetchNextPage(), [fetchNextPage]);
+  return {
+    sessions: sessions.filter((session) => matchesSearch(query, session.name, session.preview)),
+    settled: debounced === query && !pages.isPlaceholderData && !pages.isPending,
+    pending: pages.isPending,
+    hasMore: hasNextPage,
+    loadingMore: isFetchingNextPage,
+    loadMore,
+  };
 }
 
 function GroupItem({ group, count, current }: { group: GroupSummaryItem; count: number; current: boolean }) {
@@ -151,30 +140,36 @@ function SearchBox({
 
 function GroupsView({
   groups,
-  transcripts,
   openGroupId,
   openSessionId,
+  openSession,
 }: {
   groups: GroupSummaryItem[];
-  transcripts: TranscriptSummaryItem[];
   openGroupId?: string;
   openSessionId?: string;
+  openSession?: TranscriptSummaryItem;
 }) {
   const [search, setSearch] = useState('');
   const groupsTitle = useId();
   const ungroupedTitle = useId();
+  const ungrouped = useSidebarSessions(UNGROUPED, search);
   const shownGroups = groups.filter((group) => matchesSearch(search, group.name));
-  const shownSessions = ungroupedSessions(transcripts, groups).filter((session) =>
-    matchesSearch(search, session.name, session.preview),
-  );
-  const nothingAtAll = groups.length === 0 && ungroupedSessions(transcripts, groups).length === 0;
+  const blank = search.trim() === '';
+  // The open session, when it is ungrouped and not among the loaded pages.
+  const pinned =
+    blank && openSession && !openSession.group_id && !ungrouped.sessions.some((s) => s.id === openSession.id)
+      ? openSession
+      : undefined;
+  const nothingAtAll = groups.length === 0 && blank && ungrouped.settled && ungrouped.sessions.length === 0;
+  const nothingFound =
+    !blank && ungrouped.settled && shownGroups.length === 0 && ungrouped.sessions.length === 0;
 
   return (
     <>
       <SearchBox value={search} onChange={setSearch} placeholder="Search groups or transcripts..." />
       {nothingAtAll ? (
         <p className="browser-empty">No groups or transcripts yet.</p>
-      ) : shownGroups.length === 0 && shownSessions.length === 0 ? (
+      ) : nothingFound ? (
         <p className="browser-empty">No matching groups or transcripts found.</p>
       ) : (
         <>
@@ -188,19 +183,26 @@ function GroupsView({
                   <GroupItem
                     key={group.id}
                     group={group}
-                    count={sessionsOfGroup(transcripts, group).length}
+                    count={group.session_ids?.length ?? 0}
                     current={openGroupId === group.id || openGroupId === groupRouteId(group)}
                   />
                 ))}
               </ul>
             </section>
           )}
-          {shownSessions.length > 0 && (
+          {(ungrouped.sessions.length > 0 || pinned) && (
             <section aria-labelledby={ungroupedTitle}>
               <h3 id={ungroupedTitle} className="browser-section-title">
                 Ungrouped Transcripts
               </h3>
-              <SessionList key={search} sessions={shownSessions} openSessionId={openSessionId} />
+              {pinned && <PinnedSession session={pinned} />}
+              <SessionList
+                sessions={ungrouped.sessions}
+                openSessionId={openSessionId}
+                hasMore={ungrouped.hasMore}
+                loadingMore={ungrouped.loadingMore}
+                onLoadMore={ungrouped.loadMore}
+              />
             </section>
           )}
         </>
@@ -212,21 +214,28 @@ function GroupsView({
 
 function SessionsView({
   group,
-  transcripts,
   openSessionId,
+  openSession,
   onBackToGroups,
 }: {
   group: GroupSummaryItem;
-  transcripts: TranscriptSummaryItem[];
   openSessionId?: string;
+  openSession?: TranscriptSummaryItem;
   onBackToGroups: () => void;
 }) {
   const navigate = useNavigate();
   const [search, setSearch] = useState('');
   const titleId = useId();
-  const sessions = sessionsOfGroup(transcripts, group);
-  const shown = sessions.filter((session) => matchesSearch(search, session.name, session.preview));
-  const transcriptOpen = Boolean(openSessionId && sessions.some((session) => session.id === openSessionId));
+  const filter = useMemo(() => ({ group_id: group.id }), [group.id]);
+  const sessions = useSidebarSessions(filter, search);
+  const memberIds = group.session_ids ?? [];
+  const transcriptOpen = Boolean(openSessionId && memberIds.includes(openSessionId));
+  const blank = search.trim() === '';
+  const pinned =
+    blank && transcriptOpen && openSession && !sessions.sessions.some((s) => s.id === openSession.id)
+      ? openSession
+      : undefined;
+  const empty = blank && sessions.settled && sessions.sessions.length === 0 && !pinned;
 
   return (
     <section aria-labelledby={titleId} className="browser-sessions">
@@ -257,17 +266,22 @@ function SessionsView({
         placeholder="Search transcripts in group..."
         group={group.id}
       />
-      {sessions.length === 0 ? (
+      {empty ? (
         <p className="browser-empty">No transcripts in this group.</p>
-      ) : shown.length === 0 ? (
+      ) : !blank && sessions.settled && sessions.sessions.length === 0 ? (
         <p className="browser-empty">No matching transcripts found in this group.</p>
       ) : (
-        <SessionList
-          key={search}
-          sessions={shown}
-          openSessionId={openSessionId}
-          label={`Transcripts in ${group.name}`}
-        />
+        <>
+          {pinned && <PinnedSession session={pinned} label={`Open transcript in ${group.name}`} />}
+          <SessionList
+            sessions={sessions.sessions}
+            openSessionId={openSessionId}
+            label={`Transcripts in ${group.name}`}
+            hasMore={sessions.hasMore}
+            loadingMore={sessions.loadingMore}
+            onLoadMore={sessions.loadMore}
+          />
+        </>
       )}
       <SidebarContentSearch query={search} group={group.id} />
     </section>
@@ -277,27 +291,25 @@ function SessionsView({
 /**
  * The sidebar's transcript browser. Its view follows the route (a group's page, a grouped
  * session or ?group= shows that group's sessions); 'Back to Groups' switches to the groups
- * view for the page the user is on, and the next navigation follows the route again.
+ * view for the page the user is on, and the next navigation follows the route again. Its
+ * session lists are read a page at a time (see useSidebarSessions) and virtualised.
  */
 export function TranscriptBrowser() {
   const queryClient = useQueryClient();
   const groups = useQuery({ queryKey: queryKeys.groups, queryFn: listGroups, ...cacheTimes.groupList });
-  const transcripts = useQuery({
-    queryKey: queryKeys.transcripts,
-    queryFn: listTranscripts,
-    ...cacheTimes.transcriptList,
-  });
-  const selection = useRouteSelection(transcripts.data);
+  const selection = useRouteSelection(groups.data);
+  const openSession = useOpenSession(selection.openSessionId);
   const [groupsViewAt, setGroupsViewAt] = useState<string | null>(null);
-  const selectedGroup = findGroup(groups.data, selection.groupId);
+  const selectedGroup = findGroup(groups.data, selection.groupId ?? (openSession?.group_id || undefined));
   const showSessions = Boolean(selectedGroup) && groupsViewAt !== selection.routeKey;
+  const pagesFetching = useIsFetching({ queryKey: sessionPagesRoot }) > 0;
 
-  const loading = groups.isPending || transcripts.isPending;
-  const refreshing = groups.isFetching || transcripts.isFetching;
+  const loading = groups.isPending;
+  const refreshing = groups.isFetching || pagesFetching;
   const refresh = () =>
     Promise.all([
       queryClient.refetchQueries({ queryKey: queryKeys.groups, exact: true }),
-      queryClient.refetchQueries({ queryKey: queryKeys.transcripts, exact: true }),
+      queryClient.refetchQueries({ queryKey: sessionPagesRoot, type: 'active' }),
     ]);
 
   return (
@@ -323,16 +335,16 @@ export function TranscriptBrowser() {
         <SessionsView
           key={selectedGroup.id}
           group={selectedGroup}
-          transcripts={transcripts.data ?? []}
           openSessionId={selection.openSessionId}
+          openSession={openSession}
           onBackToGroups={() => setGroupsViewAt(selection.routeKey)}
         />
       ) : (
         <GroupsView
           groups={groups.data ?? []}
-          transcripts={transcripts.data ?? []}
           openGroupId={selection.openGroupId}
           openSessionId={selection.openSessionId}
+          openSession={openSession}
         />
       )}
     </div>

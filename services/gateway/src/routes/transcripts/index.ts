@@ -32,6 +32,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { nextPageLink, PageQuery, pageRequest } from '../../lib/paging.ts';
+import { listFilters, TranscriptListQuery } from '../../lib/list-filters.ts';
 import { requireAuth } from '../../plugins/auth.ts';
 import audioRoutes from './audio.ts';
 
@@ -49,13 +50,30 @@ export default async function transcriptRoutes(fastify: FastifyInstance): Promis
   await app.register(audioRoutes);
 
   // One page per request (see lib/paging.ts): the body stays the specification's list.
+  // `q`, `group_id` and `ungrouped=true` narrow it (the transcript service checks them).
   app.get(
     '/transcripts',
-    { schema: { querystring: PageQuery, response: { 200: Type.Array(TranscriptListItemSchema) } } },
+    {
+      schema: {
+        querystring: Type.Composite([PageQuery, TranscriptListQuery]),
+        response: { 200: Type.Array(TranscriptListItemSchema) },
+      },
+    },
     async (req, reply) => {
       const paging = pageRequest(req.query);
-      const page = await call(bus, listTranscriptsPageRpc, { owner_id: req.user!.id, ...paging });
-      nextPageLink(req, reply, paging.limit, page.next);
+      const filters = listFilters(req.query);
+      const page = await call(bus, listTranscriptsPageRpc, {
+        owner_id: req.user!.id,
+        ...paging,
+        ...(filters.search !== undefined ? { search: filters.search } : {}),
+        ...(filters.group_id !== undefined ? { group_id: filters.group_id } : {}),
+        ...(filters.ungrouped ? { ungrouped: true } : {}),
+      });
+      nextPageLink(req, reply, paging.limit, page.next, {
+        q: filters.search,
+        group_id: filters.group_id,
+        ungrouped: filters.ungrouped ? 'true' : undefined,
+      });
       return page.items;
     },
   );
