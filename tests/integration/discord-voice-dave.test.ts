@@ -1,11 +1,8 @@
-import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { guildIdForShard, startDiscordPeer, type DiscordPeer, type PeerGuild } from '../peers/discord.ts';
 import { DaveOp, type DaveRoom } from '../peers/discord-voice/dave.ts';
 import { voiceTable, type VoiceTable } from '../peers/discord-voice/table.ts';
 import { waitFor } from '../support/system.ts';
-
-const hasEspeak = existsSync('/usr/bin/espeak-ng');
 
 // DAVE's group life cycle as Discord's voice gateway runs it (discord/dave-protocol, protocol.md),
 // between members only, each a real @discordjs/voice client with @snazzah/davey: before a group
@@ -14,7 +11,7 @@ const hasEspeak = existsSync('/usr/bin/espeak-ng');
 // ready only until the timeout; the member left alone is reset (op 24 epoch 1, op 21 transition
 // 0), and the group is created again when others come back. That all members are in one group
 // shows in their voice privacy code, the epoch authenticator each derives from its own state.
-describe.runIf(hasEspeak)('the Discord peer’s DAVE group life cycle', () => {
+describe('the Discord peer’s DAVE group life cycle', () => {
   let discord: DiscordPeer;
   let table: VoiceTable;
   const guild: PeerGuild = {
