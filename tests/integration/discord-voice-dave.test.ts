@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { guildIdForShard, startDiscordPeer, type DiscordPeer, type PeerGuild } from '../peers/discord.ts';
-import { DaveOp, type DaveRoom } from '../peers/discord-voice/dave.ts';
+import type { DaveRoom } from '../peers/discord-voice/dave.ts';
+import { DaveOp } from '../peers/discord-voice/dave-protocol.ts';
 import { voiceTable, type VoiceTable } from '../peers/discord-voice/table.ts';
 import { waitFor } from '../support/system.ts';
 

@@ -16,7 +16,7 @@
  *   through it (the guild's voiceAdapterCreator sends on the guild's shard).
  */
 
-export const IDENTIFY_WINDOW_MS = 5_000;
+const IDENTIFY_WINDOW_MS = 5_000;
 export const SENDS_PER_MINUTE = 120;
 
 export class IdentifyBuckets {

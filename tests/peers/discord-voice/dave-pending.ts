@@ -2,7 +2,7 @@ import type * as mls from 'ts-mls';
 import { propose, type ExternalSenderKey, type SentProposal } from './mls.ts';
 
 /** Sends one op 27 (append or revoke) to a member. */
-export type SendProposals = (to: string, op: 'append' | 'revoke', ps: SentProposal[]) => void;
+type SendProposals = (to: string, op: 'append' | 'revoke', ps: SentProposal[]) => void;
 
 /**
  * The voice gateway's side of "Initial Group Creation" (discord/dave-protocol, protocol.md), while

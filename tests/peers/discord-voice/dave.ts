@@ -24,8 +24,6 @@ import {
  * leaf. ts-mls builds and signs the proposals; the clients are @snazzah/davey.
  */
 
-export { DaveOp, TRANSITION_TIMEOUT_MS, type DaveFaults, type DaveTransport } from './dave-protocol.ts';
-
 /** Citations below: discord/dave-protocol, protocol.md, by section. */
 export class DaveRoom {
   /** Members of the MLS group, by user id, with their leaf index. */

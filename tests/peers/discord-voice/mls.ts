@@ -8,11 +8,11 @@ import * as mls from 'ts-mls';
  * references, and frames the dave_mls_proposals payload (op 27). ts-mls does the MLS itself.
  */
 
-export const SUITE = 'MLS_128_DHKEMP256_AES128GCM_SHA256_P256';
-export const cs = await mls.getCiphersuiteImpl(mls.getCiphersuiteFromName(SUITE));
+const SUITE = 'MLS_128_DHKEMP256_AES128GCM_SHA256_P256';
+const cs = await mls.getCiphersuiteImpl(mls.getCiphersuiteFromName(SUITE));
 
 /** MLS variable-size vector length (RFC 9420, 2.1.2), which DAVE's binary opcodes use too. */
-export const varint = (n: number): Buffer => {
+const varint = (n: number): Buffer => {
   if (n < 64) return Buffer.from([n]);
   if (n < 16384) return Buffer.from([0x40 | (n >> 8), n & 0xff]);
   const b = Buffer.alloc(4);
@@ -40,7 +40,7 @@ export interface SentProposal {
  * no membership tag, so its AuthenticatedContent (wire_format, content, auth) is the
  * MLSMessage without its leading protocol version.
  */
-export function proposalRef(message: Buffer): string {
+function proposalRef(message: Buffer): string {
   const label = Buffer.from('MLS 1.0 Proposal Reference');
   const value = message.subarray(2);
   return createHash('sha256')

@@ -5,7 +5,8 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { VOICE_TLS_CERT, VOICE_TLS_KEY } from './trust.ts';
-import { DaveOp, DaveRoom } from './dave.ts';
+import { DaveRoom } from './dave.ts';
+import { DaveOp } from './dave-protocol.ts';
 import { isMode, MODES, openRtp, sealRtp, type EncryptionMode } from './rtp.ts';
 
 /**
