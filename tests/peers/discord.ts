@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { startVoiceServer, type VoiceServer } from './discord-voice/server.ts';
 import { voiceTrustBundle } from './discord-voice/trust.ts';
+import { IdentifyBuckets, SENDS_PER_MINUTE, sendWindow } from './discord-gateway-limits.ts';
 
 /**
  * A local stand-in for Discord, enough to run the real discord.js client against it:
@@ -127,8 +128,17 @@ export interface DiscordPeer {
    * 4011 (sharding required), as Discord does past 2,500. Default: no limit.
    */
   maxGuildsPerShard: number;
-  /** Gateway closes sent to the bot, in order (4011, 4004...). */
+  /** Gateway closes sent to the bot, in order (4011, 4004, 4008...). */
   readonly gatewayCloses: number[];
+  /**
+   * GET /gateway/bot's `session_start_limit.max_concurrency`: identifies per 5 s, shards
+   * bucketed by `shard_id % max_concurrency`; one past it gets op 9 (discord-gateway-limits.ts).
+   */
+  maxConcurrency: number;
+  /** Shard ids whose identify was refused with op 9 (too soon in their bucket), in order. */
+  readonly identifyRefused: number[];
+  /** Gateway events a connection may send per 60 s; the next closes it with 4008. */
+  sendsPerMinute: number;
   readonly interactions: InteractionRecord[];
   /** The voice server VOICE_SERVER_UPDATE currently points at (its faults are settable). */
   readonly voice: VoiceServer;
@@ -398,6 +408,7 @@ export async function startDiscordPeer(
     nsfw_level: 0,
   });
 
+  const identifyBuckets = new IdentifyBuckets();
   const peer: DiscordPeer = {
     url: '',
     apiUrl: '',
@@ -411,6 +422,9 @@ export async function startDiscordPeer(
     recommendedShards: 1,
     maxGuildsPerShard: Infinity,
     gatewayCloses: [],
+    maxConcurrency: 16,
+    identifyRefused: identifyBuckets.refused,
+    sendsPerMinute: SENDS_PER_MINUTE,
     interactions: [],
     nicks: [],
     closedDms,
@@ -891,7 +905,12 @@ export async function startDiscordPeer(
       return json(res, 200, {
         url: peer.url.replace(/^http/, 'ws') + '/gateway',
         shards: peer.recommendedShards,
-        session_start_limit: { total: 1000, remaining: 1000, reset_after: 0, max_concurrency: 16 },
+        session_start_limit: {
+          total: 1000,
+          remaining: 1000,
+          reset_after: 0,
+          max_concurrency: peer.maxConcurrency,
+        },
       });
     }
     if (req.method === 'PUT' && (m = /^\/applications\/(\d+)(?:\/guilds\/(\d+))?\/commands$/.exec(api))) {
@@ -1022,9 +1041,16 @@ export async function startDiscordPeer(
 
   function onGateway(ws: WebSocket): void {
     let shard: ShardSocket | null = null;
+    const sends = sendWindow(() => peer.sendsPerMinute);
     ws.send(JSON.stringify({ op: 10, d: { heartbeat_interval: 41_250 } }));
     ws.on('message', (raw) => {
       const msg = JSON.parse(String(raw)) as { op: number; d: Record<string, unknown> | null };
+      if (!sends.count()) {
+        peer.gatewayCloses.push(4008);
+        notify();
+        ws.close(4008, 'Rate limited.');
+        return;
+      }
       if (msg.op === 1) {
         ws.send(JSON.stringify({ op: 11 }));
       } else if (msg.op === 2) {
@@ -1034,6 +1060,12 @@ export async function startDiscordPeer(
           return;
         }
         const [id, count] = (d.shard as [number, number] | undefined) ?? [0, 1];
+        if (!identifyBuckets.allow(id, peer.maxConcurrency)) {
+          // "Invalid Session": the client waits 1 to 5 s and identifies again.
+          notify();
+          ws.send(JSON.stringify({ op: 9, d: false }));
+          return;
+        }
         if ([...guilds.values()].filter((g) => shardOf(g.id, count) === id).length > peer.maxGuildsPerShard) {
           peer.gatewayCloses.push(4011);
           notify();

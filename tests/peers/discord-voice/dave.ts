@@ -1,4 +1,18 @@
-import * as mls from 'ts-mls';
+import type * as mls from 'ts-mls';
+import { PendingMembers } from './dave-pending.ts';
+import { DaveOp, TRANSITION_TIMEOUT_MS, type DaveFaults, type DaveTransport } from './dave-protocol.ts';
+import {
+  appendPayload,
+  decodeRawKeyPackage,
+  externalSenderKey,
+  readCommit,
+  roundProposals,
+  revokePayload,
+  sameRefs,
+  u16,
+  type ExternalSenderKey,
+  type SentProposal,
+} from './mls.ts';
 
 /**
  * Discord's part in DAVE (audio end-to-end encryption over MLS) for one voice channel: the MLS
@@ -10,59 +24,7 @@ import * as mls from 'ts-mls';
  * leaf. ts-mls builds and signs the proposals; the clients are @snazzah/davey.
  */
 
-export const DaveOp = {
-  PrepareTransition: 21,
-  ExecuteTransition: 22,
-  TransitionReady: 23,
-  PrepareEpoch: 24,
-  MlsExternalSender: 25,
-  MlsKeyPackage: 26,
-  MlsProposals: 27,
-  MlsCommitWelcome: 28,
-  MlsAnnounceCommitTransition: 29,
-  MlsWelcome: 30,
-  MlsInvalidCommitWelcome: 31,
-} as const;
-
-const SUITE = 'MLS_128_DHKEMP256_AES128GCM_SHA256_P256';
-const cs = await mls.getCiphersuiteImpl(mls.getCiphersuiteFromName(SUITE));
-
-/** How the room misbehaves towards some members (the voice server's `faults`). */
-export interface DaveFaults {
-  /** Members sent no proposals or commits at all (and whose ready and op 31 are ignored). */
-  daveStranded: Set<string>;
-  /**
-   * Members that miss one transition (its proposals, commit or welcome, and execute), as a client
-   * on a lossy link or a stalled event loop does; the transition executes without them, as
-   * Discord's does when its timeout passes, and they get everything after it again: the next
-   * proposals then name an epoch they never reached.
-   */
-  daveMissNext: Set<string>;
-  /** Members the next commit is announced to with bytes they cannot process (an invalid commit). */
-  daveCorruptCommit: Set<string>;
-}
-
-/** What the room needs from the voice server to reach a member. */
-export interface DaveTransport {
-  json(userId: string, op: number, d: unknown): void;
-  binary(userId: string, op: number, payload: Buffer): void;
-  /** The users connected to the channel (their clients' "recognized" users). */
-  connected(): string[];
-}
-
-const varint = (n: number): Buffer => {
-  if (n < 64) return Buffer.from([n]);
-  if (n < 16384) return Buffer.from([0x40 | (n >> 8), n & 0xff]);
-  const b = Buffer.alloc(4);
-  b.writeUInt32BE((0x80000000 | n) >>> 0);
-  return b;
-};
-const u16 = (n: number): Buffer => {
-  const b = Buffer.alloc(2);
-  b.writeUInt16BE(n);
-  return b;
-};
-
+/** Citations below: discord/dave-protocol, protocol.md, by section. */
 export class DaveRoom {
   /** Members of the MLS group, by user id, with their leaf index. */
   readonly leaves = new Map<string, number>();
@@ -70,13 +32,34 @@ export class DaveRoom {
   epoch: bigint | null = null;
   /** Transitions executed, in order (for tests: each join or leave is one). */
   readonly executed: number[] = [];
+  /** Of those, the ones executed at the timeout with members not ready (for tests). */
+  readonly timedOut: number[] = [];
   /** 1: DAVE; 0: downgraded to transport encryption only, while a client without DAVE is here. */
   protocol = 1;
+  /** Sole-member resets, by the member left alone (for tests). */
+  readonly resets: string[] = [];
+  /** Every op 27 sent: to whom, append or revoke, how many proposals (for tests). */
+  readonly proposalsSent: { to: string; op: 'append' | 'revoke'; count: number }[] = [];
+  /** Commits not broadcast (late, or not naming exactly the proposals in flight), by committer. */
+  readonly refusedCommits: string[] = [];
+  transitionTimeoutMs = TRANSITION_TIMEOUT_MS;
   private readonly keyPackages = new Map<string, mls.KeyPackage>();
+  /** Key packages not yet proposed (a new one replaces a pending member's add: "Key Packages"). */
+  private readonly fresh = new Set<string>();
   /** Members whose connection ended: removed by the next commit (a new connection re-adds them). */
   private readonly leaving = new Set<string>();
-  private pending: { adds: string[]; removes: string[]; recipients: string[] } | null = null;
-  private transition: { id: number; waiting: Set<string>; protocol?: number } | null = null;
+  /** The established group's round in flight: proposals every member was sent at this epoch. */
+  private pending: { adds: SentProposal[]; removes: SentProposal[]; recipients: string[] } | null = null;
+  /** No group yet: the pending members' proposals. */
+  private readonly pendingMembers: PendingMembers;
+  /** Members whose commit named this round's proposals but lacked the welcome its adds need. */
+  private readonly noWelcome = new Set<string>();
+  private transition: {
+    id: number;
+    waiting: Set<string>;
+    protocol?: number;
+    timer: NodeJS.Timeout;
+  } | null = null;
   private nextTransitionId = 1;
   /** Members who flagged an invalid commit, welcome or proposals (op 31), until they are removed. */
   private readonly invalidated = new Set<string>();
@@ -90,41 +73,53 @@ export class DaveRoom {
   private constructor(
     private readonly faults: DaveFaults,
     private readonly t: DaveTransport,
-    private readonly groupId: Uint8Array,
-    private readonly key: { signKey: Uint8Array; publicKey: Uint8Array },
-    readonly externalSender: Uint8Array,
-  ) {}
+    private readonly key: ExternalSenderKey,
+  ) {
+    this.pendingMembers = new PendingMembers(key, (to, op, ps) => this.sendProposals(to, op, ps));
+  }
+
+  get externalSender(): Uint8Array {
+    return this.key.externalSender;
+  }
 
   static async create(channelId: string, faults: DaveFaults, t: DaveTransport): Promise<DaveRoom> {
-    const { signKey, publicKey } = await cs.signature.keygen();
-    const externalSender = mls.encodeExternalSender({
-      signaturePublicKey: publicKey,
-      credential: { credentialType: 'basic', identity: new Uint8Array(8) },
-    });
-    const groupId = Buffer.alloc(8);
-    groupId.writeBigUInt64BE(BigInt(channelId));
-    return new DaveRoom(faults, t, new Uint8Array(groupId), { signKey, publicKey }, externalSender);
+    return new DaveRoom(faults, t, await externalSenderKey(channelId));
   }
 
   /** A member's session is described with DAVE: it gets the external sender. */
   joined(userId: string): void {
-    this.t.binary(userId, DaveOp.MlsExternalSender, Buffer.from(this.externalSender));
+    this.t.binary(userId, DaveOp.MlsExternalSender, Buffer.from(this.key.externalSender));
   }
 
   keyPackage(userId: string, payload: Buffer): void {
     this.keyPackages.set(userId, decodeRawKeyPackage(new Uint8Array(payload)));
+    this.fresh.add(userId);
     this.run(() => this.propose());
   }
 
   /** A proposal round or a transition is under way (or queued). */
   busy(): boolean {
-    return this.pending !== null || this.transition !== null || this.queue.length > 0;
+    const awaited = this.pendingMembers.awaited();
+    return this.pending !== null || this.transition !== null || this.queue.length > 0 || awaited;
   }
 
   left(userId: string): void {
     this.keyPackages.delete(userId);
+    this.fresh.delete(userId);
     if (this.leaves.has(userId)) this.leaving.add(userId);
     this.transition?.waiting.delete(userId);
+    const p = this.pending;
+    if (p) {
+      // "The voice gateway may revoke in-flight proposals (e.g. when a pending member no longer
+      // needs to be added to the group)" ("Proposal Handling").
+      const add = p.adds.find((a) => a.userId === userId);
+      p.recipients = p.recipients.filter((r) => r !== userId);
+      if (add) {
+        p.adds = p.adds.filter((a) => a !== add);
+        for (const r of p.recipients) this.sendProposals(r, 'revoke', [add]);
+      }
+      if (!p.recipients.length || (!p.adds.length && !p.removes.length)) this.pending = null;
+    }
     this.run(() => this.propose());
     this.maybeExecute();
   }
@@ -136,10 +131,9 @@ export class DaveRoom {
 
   /**
    * A member could not process a commit, welcome or proposals (op 31, "flag invalid commit or
-   * welcome, request re-add": discord-api-docs, Voice Opcodes; daveprotocol.com, "Invalid
-   * Commit/Welcome"): it has reset its group state, so it neither commits this round nor gets
-   * ready for its transition; the voice gateway removes it and adds it back from the next key
-   * package it sends.
+   * welcome, request re-add": discord-api-docs, Voice Opcodes; "Recovery from Invalid Commit or
+   * Welcome"): it has reset its group state, so it neither commits this round nor gets ready for
+   * its transition; the voice gateway removes it and adds it back from the next key package.
    */
   invalid(userId: string): void {
     if (this.faults.daveStranded.has(userId)) return;
@@ -150,50 +144,112 @@ export class DaveRoom {
     this.maybeExecute();
     this.run(async () => {
       if (this.leaves.has(userId)) await this.proposeRemoval([userId]);
-      else this.invalidated.delete(userId);
+      else {
+        this.invalidated.delete(userId);
+        if (this.epoch === null) this.pendingMembers.withdraw(userId);
+      }
     });
   }
 
   commitWelcome(userId: string, payload: Buffer): void {
-    const p = this.pending;
-    if (!p || !p.recipients.includes(userId)) return; // late: another member's commit won
-    const decoded = mls.decodeMlsMessage(new Uint8Array(payload), 0);
-    if (!decoded) return;
-    const [, commitLength] = decoded;
-    const commit = payload.subarray(0, commitLength);
-    const welcome = payload.subarray(commitLength);
-    this.pending = null;
+    const c = readCommit(payload);
     if (this.epoch === null) {
-      // The committer created the group: it sits in leaf 0.
+      // "The voice gateway broadcasts the first commit it receives for a given epoch" ("Commit
+      // Ordering"), valid only when "it references all unrevoked proposals broadcast in the
+      // epoch by the external sender ... and no other" ("Voice Gateway Commit Validity"): before
+      // a group exists, those this pending member was sent. It creates the group (leaf 0).
+      const sent = this.pendingMembers.sent(userId);
+      if (!c || !sent?.length || !sameRefs(c.refs, sent)) return void this.refusedCommits.push(userId);
+      if (!c.welcome.length) return this.refuseNoWelcome(userId, this.pendingMembers.committers());
+      this.pendingMembers.clear();
+      this.noWelcome.clear();
       this.leaves.set(userId, 0);
       this.epoch = 0n;
+      this.announce(
+        sent.map((a) => a.userId),
+        [],
+        c,
+      );
+      return;
     }
-    for (const id of p.removes) {
+    const p = this.pending;
+    // Late (another member's commit won) or not this round's exact proposals.
+    if (!c || !p || !p.recipients.includes(userId) || !sameRefs(c.refs, [...p.adds, ...p.removes])) {
+      return void this.refusedCommits.push(userId);
+    }
+    if (p.adds.length && !c.welcome.length) return this.refuseNoWelcome(userId, p.recipients);
+    this.pending = null;
+    this.noWelcome.clear();
+    this.announce(
+      p.adds.map((a) => a.userId),
+      p.removes.map((r) => r.userId),
+      c,
+    );
+  }
+
+  /**
+   * "When there is at least one add proposal handled by the commit, this opcode MUST include a
+   * Welcome message" (op 28), and "the voice gateway will not broadcast a commit that it
+   * determines to be invalid" ("Commit Ordering"). @snazzah/davey (the bot's DAVE library) sends
+   * such a commit after a revoke: it includes the welcome only when that op 27 itself appended an
+   * add (davey/src/session.rs, process_proposals, `commit_adds_members`). When every committer
+   * did, the gateway revokes the round and proposes it again (appended adds: commits with
+   * welcomes); that last step is this peer's, Discord does not document what it does then.
+   */
+  private refuseNoWelcome(userId: string, committers: string[]): void {
+    this.refusedCommits.push(userId);
+    this.noWelcome.add(userId);
+    if (!committers.every((m) => this.noWelcome.has(m))) return;
+    this.noWelcome.clear();
+    if (this.epoch === null) this.pendingMembers.abandon();
+    else if (this.pending) {
+      const p = this.pending;
+      for (const r of p.recipients) this.sendProposals(r, 'revoke', [...p.adds, ...p.removes]);
+      this.pending = null;
+    }
+    this.run(() => this.propose());
+  }
+
+  /** The winning commit: the new epoch, its transition, the commit to members, welcomes to those added. */
+  private announce(adds: string[], removes: string[], c: { commit: Buffer; welcome: Buffer }): void {
+    for (const id of removes) {
       this.leaves.delete(id);
       this.leaving.delete(id);
       this.invalidated.delete(id);
     }
-    for (const id of p.adds) this.leaves.set(id, this.freeLeaf());
-    this.epoch += 1n;
+    for (const id of adds) this.leaves.set(id, this.freeLeaf());
+    this.epoch = (this.epoch ?? 0n) + 1n;
     const id = this.nextTransitionId++;
     const members = [...this.leaves.keys()];
-    this.transition = {
+    this.begin(
       id,
-      waiting: new Set(members.filter((m) => !this.skipped(m) && !this.invalidated.has(m))),
-    };
+      members.filter((m) => !this.skipped(m) && !this.invalidated.has(m)),
+    );
     for (const m of members) {
       if (this.skipped(m)) continue;
-      if (p.adds.includes(m)) {
-        if (welcome.length) this.t.binary(m, DaveOp.MlsWelcome, Buffer.concat([u16(id), welcome]));
+      if (adds.includes(m)) {
+        if (c.welcome.length) this.t.binary(m, DaveOp.MlsWelcome, Buffer.concat([u16(id), c.welcome]));
       } else if (this.faults.daveCorruptCommit.delete(m)) {
         // A commit this member cannot process: the bytes after the commit's header are garbled.
-        const bad = Buffer.from(commit);
+        const bad = Buffer.from(c.commit);
         for (let i = 16; i < bad.length; i++) bad[i] = bad[i]! ^ 0x5a;
         this.t.binary(m, DaveOp.MlsAnnounceCommitTransition, Buffer.concat([u16(id), bad]));
       } else {
-        this.t.binary(m, DaveOp.MlsAnnounceCommitTransition, Buffer.concat([u16(id), commit]));
+        this.t.binary(m, DaveOp.MlsAnnounceCommitTransition, Buffer.concat([u16(id), c.commit]));
       }
     }
+  }
+
+  /** A transition awaiting its members' op 23, executed when all are ready or at the timeout. */
+  private begin(id: number, waiting: string[], protocol?: number): void {
+    const timer = setTimeout(() => {
+      if (this.transition?.id !== id) return;
+      this.timedOut.push(id);
+      this.transition.waiting.clear();
+      this.maybeExecute();
+    }, this.transitionTimeoutMs);
+    timer.unref();
+    this.transition = { id, waiting: new Set(waiting), protocol, timer };
   }
 
   ready(userId: string, transitionId: number): void {
@@ -212,7 +268,7 @@ export class DaveRoom {
       this.protocol = 0;
       const id = this.nextTransitionId++;
       const members = this.t.connected();
-      this.transition = { id, waiting: new Set(members), protocol: 0 };
+      this.begin(id, members, 0);
       for (const m of members)
         this.t.json(m, DaveOp.PrepareTransition, { transition_id: id, protocol_version: 0 });
       this.maybeExecute();
@@ -227,10 +283,8 @@ export class DaveRoom {
     if (this.protocol === 1) return;
     this.run(async () => {
       this.protocol = 1;
-      this.leaves.clear();
-      this.leaving.clear();
+      this.forgetGroup();
       this.keyPackages.clear();
-      this.epoch = null;
       for (const m of this.t.connected()) {
         this.t.json(m, DaveOp.PrepareEpoch, { protocol_version: 1, epoch: 1 });
         this.joined(m);
@@ -238,21 +292,28 @@ export class DaveRoom {
     });
   }
 
+  private forgetGroup(): void {
+    this.leaves.clear();
+    this.leaving.clear();
+    this.invalidated.clear();
+    this.pendingMembers.clear();
+    this.noWelcome.clear();
+    this.epoch = null;
+  }
+
   private maybeExecute(): void {
     const tr = this.transition;
     if (!tr || tr.waiting.size > 0) return;
+    clearTimeout(tr.timer);
     this.transition = null;
+    this.executed.push(tr.id);
     if (tr.protocol === 0) {
-      this.leaves.clear();
-      this.leaving.clear();
+      this.forgetGroup();
       this.keyPackages.clear();
-      this.epoch = null;
-      this.executed.push(tr.id);
       for (const m of this.t.connected()) this.t.json(m, DaveOp.ExecuteTransition, { transition_id: tr.id });
       void this.drain();
       return;
     }
-    this.executed.push(tr.id);
     for (const m of this.leaves.keys()) {
       if (!this.skipped(m)) this.t.json(m, DaveOp.ExecuteTransition, { transition_id: tr.id });
     }
@@ -285,85 +346,81 @@ export class DaveRoom {
     }
   }
 
+  private sendProposals(to: string, op: 'append' | 'revoke', ps: SentProposal[]): void {
+    this.proposalsSent.push({ to, op, count: ps.length });
+    this.t.binary(to, DaveOp.MlsProposals, op === 'append' ? appendPayload(ps) : revokePayload(ps));
+  }
+
   private async propose(): Promise<void> {
     if (this.protocol === 0) return;
+    if (this.epoch === null) return this.proposeToPending();
     const connected = new Set(this.t.connected());
     const gone = [...this.leaves.keys()].filter((id) => !connected.has(id) || this.leaving.has(id));
     if (gone.length) return this.proposeRemoval(gone);
     const joining = [...this.keyPackages.keys()].filter((id) => !this.leaves.has(id) && connected.has(id));
-    if (!joining.length) return;
-    if (this.epoch === null) {
-      // No group yet: the first member to have sent a key package creates it by committing
-      // the others' adds (at least two are needed for there to be anything to encrypt to).
-      if (joining.length < 2) return;
-      const [creator, ...others] = joining;
-      await this.send([creator!], others, []);
-      return;
-    }
-    await this.send([...this.leaves.keys()], joining, []);
+    this.fresh.clear();
+    this.noWelcome.clear();
+    // Every add waiting goes out in one op 27 ("The voice gateway may delay a dave_mls_proposals
+    // opcode (27) to batch multiple MLS proposals": "Proposal Handling").
+    if (joining.length) await this.send(joining, []);
+  }
+
+  /** No group yet: the pending members' proposals (dave-pending.ts). */
+  private async proposeToPending(): Promise<void> {
+    this.noWelcome.clear();
+    await this.pendingMembers.update(
+      this.keyPackages,
+      new Set(this.t.connected()),
+      this.fresh,
+      (id) => !this.faults.daveStranded.has(id),
+      () => this.epoch === null,
+    );
   }
 
   private async proposeRemoval(ids: string[]): Promise<void> {
     const remaining = [...this.leaves.keys()].filter((id) => !ids.includes(id));
-    if (!remaining.length) {
-      for (const id of ids) {
-        this.leaves.delete(id);
-        this.leaving.delete(id);
-      }
-      this.epoch = null;
+    if (remaining.length <= 1) {
+      this.forgetGroup();
+      if (remaining.length === 1) this.soleMemberReset(remaining[0]!);
       this.run(() => this.propose());
       return;
     }
-    await this.send(remaining, [], ids);
+    await this.send([], ids);
   }
 
-  private async send(recipients: string[], adds: string[], removes: string[]): Promise<void> {
-    const proposals: mls.Proposal[] = [
-      ...removes.map(
-        (id) => ({ proposalType: 'remove', remove: { removed: this.leaves.get(id)! } }) as mls.Proposal,
-      ),
-      ...adds.map(
-        (id) => ({ proposalType: 'add', add: { keyPackage: this.keyPackages.get(id)! } }) as mls.Proposal,
-      ),
-    ];
-    const context: mls.GroupContext = {
-      version: 'mls10',
-      cipherSuite: SUITE,
-      groupId: this.groupId,
-      epoch: this.epoch ?? 0n,
-      // Not part of what an external sender signs; the server does not track the tree.
-      treeHash: new Uint8Array(),
-      confirmedTranscriptHash: new Uint8Array(),
-      extensions: [{ extensionType: 'external_senders', extensionData: this.externalSender }],
-    };
-    const messages = await Promise.all(
-      proposals.map(async (p) =>
-        Buffer.from(
-          mls.encodeMlsMessage(
-            await mls.proposeExternal(
-              { groupContext: context } as mls.GroupInfo,
-              p,
-              this.key.publicKey,
-              this.key.signKey,
-              cs,
-            ),
-          ),
-        ),
-      ),
+  /**
+   * "Sole member reset" (protocol.md): "When only a single member remains in an established
+   * group, the voice gateway sends a dave_protocol_prepare_epoch opcode (24) with the initial
+   * group epoch epoch = 1 to the sole remaining member. This is followed by a
+   * dave_protocol_prepare_transition opcode (21) with the initialization transition ID
+   * transition_id = 0. The voice gateway replaces its local view of the MLS group with a new
+   * unestablished group." The member answers with a new key package; when others join, the
+   * group is created again as at the start.
+   */
+  private soleMemberReset(sole: string): void {
+    this.resets.push(sole);
+    this.keyPackages.delete(sole);
+    if (this.skipped(sole)) return;
+    this.t.json(sole, DaveOp.PrepareEpoch, { protocol_version: this.protocol, epoch: 1 });
+    this.t.json(sole, DaveOp.PrepareTransition, { transition_id: 0, protocol_version: this.protocol });
+  }
+
+  private async send(adds: string[], removes: string[]): Promise<void> {
+    const recipients = [...this.leaves.keys()].filter((id) => !removes.includes(id));
+    const proposals = await roundProposals(
+      this.key,
+      this.epoch!,
+      removes.map((id) => [id, this.leaves.get(id)!]),
+      adds.map((id) => [id, this.keyPackages.get(id)!]),
     );
-    const body = Buffer.concat(messages);
     this.missing = new Set(recipients.filter((r) => this.faults.daveMissNext.has(r)));
     const reached = recipients.filter((r) => !this.skipped(r) && !this.invalidated.has(r));
-    this.pending = { adds, removes, recipients: reached };
-    const payload = Buffer.concat([Buffer.from([0]), varint(body.length), body]); // 0: append
-    for (const r of reached) this.t.binary(r, DaveOp.MlsProposals, payload);
+    this.pending = {
+      adds: proposals.filter((p) => p.kind === 'add'),
+      removes: proposals.filter((p) => p.kind === 'remove'),
+      recipients: reached,
+    };
+    if (!reached.length) this.pending = null;
+    for (const r of reached) this.sendProposals(r, 'append', proposals);
   }
-}
-
-function decodeRawKeyPackage(bytes: Uint8Array): mls.KeyPackage {
-  // @snazzah/davey hands out the KeyPackage itself; wrap it as an MLSMessage to decode it.
-  const wrapped = Buffer.concat([Buffer.from([0, 1, 0, 5]), Buffer.from(bytes)]);
-  const decoded = mls.decodeMlsMessage(new Uint8Array(wrapped), 0);
-  if (!decoded || decoded[0].wireformat !== 'mls_key_package') throw new Error('not a key package');
-  return decoded[0].keyPackage;
 }

@@ -5,7 +5,8 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { VOICE_TLS_CERT, VOICE_TLS_KEY } from './trust.ts';
-import { DaveOp, DaveRoom } from './dave.ts';
+import { DaveRoom } from './dave.ts';
+import { DaveOp } from './dave-protocol.ts';
 import { isMode, MODES, openRtp, sealRtp, type EncryptionMode } from './rtp.ts';
 
 /**
@@ -104,6 +105,8 @@ interface VoiceFaults {
   daveMissNext: Set<string>;
   /** DAVE: users the next commit is announced to garbled (an invalid commit, dave.ts). */
   daveCorruptCommit: Set<string>;
+  /** DAVE: messages from a user lost before the gateway, by opcode (28 commit, 23 ready). */
+  daveDropFrom: Map<string, Set<number>>;
   /**
    * Users each of whose voice sessions is closed with this code as soon as it is described (a
    * voice server that keeps failing them; 4006 "Session no longer valid" cannot be resumed).
@@ -114,7 +117,7 @@ interface VoiceFaults {
 export interface VoiceServerEvent {
   userId: string;
   guildId: string;
-  kind: 'identify' | 'resume' | 'select' | 'heartbeat' | 'speaking' | 'close';
+  kind: 'identify' | 'resume' | 'select' | 'heartbeat' | 'speaking' | 'close' | 'dropped';
   detail?: Record<string, unknown>;
 }
 
@@ -241,6 +244,7 @@ export async function startVoiceServer(
       daveStranded: new Set(),
       daveMissNext: new Set(),
       daveCorruptCommit: new Set(),
+      daveDropFrom: new Map(),
       closeSessions: new Map(),
     },
     modes: [...MODES],
@@ -317,6 +321,7 @@ export async function startVoiceServer(
         const c = client;
         if (!c || !daveCapable(c)) return ws.close(Close.UnknownOpcode, 'No DAVE session');
         const op = buf.readUInt8(0);
+        if (server.faults.daveDropFrom.get(c.userId)?.has(op)) return event(c, 'dropped', { op });
         const payload = Buffer.from(buf.subarray(1));
         if (op === DaveOp.MlsKeyPackage) void daveRoomOf(c).then((r) => r.keyPackage(c.userId, payload));
         else if (op === DaveOp.MlsCommitWelcome)
@@ -449,6 +454,7 @@ export async function startVoiceServer(
         }
       } else if (msg.op === DaveOp.TransitionReady && daveCapable(client)) {
         const c = client;
+        if (server.faults.daveDropFrom.get(c.userId)?.has(msg.op)) return event(c, 'dropped', { op: msg.op });
         void daveRoomOf(c).then((r) => r.ready(c.userId, Number(d.transition_id)));
       } else if (msg.op === DaveOp.MlsInvalidCommitWelcome && daveCapable(client)) {
         const c = client;
