@@ -18,7 +18,15 @@ import {
   TranscriptSchema,
   type AuthUser,
 } from '@chronicler/contracts';
-import { createBus, createLogger, EventOutbox, loadConfig, migrate, openDatabase, schemaFor } from '@chronicler/kit';
+import {
+  createBus,
+  createLogger,
+  EventOutbox,
+  loadConfig,
+  migrate,
+  openDatabase,
+  schemaFor,
+} from '@chronicler/kit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import Fastify from 'fastify';

@@ -111,6 +111,14 @@ function requestOf(t: Target, kb: number, op: Op): autocannon.Options {
   };
 }
 
+/**
+ * Waits for what a measurement left in flight: autocannon stops at its duration, while the
+ * requests it sent last are still being answered (a 500 KB session's take a second under
+ * load), and their work must not count against the next measurement.
+ */
+const settle = (s: Sample): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, Math.min(5000, s.p99) + 250));
+
 export async function measure(opts: autocannon.Options): Promise<Sample> {
   const r = await autocannon(opts);
   return {
@@ -252,13 +260,15 @@ const keyOf = (target: string, kb: number): string => `${target} ${kb}`;
 
 async function runRounds(targets: Target[]): Promise<Results> {
   const samples = new Map<string, Map<Op, Sample[]>>(
-    targets.flatMap((t) => SIZES_KB.map((kb) => [keyOf(t.name, kb), new Map(OPS.map((o) => [o, []]))] as const)),
+    targets.flatMap((t) =>
+      SIZES_KB.map((kb) => [keyOf(t.name, kb), new Map(OPS.map((o) => [o, []]))] as const),
+    ),
   );
   // Warm-up: a short run of each, so that no round pays for JIT and connection pools.
   for (const kb of SIZES_KB) {
     for (const t of targets) {
       for (const op of OPS) {
-        await measure({ ...requestOf(t, kb, op), duration: 1 });
+        await settle(await measure({ ...requestOf(t, kb, op), duration: 1 }));
         if (op === 'write') await t.afterWrite?.();
       }
     }
@@ -268,6 +278,7 @@ async function runRounds(targets: Target[]): Promise<Results> {
       for (const t of targets) {
         for (const op of OPS) {
           const s = await measure(requestOf(t, kb, op));
+          await settle(s);
           if (op === 'write') await t.afterWrite?.();
           samples.get(keyOf(t.name, kb))!.get(op)!.push(s);
           process.stdout.write(
@@ -298,10 +309,17 @@ async function runRounds(targets: Target[]): Promise<Results> {
 const mark = (ok: boolean): string => (ok ? 'within budget' : 'OVER BUDGET');
 
 /** One line per size and op: the system's throughput, p50 and p99 over the baseline's. */
-function printRatios(results: Results, system: 'cluster' | 'embedded', baseline: string, withP50: boolean): void {
+function printRatios(
+  results: Results,
+  system: 'cluster' | 'embedded',
+  baseline: string,
+  withP50: boolean,
+): void {
   if (!results.has(keyOf(system, SIZES_KB[0]!)) || !results.has(keyOf(baseline, SIZES_KB[0]!))) return;
   const budget = BUDGET_THROUGHPUT[system];
-  console.log(`\n${system} / ${baseline} (throughput budget >= ${budget}x${withP50 ? `, p50 <= ${BUDGET_P50}x` : ''}):`);
+  console.log(
+    `\n${system} / ${baseline} (throughput budget >= ${budget}x${withP50 ? `, p50 <= ${BUDGET_P50}x` : ''}):`,
+  );
   for (const kb of SIZES_KB) {
     const a = results.get(keyOf(system, kb))!;
     const b = results.get(keyOf(baseline, kb))!;
@@ -388,7 +406,10 @@ export async function benchGateway(): Promise<void> {
   console.log(
     `gateway: ${ROUNDS} interleaved rounds of ${SECONDS} s per measurement, ${CONNECTIONS} connections, ` +
       `${SESSIONS} sessions of one user per size (${SIZES_KB.join(', ')} KB), ${os.cpus().length} CPU cores, ` +
-      `load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+      `load ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
   );
   const targets: Target[] = [];
   let clusterSystem: TestSystem | undefined;
