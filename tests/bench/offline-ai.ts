@@ -27,10 +27,13 @@ interface Run {
   answers: number;
 }
 
+/** The bearer header of the process's seeded user (startEmbeddedProcess seeds one, of 1 KB sessions). */
+const headersOf = (t: Target): Record<string, string> => t.bySize.get(1)!.headers;
+
 async function createLongSession(t: Target): Promise<string> {
   const res = await fetch(`${t.url}/api/transcripts/manual`, {
     method: 'POST',
-    headers: { ...t.headers, 'content-type': 'application/json' },
+    headers: { ...headersOf(t), 'content-type': 'application/json' },
     body: JSON.stringify({
       name: 'C2E003, four hours',
       session_date: new Date(Date.UTC(2024, 1, 1)).toISOString(),
@@ -47,7 +50,7 @@ async function ask(t: Target, sessionId: string, until: number): Promise<number>
   for (let i = 0; Date.now() < until; i++) {
     const res = await fetch(`${t.url}/api/chat`, {
       method: 'POST',
-      headers: { ...t.headers, 'content-type': 'application/json' },
+      headers: { ...headersOf(t), 'content-type': 'application/json' },
       body: JSON.stringify({
         transcript_id: sessionId,
         messages: [{ role: 'user', content: QUESTIONS[i % QUESTIONS.length] }],
@@ -66,7 +69,7 @@ async function round(t: Target, sessionId: string, withAi: boolean): Promise<Run
   const askers = withAi ? Array.from({ length: ASKERS }, () => ask(t, sessionId, until)) : [];
   const list = await measure({
     url: `${t.url}/api/transcripts`,
-    headers: t.headers,
+    headers: headersOf(t),
     connections: CONNECTIONS,
     duration: SECONDS,
   });
@@ -79,11 +82,11 @@ export async function benchOfflineAi(): Promise<void> {
   const systems = [
     {
       name: 'main thread (AI_OFFLINE_THREADS=0)',
-      target: await startEmbeddedProcess({ ...common, AI_OFFLINE_THREADS: '0' }),
+      target: await startEmbeddedProcess({ ...common, AI_OFFLINE_THREADS: '0' }, [1]),
     },
     {
       name: 'worker thread (AI_OFFLINE_THREADS=1)',
-      target: await startEmbeddedProcess({ ...common, AI_OFFLINE_THREADS: '1' }),
+      target: await startEmbeddedProcess({ ...common, AI_OFFLINE_THREADS: '1' }, [1]),
     },
   ];
   try {

@@ -3,7 +3,7 @@ import type { Logger } from '../logger.ts';
 import { busDeliveries, busRedeliveries } from '../ops/metrics.ts';
 import { DEFAULT_DUPLICATE_WINDOW_MS, resolveConsumer, type ResolvedConsumer } from './durable.ts';
 import { BusInstruments, type ReplyCheck } from './instruments.ts';
-import { DEFAULT_REQUEST_TIMEOUT_MS, busClosed, unwrapReply } from './reply.ts';
+import { DEFAULT_REQUEST_TIMEOUT_MS, busClosed, unwrapEncodedReply, unwrapReply } from './reply.ts';
 import { BusNamespace } from './subject.ts';
 import { copyHeaders } from './trace.ts';
 import type {
@@ -125,7 +125,7 @@ export abstract class BaseBus<M, E> implements Bus {
       const timeoutMs = opts.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
       const data = this.encode(payload, subject);
       return this.sendRequest(full, data, headers, timeoutMs, subject).then((text) =>
-        unwrapReply<Res>(text, subject),
+        opts.encoded ? (unwrapEncodedReply(text, subject) as Res) : unwrapReply<Res>(text, subject),
       );
     });
   }

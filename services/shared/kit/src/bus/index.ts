@@ -6,6 +6,7 @@ import type { Bus } from './types.ts';
 export * from './types.ts';
 export { MemoryBus, type MemoryBusOptions } from './memory.ts';
 export { NatsBus, type NatsBusOptions } from './nats.ts';
+export { EncodedJson } from './codec.ts';
 export { BusNamespace, isValidSubject, matchSubject, sanitizeName, subjectsOverlap } from './subject.ts';
 
 export interface CreateBusOptions {

@@ -75,6 +75,11 @@ export type Headers = Record<string, string>;
 export interface RequestOptions {
   timeoutMs?: number;
   headers?: Headers;
+  /**
+   * The reply's result as its JSON text (an EncodedJson; undefined for none), not parsed: for
+   * a caller that passes it on as JSON. Errors arrive as ServiceErrors all the same.
+   */
+  encoded?: boolean;
 }
 
 export interface MessageMeta {

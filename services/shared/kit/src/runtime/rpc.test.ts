@@ -9,8 +9,11 @@ import { Collector, roundTrip, serviceErrorOf, uniquePrefix } from '../testing/b
 import { MemoryBus } from '../bus/memory.ts';
 import { NatsBus } from '../bus/nats.ts';
 import type { Bus, DeadLetter } from '../bus/types.ts';
+import { EncodedJson } from '../bus/codec.ts';
+import { ServiceError } from '../errors.ts';
 import {
   call,
+  callEncoded,
   consume,
   listen,
   PAYLOAD_BLOB_MAX_AGE_MS,
@@ -154,6 +157,30 @@ function describeRpc(label: string, makeBus: MakeBus, natsStream?: (prefix: stri
       const over = 'b'.repeat(limit + 1);
       expect((await call(client, echoRpc, { owner_id: 'u1', text: over })).text).toBe(over);
       expect(puts.flat()).toHaveLength(2);
+    });
+
+    it('callEncoded gives the reply as its JSON text, inline or from the blob store, and errors as call does', async () => {
+      const prefix = uniquePrefix();
+      const server = await newBus(prefix);
+      const client = await newBus(prefix);
+      const puts = [...[server, client].map(recordPuts)];
+      await served(server, echoRpc, (req) => {
+        if (req.text === 'refuse') throw new ServiceError('not_found', 'No such echo');
+        return { text: req.text, length: req.text.length };
+      });
+      const quoted = 'a "quoted" 🐉';
+      const small = await callEncoded(client, echoRpc, { owner_id: 'u1', text: quoted });
+      expect(small).toBeInstanceOf(EncodedJson);
+      expect(small.text).toBe(JSON.stringify({ text: quoted, length: quoted.length }));
+      expect(puts.flat()).toEqual([]);
+      // A reply too large for a message is read from its blob as text, and the blob deleted.
+      const text = bigText();
+      const big = await callEncoded(client, echoRpc, { owner_id: 'u1', text }, { timeoutMs: 30_000 });
+      expect(big.text).toBe(JSON.stringify({ text, length: text.length }));
+      expect(puts.flat()).toHaveLength(2);
+      for (const name of puts.flat()) expect(await client.blobs.info(PAYLOAD_BUCKET, name)).toBeNull();
+      const err = await serviceErrorOf(callEncoded(client, echoRpc, { owner_id: 'u1', text: 'refuse' }));
+      expect([err.code, err.message]).toEqual(['not_found', 'No such echo']);
     });
 
     it('validates a large request after reading it: a wrong shape is bad_request and its blob is gone', async () => {

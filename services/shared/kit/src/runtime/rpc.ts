@@ -111,11 +111,13 @@ async function pack(bus: Bus, value: unknown, what: string): Promise<EncodedJson
   const inline = Math.max(PAYLOAD_INLINE_BYTES, bus.maxPayloadBytes - PAYLOAD_HEADROOM_BYTES);
   // UTF-8 takes at most 3 bytes per UTF-16 unit: most payloads are known small without encoding them.
   if (text.length * 3 <= inline) return new EncodedJson(text);
-  const bytes = Buffer.from(text, 'utf8');
-  if (bytes.length <= inline) return new EncodedJson(text);
-  if (bytes.length > PAYLOAD_MAX_BYTES) throw new ServiceError('payload_too_large', `${what} is too large`);
+  // Measured without encoding: the bus encodes the text it sends once, and only a blob needs the bytes here.
+  const size = Buffer.byteLength(text, 'utf8');
+  if (size <= inline) return new EncodedJson(text);
+  if (size > PAYLOAD_MAX_BYTES) throw new ServiceError('payload_too_large', `${what} is too large`);
   await payloadBucket(bus);
   const name = randomUUID();
+  const bytes = Buffer.from(text, 'utf8');
   await bus.blobs.put(PAYLOAD_BUCKET, name, Readable.from([bytes]), { contentType: 'application/json' });
   return { [REF_KEY]: name };
 }
@@ -126,6 +128,16 @@ type PayloadRef = { [REF_KEY]: string };
 async function unpack(bus: Bus, payload: unknown, what: string): Promise<unknown> {
   const name = referencedBlob(payload);
   if (name === null) return payload;
+  const text = await readBlob(bus, name, what);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ServiceError('internal', `${what} in the blob store is not JSON`);
+  }
+}
+
+/** The text of a payload blob, read once and deleted. */
+async function readBlob(bus: Bus, name: string, what: string): Promise<string> {
   const stream = await bus.blobs.get(PAYLOAD_BUCKET, name);
   if (!stream) throw new ServiceError('internal', `${what} is missing from the blob store`);
   const chunks: Buffer[] = [];
@@ -140,11 +152,7 @@ async function unpack(bus: Bus, payload: unknown, what: string): Promise<unknown
     // Read once: the blob has no other reader, and a failed read will not be retried.
     await bus.blobs.delete(PAYLOAD_BUCKET, name).catch(() => false);
   }
-  try {
-    return JSON.parse(Buffer.concat(chunks, size).toString('utf8')) as unknown;
-  } catch {
-    throw new ServiceError('internal', `${what} in the blob store is not JSON`);
-  }
+  return Buffer.concat(chunks, size).toString('utf8');
 }
 
 /**
@@ -158,6 +166,42 @@ export async function call<R extends Rpc>(
   request: RpcRequest<R>,
   opts?: RequestOptions,
 ): Promise<RpcResponse<R>> {
+  const reply = await send(bus, endpoint, request, opts);
+  return (await unpack(bus, reply, `Reply of ${endpoint.subject}`)) as RpcResponse<R>;
+}
+
+/**
+ * Like `call`, but the reply comes as its JSON text, never parsed here: for a caller that
+ * sends it on as JSON unchanged (the gateway answering a browser with a service's reply).
+ * The text is what the handler's result serialised to, an RpcResponse<R>; a reply that went
+ * through the blob store is read from it as text. Errors as `call`.
+ */
+export async function callEncoded<R extends Rpc>(
+  bus: Bus,
+  endpoint: R,
+  request: RpcRequest<R>,
+  opts?: RequestOptions,
+): Promise<EncodedJson> {
+  const what = `Reply of ${endpoint.subject}`;
+  const reply = await send(bus, endpoint, request, { ...opts, encoded: true });
+  // A bus that parsed the reply anyway (one that does not know `encoded`) gives the value.
+  const text = reply instanceof EncodedJson ? reply.text : JSON.stringify(reply);
+  if (text === undefined) throw new ServiceError('internal', `${what} is empty`);
+  // Only a reference is this short and begins so: a real reply is a contract's shape.
+  if (text.length < 80 && text.startsWith(`{"${REF_KEY}"`)) {
+    const name = referencedBlob(JSON.parse(text));
+    if (name !== null) return new EncodedJson(await readBlob(bus, name, what));
+  }
+  return new EncodedJson(text);
+}
+
+/** Sends a request (through the blob store when large); the reply as the bus gives it. */
+async function send<R extends Rpc>(
+  bus: Bus,
+  endpoint: R,
+  request: RpcRequest<R>,
+  opts?: RequestOptions,
+): Promise<unknown> {
   const packed = await pack(bus, request, `Request of ${endpoint.subject}`);
   // A small request goes to the bus as the value itself (Bus payloads are JSON values), so
   // that what wraps or observes bus.request sees the request, not its text.
@@ -178,7 +222,7 @@ export async function call<R extends Rpc>(
     }
     throw err;
   }
-  return (await unpack(bus, reply, `Reply of ${endpoint.subject}`)) as RpcResponse<R>;
+  return reply;
 }
 
 /**
