@@ -37,12 +37,17 @@ import {
   INTRODUCED_BEFORE,
   LANGUAGE_BEFORE,
   LIKENESS_BEFORE,
+  namedByRole,
   OF_PLACE_BEFORE,
+  ON_PLACE_BEFORE,
+  ON_SOMEONE_BEFORE,
   OUT_OF_GAME,
   OWNED_BEFORE,
   PERSON_AFTER,
   PERSON_POSSESSIVE,
   PLACE_BEFORE,
+  PLACE_NOUN_AFTER,
+  PLACE_NOUN_BEFORE,
   RULES_AFTER,
   RULES_LINE,
   SPELL_BEFORE,
@@ -64,6 +69,8 @@ export interface CodexLine {
 
 interface Use {
   line: CodexLine;
+  /** Where in the line the name starts. */
+  from: number;
   before: string;
   after: string;
 }
@@ -91,6 +98,8 @@ interface Signs {
   narratorAddressed: number;
   /** A group's use: "half of X", "my companions, X". */
   group: number;
+  /** Starting a sentence before a lower-case word ("Kane blinks"): it acts, as someone does. */
+  subject: number;
 }
 
 /** The fewest uses of a name with no sign of what it is, named by the narrator, to be kept as someone. */
@@ -139,20 +148,43 @@ function outOfGameLines(lines: CodexLine[], narrator: string | null): boolean[] 
   return out;
 }
 
-/** Lines in a stretch dense with talk about the show (see OUT_OF_GAME): 3 signs within 4 lines either side. */
+/**
+ * Lines in a stretch dense with talk about the show (see OUT_OF_GAME): a line with a sign of its
+ * own and 3 signs within 4 lines either side, and a line between two such lines at most 2 apart
+ * (the talk's own replies). A stretch does not spill onto the story lines around it.
+ */
 function showTalkLines(lines: CodexLine[]): boolean[] {
   const signs = lines.map((l) => l.text.match(OUT_OF_GAME)?.length ?? 0);
-  const out: boolean[] = [];
-  let sum = 0;
   const w = 4;
+  let sum = 0;
   for (let i = 0; i < Math.min(w, lines.length); i++) sum += signs[i]!;
+  const talk: boolean[] = [];
   for (let i = 0; i < lines.length; i++) {
     if (i + w < lines.length) sum += signs[i + w]!;
     if (i - w - 1 >= 0) sum -= signs[i - w - 1]!;
-    // A long line with no such sign of its own is narration amid the talk (a recap after the news).
-    out.push(sum >= 3 && (signs[i]! > 0 || lines[i]!.text.split(/\s+/).length <= 40));
+    talk.push(sum >= 3 && signs[i]! > 0);
   }
-  return out;
+  return talk.map((t, i) => {
+    if (t) return true;
+    // A long line with no such sign of its own is narration amid the talk (a recap after the news).
+    if (lines[i]!.text.split(/\s+/).length > 40) return false;
+    const near = (from: number, to: number) => talk.slice(Math.max(0, from), Math.max(0, to)).some(Boolean);
+    return near(i - 2, i) && near(i + 1, i + 3);
+  });
+}
+
+/**
+ * Where the story picks up again on a line of show talk: after the sentence of its last sign,
+ * when 6 words and more follow ("Okay, save it for the break. So. Each of you got a letter ...").
+ */
+function storyResumes(line: CodexLine): number {
+  const signs = [...line.text.matchAll(OUT_OF_GAME)];
+  const last = signs.at(-1);
+  if (!last) return -1;
+  const end = line.text.slice(last.index).search(/[.!?](?:\s|$)/);
+  if (end < 0) return -1;
+  const at = last.index + end + 1;
+  return line.text.slice(at).trim().split(/\s+/).length >= 6 ? at : -1;
 }
 
 /** "Barrow of Seven Stones", "Temple of Sarenrae": a name with "of" whose head is a place, thing or group noun. */
@@ -255,19 +287,35 @@ function extractCodexSigned(input: CodexExtractInput): (CodexFinding & { signs?:
   const speakers = [...words].sort((a, b) => b[1] - a[1]);
   // The narrator (the game master) speaks most; with a single speaker there is no telling.
   const narrator = speakers.length > 1 ? speakers[0]![0] : null;
-  const oog = outOfGameLines(lines, narrator);
+  const oogLines = outOfGameLines(lines, narrator);
+  const resumes = new Map<number, number>();
+  const talk = showTalkLines(lines);
+  for (const l of lines) if (talk[l.pos]) resumes.set(l.pos, storyResumes(l));
+  // A use is out of the game on such a line, unless the story picks up before it on the line.
+  const outOfGame = (u: Use) =>
+    oogLines[u.line.pos]! && !((resumes.get(u.line.pos) ?? -1) >= 0 && u.from >= resumes.get(u.line.pos)!);
   const known = new Map<string, KnownEntry>();
   for (const k of input.known ?? []) {
     for (const n of [k.name, ...k.aliases]) known.set(n.toLowerCase(), k);
   }
 
   const text = lines.map((l) => l.text).join('\n');
-  const names = new Set(extractProperNames([{ text }], { limit: 300, minCount: 1 }).map((n) => n.name));
+  const learned = extractProperNames([{ text }], { limit: 300, minCount: 1, subjects: true });
+  const names = new Set(learned.map((n) => n.name));
   for (const n of ofNames(text)) names.add(n);
+  const titles = titlesOf(names, text);
   for (const n of known.keys()) {
     const k = known.get(n)!;
     for (const spelled of [k.name, ...k.aliases]) if (spelled.toLowerCase() === n) names.add(spelled);
   }
+  // "Caduceus Clay" of the party, said so twice at least: someone called "Clay" (or "Mr. Clay")
+  // is the party too (somewhere called so is not: "Tiberius Kraghammer" is a joke on a city).
+  const surnames = learned.flatMap(({ name, count }) => {
+    const words = name.split(' ');
+    return words.length === 2 && count >= 2 && isParty(words[0]!) && headNounKind(name) === null
+      ? [words[1]!]
+      : [];
+  });
   const candidates = [...names]
     .filter((n) => !isParty(n) && !INTERJECTIONS.has(n.toLowerCase()) && !known.get(n.toLowerCase())?.hidden)
     .sort((a, b) => b.length - a.length);
@@ -291,6 +339,7 @@ function extractCodexSigned(input: CodexExtractInput): (CodexFinding & { signs?:
         taken.set(l.pos, spans);
         found.push({
           line: l,
+          from,
           before: l.text.slice(Math.max(0, from - 48), from),
           after: l.text.slice(to, to + 48),
         });
@@ -302,13 +351,13 @@ function extractCodexSigned(input: CodexExtractInput): (CodexFinding & { signs?:
   const findings: (CodexFinding & { signs: Signs })[] = [];
   for (const [name, us] of uses) {
     const prior = known.get(name.toLowerCase());
-    const signs = signsOf(us, oog, narrator);
+    const signs = signsOf(us, outOfGame, narrator, titles);
     // Named once: only when introduced, titled, or a place, thing or group by its very name.
     if (!prior && us.length < 2 && signs.strong === 0 && headNounKind(name) === null) continue;
     const kind = kindOf(name, signs, prior);
-    if (!kind) continue;
+    if (!kind || (kind === 'person' && !prior && surnames.includes(name))) continue;
     // Its moments and description come from the story, where it has uses there.
-    const inGame = us.filter((u) => !oog[u.line.pos]);
+    const inGame = us.filter((u) => !outOfGame(u));
     const sorted = [...(inGame.length ? inGame : us)].sort((a, b) => a.line.pos - b.line.pos);
     findings.push({
       kind,
@@ -328,12 +377,49 @@ function extractCodexSigned(input: CodexExtractInput): (CodexFinding & { signs?:
     lines,
     merged.map((f) => f.name),
     narrator,
-    oog,
+    oogLines,
   );
   return [...merged, ...threads].sort((a, b) => b.count - a.count).slice(0, MAX_FINDINGS);
 }
 
-function signsOf(us: Use[], oog: boolean[], narrator: string | null): Signs {
+/**
+ * Words that stand before names as titles, and the names without them: a rank or form of address
+ * (TITLE_BEFORE: "Sergeant Patrick Doyle"), or a word never a name alone that stands before a
+ * name also said alone ("Broker Quell" and "Quell", "Old Nessa" and "Nessa") or before several
+ * names ("Brother Jonas", "Brother Ilo"). A name whose head is a place, thing or group noun
+ * ("Tessaly Station") keeps its first word. `names` is rewritten: the titled form is left out,
+ * so that each use reads the title right before the name.
+ */
+function titlesOf(names: Set<string>, text: string): RegExp | null {
+  const firstWords = new Map<string, Set<string>>();
+  for (const n of names) {
+    const m = /^(\p{Lu}[\p{L}'’-]*) (.+)$/u.exec(n);
+    // "The Elder Brain" is a thing's name, not a title and a name.
+    const article = new RegExp(`\\b(?:the|an?)\\s+${escape(n)}`, 'i').test(text);
+    if (!m || headNounKind(n) !== null || / of /.test(n) || article) continue;
+    const rests = firstWords.get(m[1]!) ?? new Set<string>();
+    rests.add(m[2]!);
+    firstWords.set(m[1]!, rests);
+  }
+  const titles = new Set<string>();
+  for (const [word, rests] of firstWords) {
+    const rank = TITLE_BEFORE.test(`${word} `);
+    if (!rank) continue;
+    titles.add(word);
+    for (const rest of rests) {
+      names.delete(`${word} ${rest}`);
+      names.add(rest);
+    }
+  }
+  return titles.size ? new RegExp(`\\b(?:${[...titles].map(escape).join('|')})\\s+$`) : null;
+}
+
+function signsOf(
+  us: Use[],
+  outOfGame: (u: Use) => boolean,
+  narrator: string | null,
+  titles: RegExp | null,
+): Signs {
   const s: Signs = {
     count: us.length,
     person: 0,
@@ -350,11 +436,13 @@ function signsOf(us: Use[], oog: boolean[], narrator: string | null): Signs {
     likeness: 0,
     narratorAddressed: 0,
     group: 0,
+    subject: 0,
   };
+  const titled = (before: string) => TITLE_BEFORE.test(before) || (titles?.test(before) ?? false);
   for (const u of us) {
     const { before, after, line } = u;
     // What the table says outside the story tells nothing of what a name is in it.
-    if (oog[line.pos]) {
+    if (outOfGame(u)) {
       s.outOfGame += 1;
       s.count -= 1;
       continue;
@@ -373,7 +461,7 @@ function signsOf(us: Use[], oog: boolean[], narrator: string | null): Signs {
     }
     if (OWNED_BEFORE.test(before)) s.owned += 1;
     if (
-      TITLE_BEFORE.test(before) ||
+      titled(before) ||
       INTRODUCED_BEFORE.test(before) ||
       PERSON_AFTER.test(after) ||
       PERSON_POSSESSIVE.test(after) ||
@@ -382,14 +470,20 @@ function signsOf(us: Use[], oog: boolean[], narrator: string | null): Signs {
       addressed
     )
       s.person += 1;
-    if (TITLE_BEFORE.test(before) || INTRODUCED_BEFORE.test(before)) s.strong += 1;
+    const apposition = PLACE_NOUN_BEFORE.test(before) || PLACE_NOUN_AFTER.test(after);
+    const role = namedByRole(before, after);
+    if (role) s.person += 1;
+    if (titled(before) || INTRODUCED_BEFORE.test(before) || apposition || role) s.strong += 1;
     if (LANGUAGE_BEFORE.test(before)) s.language += 1;
     if (
       (PLACE_BEFORE.test(before) && !AIMED_AT_BEFORE.test(before)) ||
       OF_PLACE_BEFORE.test(before) ||
-      FROM_PLACE_BEFORE.test(before)
+      FROM_PLACE_BEFORE.test(before) ||
+      (ON_PLACE_BEFORE.test(before) && !ON_SOMEONE_BEFORE.test(before)) ||
+      apposition
     )
       s.place += 1;
+    if ((before.trim() === '' || /[.!?]\s+$/.test(before)) && /^\s+\p{Ll}/u.test(after)) s.subject += 1;
     if (
       SPELL_BEFORE.test(before) ||
       CAST_BROKEN_BEFORE.test(before) ||
@@ -410,7 +504,7 @@ function signsOf(us: Use[], oog: boolean[], narrator: string | null): Signs {
 function kindOf(name: string, s: Signs, prior: KnownEntry | undefined): CodexKind | null {
   if (prior?.confirmed) return prior.kind;
   // Named mostly while the table talks about the show or before the game: a sponsor, a guest, the show.
-  if (s.count === 0 || s.outOfGame > s.count * 2) return null;
+  if (s.count === 0 || s.outOfGame >= s.count * 2) return null;
   if (s.language * 3 >= s.count) return null;
   // Named as a likeness ("like Prince Humperdink"): someone of another story.
   if (s.likeness * 2 >= s.count) return null;
@@ -420,7 +514,8 @@ function kindOf(name: string, s: Signs, prior: KnownEntry | undefined): CodexKin
   if (head) return head;
   // "Ironkeeper Gradim Greyspine": a word that mostly stands before another name is a title.
   if (!name.includes(' ') && s.titled * 5 >= s.count * 2) return null;
-  if (s.place >= Math.max(1, s.count * 0.3) && s.place > s.person) return 'place';
+  if (s.place >= Math.max(1, s.count * 0.3) && s.place > s.person && s.rulesLines * 2 < s.count)
+    return 'place';
   // "The Carvers", "the Ashari": a name used with "the" is a group or a place, not someone.
   if (s.the * 2 >= s.count) return /[^s]s$/.test(name) || s.place === 0 ? 'faction' : 'place';
   // "My Aramente", "your Aramente": owned more often than it acts or is spoken to.
@@ -434,8 +529,17 @@ function kindOf(name: string, s: Signs, prior: KnownEntry | undefined): CodexKin
   if (s.person > 0 && s.narrator === 0 && s.count < 3 && !prior) return null;
   if (s.person > 0) return 'person';
   if (prior) return prior.kind;
-  // Somewhere, never someone: "the people of Westruun", "away from Emberhold".
-  if (s.place > 0 && s.count >= 2) return 'place';
+  // Somewhere, never someone: "the people of Westruun", "away from Emberhold"; not a name of
+  // rules talk ("proficiency in Tech") nor one that mostly acts ("Jax flies us into the Drift").
+  // A name said often with one sign of place is someone named once near a place ("anything on X").
+  if (
+    s.place > 0 &&
+    s.count >= 2 &&
+    (s.place >= 2 || s.place * 4 >= s.count) &&
+    s.rulesLines * 2 < s.count &&
+    s.subject * 2 < s.count
+  )
+    return 'place';
   // No sign either way: kept as someone only when the narrator names it often amid the story.
   if (s.count >= PLAIN_PERSON_MIN && s.narrator * 2 >= s.count && s.rulesLines * 3 < s.count) return 'person';
   return null;
@@ -454,15 +558,20 @@ function describe(name: string, uses: Use[], narrator: string | null): string {
   return sentenceAt(pick.line.text, at);
 }
 
-/** "Nostoc" and "Nostoc Greyspine", both someone: one entry, the given name an alias. */
+/**
+ * "Nostoc" and "Nostoc Greyspine", both someone: one entry, the given name an alias; so is a
+ * surname said alone or after a title ("Miss Lowe" of "Harriet Lowe"), when one person has it.
+ */
 function mergeGivenNames<T extends CodexFinding>(findings: T[]): T[] {
   const people = findings.filter((f) => f.kind === 'person' && f.name.includes(' '));
   const out: T[] = [];
   for (const f of findings) {
-    const whole =
-      f.kind === 'person' && !f.name.includes(' ')
-        ? people.find((p) => p.name.split(' ')[0] === f.name)
-        : undefined;
+    const single = f.kind === 'person' && !f.name.includes(' ');
+    const bySurname = people.filter((p) => p.name.split(' ').at(-1) === f.name);
+    const whole = single
+      ? (people.find((p) => p.name.split(' ')[0] === f.name) ??
+        (bySurname.length === 1 ? bySurname[0] : undefined))
+      : undefined;
     if (!whole) {
       out.push(f);
       continue;
