@@ -103,7 +103,7 @@ function* piecesOf(line: string): Generator<Piece> {
   let last = -1;
   let initial = true;
   let previous = '';
-  // `verb`: a lower-case word follows the run directly ("Doyle admits"), as after a subject.
+  // `verb`: a verb follows the run directly ("Doyle admits"), as after a subject.
   const flush = function* (verb = false): Generator<Piece> {
     // A possessive ends the name ("Grog's axe"); inside one it belongs to it ("Hunter's Mark").
     const last = run.at(-1);
@@ -127,7 +127,8 @@ function* piecesOf(line: string): Generator<Piece> {
     initial = false;
     previous = word;
     if (!/\p{Lu}/u.test(word)) {
-      yield* flush(true);
+      // A verb as a subject's: "Doyle admits", "Kane is", "Hartwell pulls", "Whitcombe knew" ("Hold on" is none).
+      yield* flush(/(?:[^s]s|ed|ew|ought|old|ook|ave)$/.test(word));
       yield { kind: 'lower', word: word.replace(/'s$/, '') };
       continue;
     }
@@ -215,7 +216,7 @@ export function extractProperNames(sources: NameSource[], opts: ExtractNamesOpti
     // A word written more often in lower case than capitalised mid-sentence is a common noun
     // ('Dragon' of 'the dragon'); a name is left out when all its words are such nouns.
     const commonNoun = (w: string) => (lower.get(w.toLowerCase()) ?? 0) >= (upper.get(w.toLowerCase()) ?? 0);
-    if (c.words.every(commonNoun)) continue;
+    if (c.free > 0 && c.words.every(commonNoun)) continue;
     const [name] = [...c.spellings].sort((a, b) => b[1] - a[1])[0]!;
     names.push({ name, count: c.count, order: c.order });
   }
