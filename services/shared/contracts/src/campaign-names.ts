@@ -33,8 +33,9 @@ export interface ExtractNamesOptions {
   minCount?: number;
   /**
    * Also keep a name never said mid-sentence when it starts a sentence as the subject of a verb
-   * at least twice ("Doyle admits", "Doyle is big") and none of its words is ever written in lower
-   * case: someone always named first. Off for keyterms; the codex reads each use itself.
+   * at least twice ("Doyle admits", "Doyle is big"), or is of two words and more ("Ruth
+   * Connelly, a laundress."), and none of its words is ever written in lower case: someone always
+   * named first. Off for keyterms; the codex reads each use itself.
    */
   subjects?: boolean;
 }
@@ -211,7 +212,9 @@ export function extractProperNames(sources: NameSource[], opts: ExtractNamesOpti
     if (c.count < minCount) continue;
     if (c.free === 0) {
       // Always first in its sentence: kept only as a subject, twice, never written in lower case.
-      if (!opts.subjects || c.subject < 2 || c.words.some((w) => lower.has(w.toLowerCase()))) continue;
+      // A run of two words and more is kept so too, once: "Ruth Connelly, a laundress."
+      const subject = c.subject >= 2 || c.words.length >= 2;
+      if (!opts.subjects || !subject || c.words.some((w) => lower.has(w.toLowerCase()))) continue;
     }
     // A word written more often in lower case than capitalised mid-sentence is a common noun
     // ('Dragon' of 'the dragon'); a name is left out when all its words are such nouns.

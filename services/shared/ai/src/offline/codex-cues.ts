@@ -202,7 +202,12 @@ export function roleNoun(word: string): boolean {
 }
 
 const ROLE_AFTER = /^,\s+(?:a|an|the|his|her|their|our|my|your)\s+(?:[a-z-]+\s+)?([a-z]+)\b/;
-const ROLE_BEFORE = /\b(?:a|an|the|his|her|their|our|my|your)\s+(?:[a-z-]+\s+)?([a-z]+),\s+$/;
+const ROLE_BEFORE =
+  /\b(?:[aA]|[aA]n|[tT]he|[hH]is|[hH]er|[tT]heir|[oO]ur|[mM]y|[yY]our)\s+(?:[a-z-]+\s+)?([a-z]+),\s+$/;
+
+/** A vessel named: "the freighter Lucky Moth", "the ship Kestrel": a thing, not someone hailed. */
+export const VESSEL_BEFORE =
+  /\b(?:the|a|our|my|his|her|their)\s+(?:\p{Ll}+\s+)?(?:ship|starship|spaceship|freighter|cruiser|frigate|destroyer|corvette|shuttle|vessel|boat|airship|yacht|galleon|schooner|barge|steamer|sloop|brig|submarine|train|car|truck|wagon|carriage)\s+$/iu;
 
 /** Named beside what they are: "Ruth Connelly, a laundress", "her housekeeper, Bridget Malloy,". */
 export function namedByRole(before: string, after: string): boolean {

@@ -57,6 +57,7 @@ import {
   THING_BEFORE,
   WIELDED_BEFORE,
   TITLE_BEFORE,
+  VESSEL_BEFORE,
 } from './codex-cues.ts';
 import { codexThreads } from './codex-threads.ts';
 
@@ -100,6 +101,8 @@ interface Signs {
   group: number;
   /** Starting a sentence before a lower-case word ("Kane blinks"): it acts, as someone does. */
   subject: number;
+  /** Named as a vessel: "the freighter Lucky Moth". */
+  vessel: number;
 }
 
 /** The fewest uses of a name with no sign of what it is, named by the narrator, to be kept as someone. */
@@ -329,14 +332,13 @@ function extractCodexSigned(input: CodexExtractInput): (CodexFinding & { signs?:
       'gu',
     );
     const found: Use[] = [];
+    const spansOf: [number, [number, number]][] = [];
     for (const l of lines) {
       for (const m of l.text.matchAll(pattern)) {
         const from = m.index;
         const to = from + m[0].length;
-        const spans = taken.get(l.pos) ?? [];
-        if (spans.some(([a, b]) => from < b && to > a)) continue;
-        spans.push([from, to]);
-        taken.set(l.pos, spans);
+        if ((taken.get(l.pos) ?? []).some(([a, b]) => from < b && to > a)) continue;
+        spansOf.push([l.pos, [from, to]]);
         found.push({
           line: l,
           from,
@@ -345,7 +347,21 @@ function extractCodexSigned(input: CodexExtractInput): (CodexFinding & { signs?:
         });
       }
     }
-    if (found.length > 0) uses.set(name, found);
+    // A longer name said once with no sign ("Oran Blackfoot.") leaves its use to its last word,
+    // the surname ("Blackfoot"), not to its first ("Influence" of "Influence People").
+    const once =
+      found.length === 1 &&
+      name.includes(' ') &&
+      !known.has(name.toLowerCase()) &&
+      headNounKind(name) === null &&
+      signsOf(found, outOfGame, narrator, titles).strong === 0;
+    if (once) {
+      const [pos, [from]] = spansOf[0]!;
+      taken.set(pos, [...(taken.get(pos) ?? []), [from, from + name.lastIndexOf(' ')]]);
+    }
+    if (found.length === 0 || once) continue;
+    for (const [pos, span] of spansOf) taken.set(pos, [...(taken.get(pos) ?? []), span]);
+    uses.set(name, found);
   }
 
   const findings: (CodexFinding & { signs: Signs })[] = [];
@@ -437,6 +453,7 @@ function signsOf(
     narratorAddressed: 0,
     group: 0,
     subject: 0,
+    vessel: 0,
   };
   const titled = (before: string) => TITLE_BEFORE.test(before) || (titles?.test(before) ?? false);
   for (const u of us) {
@@ -472,6 +489,7 @@ function signsOf(
       s.person += 1;
     const apposition = PLACE_NOUN_BEFORE.test(before) || PLACE_NOUN_AFTER.test(after);
     const role = namedByRole(before, after);
+    if (VESSEL_BEFORE.test(before)) s.vessel += 1;
     if (role) s.person += 1;
     if (titled(before) || INTRODUCED_BEFORE.test(before) || apposition || role) s.strong += 1;
     if (LANGUAGE_BEFORE.test(before)) s.language += 1;
@@ -512,6 +530,8 @@ function kindOf(name: string, s: Signs, prior: KnownEntry | undefined): CodexKin
   if (s.spell > 0 && s.spell * 2 >= s.person) return null;
   const head = headNounKind(name);
   if (head) return head;
+  // "The freighter Lucky Moth": a ship, though it is hailed by name.
+  if (s.vessel > 0 && s.vessel >= s.person) return 'item';
   // "Ironkeeper Gradim Greyspine": a word that mostly stands before another name is a title.
   if (!name.includes(' ') && s.titled * 5 >= s.count * 2) return null;
   if (s.place >= Math.max(1, s.count * 0.3) && s.place > s.person && s.rulesLines * 2 < s.count)
