@@ -33,7 +33,7 @@ export const PLACE_BEFORE =
  */
 export const ON_PLACE_BEFORE = /\bon\s+(?:the\s+)?$/i;
 export const ON_SOMEONE_BEFORE =
-  /(?:\b(?:[Cc]ast|[Cc]asts|[Cc]asting|[Uu]se|[Uu]ses|[Uu]sed|[Uu]sing|it|that|this|one|[Pp]ush|[Pp]ushes|[Pp]ut|[Pp]uts|[Ll]ands?|[Hh]ere|[Ww]ork|[Ww]orks)|\p{Lu}[\p{L}'’-]*)\s+on\s+(?:the\s+)?$/u;
+  /(?:\b(?:[Cc]ast|[Cc]asts|[Cc]asting|[Uu]se|[Uu]ses|[Uu]sed|[Uu]sing|it|that|this|one|[Pp]ush|[Pp]ushes|[Pp]ut|[Pp]uts|[Hh]ere|[Ww]ork|[Ww]orks)|\p{Lu}[\p{L}'’-]*)\s+on\s+(?:the\s+)?$/u;
 
 /** Nouns that make a name a place when they are its head ("Greyspine Manor", "the Pig Pits"). */
 const PLACE_NOUNS =
