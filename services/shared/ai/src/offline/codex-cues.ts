@@ -194,7 +194,7 @@ const ROLE_WORDS = new Set(
 );
 
 /** A word for someone by what they do or are: "laundress", "fishmonger", "housekeeper", "newsboy". */
-export function roleNoun(word: string): boolean {
+function roleNoun(word: string): boolean {
   const w = word.toLowerCase();
   if (ROLE_WORDS.has(w)) return true;
   if (NOT_ROLES.has(w) || NOUN_KIND.has(w) || w.length < 5) return false;
