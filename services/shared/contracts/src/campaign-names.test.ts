@@ -110,4 +110,20 @@ describe('extractProperNames', () => {
       'Cael',
     ]);
   });
+
+  it('reads a name after "Mrs." or "Dr." as mid-sentence, and keeps a subject always first only when asked', () => {
+    expect(names('We met Mrs. Farrow. Then Dr. Quist came.', 'Ask Mrs. Farrow and Dr. Quist.')).toEqual([
+      'Farrow',
+      'Quist',
+    ]);
+    const text = 'Mott admits it. Mott is tired.\nHold on. Hold on, Mott.\nRuth Connelly, a laundress.';
+    expect(extractProperNames([{ text }], { minCount: 1 }).map((n) => n.name)).toEqual(['Mott']);
+    // Said only first in a sentence: "Mott" as a verb's subject and a two-word name; "Hold" before "on" is no subject.
+    expect(
+      extractProperNames(
+        [{ text: 'Mott admits it. Mott is tired.\nHold on. Hold on.\nRuth Connelly, a laundress.' }],
+        { minCount: 1, subjects: true },
+      ).map((n) => n.name),
+    ).toEqual(['Mott', 'Ruth Connelly']);
+  });
 });

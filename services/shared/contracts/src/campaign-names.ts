@@ -31,6 +31,13 @@ export interface ExtractNamesOptions {
   limit?: number;
   /** Fewer weighted occurrences than this and a name is left out (default 2). */
   minCount?: number;
+  /**
+   * Also keep a name never said mid-sentence when it starts a sentence as the subject of a verb
+   * at least twice ("Doyle admits", "Doyle is big"), or is of two words and more ("Ruth
+   * Connelly, a laundress."), and none of its words is ever written in lower case: someone always
+   * named first. Off for keyterms; the codex reads each use itself.
+   */
+  subjects?: boolean;
 }
 
 // Words that are capitalised for grammar, not because they name someone: function words,
@@ -73,6 +80,10 @@ const SPEAKER_TAG = /^[^\s:][^:\n]{0,39}?:\s+/;
 const WORD = /[\p{L}][\p{L}\p{M}'’-]*/gu;
 const CONTRACTION = /'(t|m|re|ve|ll|d)$/i;
 
+/** Abbreviated titles whose full stop ends no sentence ("Mrs. Pickering", "Dr. Hartwell"). */
+const ABBREVIATION =
+  /^(?:mr|mrs|ms|dr|st|mt|jr|sr|prof|capt|sgt|lt|col|gen|rev|fr|hon|gov|pres|adm|cmdr|insp|det)$/i;
+
 /** A stretch of text between two words that keeps a run of capitalised words together. */
 const JOINS_RUN = /^ (?:& )?$/;
 /** What, between two words, makes the next one start a sentence. */
@@ -86,17 +97,20 @@ interface Token {
 }
 
 /** What one line holds: runs of capitalised words (name candidates) and lower-case words. */
-type Piece = { kind: 'run'; tokens: Token[] } | { kind: 'lower'; word: string };
+type Piece = { kind: 'run'; tokens: Token[]; verb: boolean } | { kind: 'lower'; word: string };
 
 function* piecesOf(line: string): Generator<Piece> {
   let run: Token[] = [];
   let last = -1;
   let initial = true;
-  const flush = function* (): Generator<Piece> {
+  let previous = '';
+  // `verb`: a verb follows the run directly ("Doyle admits"), as after a subject.
+  const flush = function* (verb = false): Generator<Piece> {
     // A possessive ends the name ("Grog's axe"); inside one it belongs to it ("Hunter's Mark").
     const last = run.at(-1);
+    const possessive = last ? /'s$/i.test(last.word) : false;
     if (last) last.word = last.word.replace(/'s$/i, '');
-    if (last?.word) yield { kind: 'run', tokens: run };
+    if (last?.word) yield { kind: 'run', tokens: run, verb: verb && !possessive };
     run = [];
   };
   for (const match of line.matchAll(WORD)) {
@@ -104,7 +118,7 @@ function* piecesOf(line: string): Generator<Piece> {
       const between = line.slice(last, match.index);
       if (!JOINS_RUN.test(between)) {
         yield* flush();
-        initial = ENDS_SENTENCE.test(between);
+        initial = ENDS_SENTENCE.test(between) && !(/^\.\s+$/.test(between) && ABBREVIATION.test(previous));
       }
     }
     const sep = last >= 0 ? line.slice(last, match.index) : '';
@@ -112,8 +126,10 @@ function* piecesOf(line: string): Generator<Piece> {
     const word = match[0].replace(/’/g, "'").replace(/[-']+$/, '');
     const wasInitial = initial;
     initial = false;
+    previous = word;
     if (!/\p{Lu}/u.test(word)) {
-      yield* flush();
+      // A verb as a subject's: "Doyle admits", "Kane is", "Hartwell pulls", "Whitcombe knew" ("Hold on" is none).
+      yield* flush(/(?:[^s]s|ed|ew|ought|old|ook|ave)$/.test(word));
       yield { kind: 'lower', word: word.replace(/'s$/, '') };
       continue;
     }
@@ -143,6 +159,7 @@ export function extractProperNames(sources: NameSource[], opts: ExtractNamesOpti
   interface Candidate {
     count: number;
     free: number;
+    subject: number;
     order: number;
     spellings: Map<string, number>;
     words: string[];
@@ -166,12 +183,22 @@ export function extractProperNames(sources: NameSource[], opts: ExtractNamesOpti
         const key = name.toLowerCase();
         let c = candidates.get(key);
         if (!c) {
-          c = { count: 0, free: 0, order: order++, spellings: new Map(), words: run.map((t) => t.word) };
+          c = {
+            count: 0,
+            free: 0,
+            subject: 0,
+            order: order++,
+            spellings: new Map(),
+            words: run.map((t) => t.word),
+          };
           candidates.set(key, c);
         }
         c.count += weight;
         c.spellings.set(name, (c.spellings.get(name) ?? 0) + weight);
-        if (run[0]!.initial) continue;
+        if (run[0]!.initial) {
+          if (piece.verb) c.subject += weight;
+          continue;
+        }
         c.free += weight;
         for (const t of run) {
           const w = t.word.toLowerCase();
@@ -182,11 +209,17 @@ export function extractProperNames(sources: NameSource[], opts: ExtractNamesOpti
   }
   const names: (LearnedName & { order: number })[] = [];
   for (const [, c] of candidates) {
-    if (c.free === 0 || c.count < minCount) continue;
+    if (c.count < minCount) continue;
+    if (c.free === 0) {
+      // Always first in its sentence: kept only as a subject, twice, never written in lower case.
+      // A run of two words and more is kept so too, once: "Ruth Connelly, a laundress."
+      const subject = c.subject >= 2 || c.words.length >= 2;
+      if (!opts.subjects || !subject || c.words.some((w) => lower.has(w.toLowerCase()))) continue;
+    }
     // A word written more often in lower case than capitalised mid-sentence is a common noun
     // ('Dragon' of 'the dragon'); a name is left out when all its words are such nouns.
     const commonNoun = (w: string) => (lower.get(w.toLowerCase()) ?? 0) >= (upper.get(w.toLowerCase()) ?? 0);
-    if (c.words.every(commonNoun)) continue;
+    if (c.free > 0 && c.words.every(commonNoun)) continue;
     const [name] = [...c.spellings].sort((a, b) => b[1] - a[1])[0]!;
     names.push({ name, count: c.count, order: c.order });
   }

@@ -7,6 +7,7 @@
  * player answers. Chat, summaries and planning use the map through the AI engine.
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { extractProperNames } from './campaign-names.ts';
 import { rpc } from './rpc.ts';
 import { parseTranscriptLines, speakerLabel } from './transcript-lines.ts';
 
@@ -80,6 +81,16 @@ const INTRODUCTION =
   /\b(?:I(?:'m| am) playing|I play|I'll be playing|playing as|my character(?:'s name)? is|my name is)\s+(?:an?\s+|the\s+)?([\p{Lu}][\p{L}'’-]+(?:\s+[\p{Lu}][\p{L}'’-]+)?)/gu;
 const VOCATIVE_START = /^([\p{Lu}][\p{L}'’-]{2,})(?:\s+and\s+[\p{Lu}][\p{L}'’-]{2,})?,\s/u;
 const VOCATIVE_END = /,\s+([\p{Lu}][\p{L}'’-]{2,})[?!.]?$/u;
+// "Meanwhile, Frankie, what are you doing?": a name between commas, then a question to them.
+const VOCATIVE_MID =
+  /(?:^|[,.!?]\s+)([\p{Lu}][\p{L}'’-]{2,}),\s+(?:what|how|where|are|do|did|can|will|would|you|your|roll|make|give)\b/u;
+// A player telling what their character does, in the third person: "Nora opens hers",
+// "Brother Ilo meditates", "Jax gets us off the ground" (a name, then a lower-case word).
+// In the present tense, as a player tells a move ("Molly would want..." is talk about someone).
+const THIRD_PERSON =
+  /^(?:[\p{Lu}][\p{L}'’-]+\s+)?([\p{Lu}][\p{L}'’-]{2,})\s+(?:\p{Ll}+ly\s+|just\s+|then\s+|also\s+|still\s+)?\p{Ll}+s\b/u;
+/** How many lines a player starts so with one name before that name is taken as theirs. */
+const THIRD_PERSON_MIN = 3;
 // Whose turn it is in a fight: "That brings us to Vex!", "Percy, you're up." (Not "Toya's turn":
 // a creature of the game master's has turns too.)
 const TURN =
@@ -108,10 +119,13 @@ export function inferCharacterMap(transcript: string): InferredCharacterLink[] {
     if (l.speaker) words.set(l.speaker, (words.get(l.speaker) ?? 0) + l.text.split(/\s+/).length);
   }
   const narrator = [...words.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
-  const votes = new Map<string, { speaker: string; character: string; intro: number; addressed: number }>();
-  const vote = (speaker: string, character: string, kind: 'intro' | 'addressed') => {
+  const votes = new Map<
+    string,
+    { speaker: string; character: string; intro: number; addressed: number; third: number }
+  >();
+  const vote = (speaker: string, character: string, kind: 'intro' | 'addressed' | 'third') => {
     const key = `${speaker}\u0000${character}`;
-    const v = votes.get(key) ?? { speaker, character, intro: 0, addressed: 0 };
+    const v = votes.get(key) ?? { speaker, character, intro: 0, addressed: 0, third: 0 };
     v[kind] += 1;
     votes.set(key, v);
   };
@@ -123,6 +137,19 @@ export function inferCharacterMap(transcript: string): InferredCharacterLink[] {
     for (const m of l.text.matchAll(/[\p{L}][\p{L}'’-]{2,}/gu)) cased.set(m[0], (cased.get(m[0]) ?? 0) + 1);
   }
   const written = (name: string) => (cased.get(name.toLowerCase()) ?? 0) < (cased.get(name) ?? 0);
+  // A name told in the third person must also be a proper name of the text (capitalised
+  // mid-sentence, not a common word): "We've", "Let's" and "Damn" start lines too.
+  let proper: Set<string> | undefined;
+  const properName = (name: string) => {
+    proper ??= new Set(
+      extractProperNames([{ text: lines.map((l) => l.text).join('\n') }], {
+        limit: 300,
+        minCount: 1,
+        subjects: true,
+      }).flatMap((n) => n.name.split(' ')),
+    );
+    return proper.has(name);
+  };
   for (const [i, l] of lines.entries()) {
     if (!l.speaker || l.speaker.includes(' and ')) continue;
     if (l.speaker !== narrator) {
@@ -130,6 +157,8 @@ export function inferCharacterMap(transcript: string): InferredCharacterLink[] {
         const name = m[1]!.split(/\s+/)[0]!.replace(/[,.!?]+$/, '');
         if (nameOk(name) && !speakerNames.has(name.toLowerCase())) vote(l.speaker, name, 'intro');
       }
+      const third = THIRD_PERSON.exec(l.text)?.[1];
+      if (third && nameOk(third) && !speakerNames.has(third.toLowerCase())) vote(l.speaker, third, 'third');
     }
     // The game master (or a player, in character) turns to someone by name; whoever answers
     // next plays them.
@@ -144,16 +173,23 @@ export function inferCharacterMap(transcript: string): InferredCharacterLink[] {
     const sentences = l.text.split(/(?<=[.!?])\s+/);
     const last = sentences.at(-1) ?? '';
     const turn = TURN.exec(sentences.slice(-2).join(' '));
-    const name =
-      VOCATIVE_START.exec(last)?.[1] ??
-      VOCATIVE_END.exec(last)?.[1] ??
-      (turn ? (turn[1] ?? turn[2]) : undefined) ??
-      VOCATIVE_START.exec(l.text)?.[1];
-    if (name && nameOk(name) && !speakerNames.has(name.toLowerCase())) vote(next.speaker, name, 'addressed');
+    const name = [
+      VOCATIVE_START.exec(last)?.[1],
+      VOCATIVE_END.exec(last)?.[1],
+      turn ? (turn[1] ?? turn[2]) : undefined,
+      VOCATIVE_MID.exec(last)?.[1],
+      VOCATIVE_START.exec(l.text)?.[1],
+    ].find((n) => n !== undefined && nameOk(n) && !speakerNames.has(n.toLowerCase()));
+    if (name) vote(next.speaker, name, 'addressed');
   }
   const scored = [...votes.values()]
-    .map((v) => ({ ...v, score: v.intro * 5 + v.addressed }))
-    .filter((v) => v.intro > 0 || (v.addressed >= 2 && written(v.character)))
+    .map((v) => ({ ...v, score: v.intro * 5 + v.addressed + v.third }))
+    .filter(
+      (v) =>
+        v.intro > 0 ||
+        (v.addressed >= 2 && written(v.character)) ||
+        (v.third >= THIRD_PERSON_MIN && written(v.character) && properName(v.character)),
+    )
     .sort((a, b) => b.score - a.score);
   // How often a name is addressed to anyone: a name answered by many players is no one's.
   const byName = new Map<string, number>();
@@ -170,11 +206,13 @@ export function inferCharacterMap(transcript: string): InferredCharacterLink[] {
     out.push({
       speaker: v.speaker,
       character: v.character,
-      confidence: Math.min(1, (v.intro > 0 ? 0.6 : 0.2) + 0.1 * v.addressed) * share,
+      confidence: Math.min(1, (v.intro > 0 ? 0.6 : 0.2) + 0.1 * v.addressed + 0.05 * v.third) * share,
       evidence:
         v.intro > 0
           ? `introduced themselves as ${v.character}`
-          : `answered when the game master addressed ${v.character} (${v.addressed} times)`,
+          : v.addressed >= v.third
+            ? `answered when the game master addressed ${v.character} (${v.addressed} times)`
+            : `told what ${v.character} does (${v.third} times)`,
     });
   }
   return out;

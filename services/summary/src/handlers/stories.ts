@@ -131,20 +131,40 @@ export const characterRecap =
       `^(?:\\[[^\\]]*\\]\\s*)?${link.speaker.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:`,
       'm',
     );
+    const present = new Set(sessions.filter((_, i) => speaks.test(texts[i]!)).map((s) => s.id));
     return {
       group_id: req.id,
       character: link.character,
       player: link.speaker,
       text,
-      sessions: sessions.map((s, i) => ({
+      sessions: sessions.map((s) => ({
         id: s.id,
         name: s.name,
         session_timestamp: s.session_timestamp,
-        present: speaks.test(texts[i]!),
+        present: present.has(s.id),
       })),
-      entries: named(text, readable).filter((e) => e.kind !== 'thread'),
+      entries: named(text, readable)
+        .filter((e) => e.kind !== 'thread')
+        .map((e) => witnessed(e, text, present)),
     };
   };
+
+/**
+ * An entry as one character's player knows it: the other names the story itself uses, and the
+ * moments of the sessions they were at. A merged entry's other names ("Oskar", merged into
+ * "Hedda Vorn" by the game master) and the sessions the player missed stay out of their story.
+ */
+function witnessed(e: CodexEntry, text: string, present: Set<string>): CodexEntry {
+  const lower = text.toLowerCase();
+  const seen = (s: CodexEntry['first_seen']) => (s && present.has(s.transcript_id) ? s : null);
+  return {
+    ...e,
+    aliases: e.aliases.filter((a) => lower.includes(a.toLowerCase())),
+    mentions: e.mentions.filter((m) => present.has(m.transcript_id)),
+    first_seen: seen(e.first_seen),
+    last_seen: seen(e.last_seen),
+  };
+}
 
 /** svc.summary.previously: where the next session starts from. */
 export const previously =

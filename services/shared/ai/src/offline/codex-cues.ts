@@ -9,7 +9,7 @@
 
 /** A title or form of address right before a name: it names a person. */
 export const TITLE_BEFORE =
-  /\b(?:lady|lord|sir|dame|king|queen|prince|princess|captain|master|mistress|mister|mr|mrs|ms|miss|dr|doctor|general|commander|father|mother|brother|sister|uncle|aunt|auntie|grandma|grandpa|madam|duke|duchess|baron|baroness|count|countess|earl|lieutenant|sergeant|archmage|arcanist|huntmaster|elder|chief|chieftain|priest|priestess|emperor|empress|professor|saint|warden|keeper|magister|lieutenant|high priestess|high priest|sheriff|mayor|captain|bishop|abbot)\.?\s+$/i;
+  /\b(?:lady|lord|sir|dame|king|queen|prince|princess|captain|master|mistress|mister|mr|mrs|ms|miss|dr|doctor|general|commander|father|mother|brother|sister|uncle|aunt|auntie|grandma|grandpa|madam|duke|duchess|baron|baroness|count|countess|earl|lieutenant|sergeant|archmage|arcanist|huntmaster|elder|chief|chieftain|priest|priestess|emperor|empress|professor|saint|warden|keeper|magister|lieutenant|high priestess|high priest|sheriff|mayor|captain|bishop|abbot|admiral|colonel|corporal|ensign|commodore|marshal|constable|inspector|detective|officer|agent|senator|governor|president|chancellor|minister|ambassador|judge|reverend|pastor|rabbi|imam|deacon|cardinal|pope|nurse|madame|monsieur|mademoiselle|señor|señora|herr|frau)\.?\s+$/i;
 
 /** Being introduced: "named X", "her name is X", "this is X". */
 export const INTRODUCED_BEFORE =
@@ -17,7 +17,7 @@ export const INTRODUCED_BEFORE =
 
 /** A verb of speech, gesture or mind right after a name: someone does it. */
 export const PERSON_AFTER =
-  /^(?:,\s*)?\s+(?:says|said|asks|asked|tells|told|replies|replied|responds|responded|whispers|whispered|shouts|shouted|yells|yelled|answers|answered|explains|explained|nods|nodded|smiles|smiled|grins|grinned|laughs|laughed|chuckles|chuckled|sighs|sighed|frowns|frowned|looks at|looked at|looks over|looks up|looks down|turns to|turned to|turns around|glances|glanced|shrugs|shrugged|stares|stared|winks|winked|bows|bowed|waves|waved|points|pointed|pauses|paused|mutters|muttered|murmurs|murmured|exclaims|exclaimed|insists|insisted|agrees|agreed|offers|offered|thanks|thanked|hugs|hugged|cries|cried|screams|screamed|gasps|gasped|blinks|blinked|leans|leaned|steps|stepped|walks|walked|sits|sat|stands|stood|reaches|reached|grabs|grabbed|hands you|handed|gives you|gave you|wants|wanted|knows|knew|thinks|thought|remembers|remembered|wonders|believes|promises|promised|warns|warned|begs|begged|greets|greeted|who)\b/i;
+  /^(?:,\s*)?\s+(?:says|said|asks|asked|tells|told|replies|replied|responds|responded|whispers|whispered|shouts|shouted|yells|yelled|answers|answered|explains|explained|nods|nodded|smiles|smiled|grins|grinned|laughs|laughed|chuckles|chuckled|sighs|sighed|frowns|frowned|looks at|looked at|looks over|looks up|looks down|turns to|turned to|turns around|glances|glanced|shrugs|shrugged|stares|stared|winks|winked|bows|bowed|waves|waved|points|pointed|pauses|paused|mutters|muttered|murmurs|murmured|exclaims|exclaimed|insists|insisted|agrees|agreed|offers|offered|thanks|thanked|hugs|hugged|cries|cried|screams|screamed|gasps|gasped|blinks|blinked|leans|leaned|steps|stepped|walks|walked|sits|sat|stands|stood|reaches|reached|grabs|grabbed|hands you|handed|gives you|gave you|wants|wanted|knows|knew|thinks|thought|remembers|remembered|wonders|believes|promises|promised|warns|warned|begs|begged|greets|greeted|rolls (?:his|her|their)|fails|failed|succeeds|dies|died|admits|admitted|growls|snarls|sneers|scowls|hails|hailed|transfers|promises|goes pale|raises|lifts|who)\b/i;
 
 /** A possessive with a word only a person has. */
 export const PERSON_POSSESSIVE =
@@ -27,11 +27,33 @@ export const PERSON_POSSESSIVE =
 export const PLACE_BEFORE =
   /(?:\b(?:in|inside|into|within|at|near|across|beyond|outside|through|throughout|toward|towards|around|reach|reached|reaching|enter|entered|entering|leave|left|leaving|visit|visited|visiting|arrive in|arrive at|arrived in|arrived at|arriving in|arriving at|city of|town of|village of|island of|isle of|land of|lands of|kingdom of|streets of|gates of|outskirts of|edge of|north of|south of|east of|west of|(?:go|goes|going|gone|went|come|comes|came|coming|get|gets|got|head|heads|headed|heading|travel|travels|traveled|travelled|traveling|travelling|return|returns|returned|returning|move|moves|moved|run|runs|ran|sail|sails|sailed|ride|rides|rode|fly|flies|flew|walk|walks|walked|march|marched|way|road|path|journey|trip|back|welcome)(?:\s+(?:over|back|down|up|out|on|straight|all the way))?\s+to)|^to)\s+(?:the\s+)?$/i;
 
+/**
+ * "On X": a planet, a station, a hill ("docked on Korrin Prime"), unless something is put on
+ * someone: a power or a spell ("Veil Push on Gorrik", "cast it on Kane"), checked case-sensitively.
+ */
+export const ON_PLACE_BEFORE = /\bon\s+(?:the\s+)?$/i;
+export const ON_SOMEONE_BEFORE =
+  /(?:\b(?:[Cc]ast|[Cc]asts|[Cc]asting|[Uu]se|[Uu]ses|[Uu]sed|[Uu]sing|it|that|this|one|[Pp]ush|[Pp]ushes|[Pp]ut|[Pp]uts|[Hh]ere|[Ww]ork|[Ww]orks)|\p{Lu}[\p{L}'’-]*)\s+on\s+(?:the\s+)?$/u;
+
 /** Nouns that make a name a place when they are its head ("Greyspine Manor", "the Pig Pits"). */
 const PLACE_NOUNS =
-  'tavern inn pub bar manor quarry mountain mountains mount forest wood woods river lake sea ocean keep castle tower temple hall gate gates road pass isle island islands coast bay vale valley hill hills peak peaks mine mines cave caves cavern caverns market markets district square street bridge port harbor harbour city town village hamlet citadel fortress fort palace academy library shrine barrow plane realm kingdom desert swamp marsh canyon cliff cliffs falls spring springs grove garden gardens docks dock quarter ward camp warcamp run cove nest pit pits estate plaza arena prison sanctum spire crossing crossroads lighthouse farm mill reach shore shores glade hollow moor heath fields field plains steppe tundra wastes badlands jungle lagoon reef abbey chapel cathedral church monastery house home lodge hearth hold hold stronghold outpost tunnel tunnels sewers sewer underdark'.split(
+  'tavern inn pub bar manor quarry mountain mountains mount forest wood woods river lake sea ocean keep castle tower temple hall gate gates road pass isle island islands coast bay vale valley hill hills peak peaks mine mines cave caves cavern caverns market markets district square street bridge port harbor harbour city town village hamlet citadel fortress fort palace academy library shrine barrow plane realm kingdom desert swamp marsh canyon cliff cliffs falls spring springs grove garden gardens docks dock quarter ward camp warcamp run cove nest pit pits estate plaza arena prison sanctum spire crossing crossroads lighthouse farm mill reach shore shores glade hollow moor heath fields field plains steppe tundra wastes badlands jungle lagoon reef abbey chapel cathedral church monastery house home lodge hearth hold hold stronghold outpost tunnel tunnels sewers sewer underdark station planet moon system systems world sector colony base nebula spaceport starport hospital asylum sanatorium yard yards avenue lane row alley boulevard wharf pier hotel club cantina saloon diner cafe restaurant bakery shop store bank museum school university college theatre theater park cemetery graveyard ground grounds tomb vault crypt mausoleum building apartments tenement warehouse factory lab laboratory hangar precinct courthouse jail'.split(
     ' ',
   );
+/** "The moon Haddar", "the planet X": a place noun right before a name. */
+export const PLACE_NOUN_BEFORE = new RegExp(`\\bthe\\s+(?:${placeNounsPattern()})\\s+$`, 'i');
+/** "The Rusty Comet, the cantina at the end of dock nine": a place noun in apposition after it. */
+export const PLACE_NOUN_AFTER = new RegExp(
+  `^,\\s+(?:the|a|an)\\s+(?:[a-z'’-]+\\s+){0,2}(?:${placeNounsPattern()})\\b`,
+  'i',
+);
+/** The place nouns, less those that are often something else too ("the house", "the run"). */
+function placeNounsPattern(): string {
+  return PLACE_NOUNS.filter(
+    (n) => !['house', 'home', 'hold', 'run', 'reach', 'ground', 'grounds', 'base'].includes(n),
+  ).join('|');
+}
+
 /** Nouns that make a name a thing ("Blinkback Belt", "Bag of Holding", "Spark Stone"). */
 const ITEM_NOUNS =
   'sword swords axe bow crossbow staff ring amulet cloak boots belt armor armour shield dagger wand rod potion scroll tome book crown gem stone orb blade hammer warhammer spear lance bag necklace pendant helm helmet gauntlet gauntlets bracers bracer horn key map coin chest box lantern mirror flute lute sigil idol relic artifact circlet mace flail whip trident glaive halberd rapier scimitar pistol gun rifle cannon carpet deck cube dust oil elixir wine ale brandy instrument harp drum totem mask robe robes gloves goggles coat hat cape'.split(
@@ -74,7 +96,7 @@ export function headNounKind(name: string): 'place' | 'item' | 'faction' | null 
 
 /** A gesture aimed at someone: "I wave at Thompson", "she glares at Adra" (not a place's "at"). */
 export const AIMED_AT_BEFORE =
-  /\b(?:look|looks|looked|looking|glance|glances|glanced|stare|stares|stared|glare|glares|glared|smile|smiles|smiled|grin|grins|grinned|wave|waves|waved|nod|nods|nodded|wink|winks|winked|point|points|pointed|shout|shouts|shouted|yell|yells|yelled|laugh|laughs|laughed|scream|screams|snap|snaps|snapped|mad|angry|upset|frown|frowns)\s+(?:over\s+|back\s+|up\s+|down\s+|right\s+)?at\s+$/i;
+  /\b(?:look|looks|looked|looking|glance|glances|glanced|stare|stares|stared|glare|glares|glared|smile|smiles|smiled|grin|grins|grinned|wave|waves|waved|nod|nods|nodded|wink|winks|winked|point|points|pointed|shout|shouts|shouted|yell|yells|yelled|laugh|laughs|laughed|scream|screams|snap|snaps|snapped|mad|angry|upset|frown|frowns|fire|fires|fired|firing|shoot|shoots|shot|shooting|swing|swings|swung|throw|throws|threw|lunge|lunges|lunged|charge|charges|charged|spit|spits|spat|aim|aims|aimed|lash|lashes|lashed|strike|strikes|struck)\s+(?:over\s+|back\s+|up\s+|down\s+|right\s+|out\s+)?at\s+$/i;
 
 /** An article or quantity before a name: a kind of thing ("a Scorching Ray", "another Fireball"), not someone. */
 export const THING_BEFORE = /\b(?:an?|another|some|two|three|four|five|several|many|more)\s+$/i;
@@ -89,7 +111,7 @@ export const SPELL_BEFORE =
 
 /** A rules noun right after a name: "Perception check", "Fireball at third level", "Bless on him". */
 export const RULES_AFTER =
-  /^(?:['’]s)?\s+(?:spell|spells|cantrip|cantrips|check|checks|save|saves|saving throw|damage|slot|slots|modifier|bonus|attack roll|roll|rolls|dice|feat|proficiency|charges|charge|hit points|at (?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|higher|\d+(?:st|nd|rd|th))(?: |-)level|on (?:him|her|them|it|myself|me|himself|herself|us|you|that|this)|as a (?:bonus action|reaction)|(?:the )?(?:bonus )?action)\b/i;
+  /^(?:['’]s)?\s+(?:spell|spells|cantrip|cantrips|check|checks|save|saves|saving throw|damage|slot|slots|modifier|bonus|attack roll|roll(?!s?\s+(?:his|her|their|its|a|an|for|to|to)\b)|rolls(?!\s+(?:his|her|their|its|a|an|for|to)\b)|dice|feat|proficiency|charges|charge|hit points|at (?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|higher|\d+(?:st|nd|rd|th))(?: |-)level|on (?:him|her|them|it|myself|me|himself|herself|us|you|that|this)|as a (?:bonus action|reaction)|(?:the )?(?:bonus )?action)\b/i;
 
 /**
  * A place or a people named after "of": "the people of X", "the streets of X", "the rest of X".
@@ -158,3 +180,38 @@ export const RULES_LINE =
  */
 export const OUT_OF_GAME =
   /\b(?:episodes?|stream(?:s|ing|ed)?|livestream|twitch|youtube|podcasts?|sponsor(?:s|ed|ing|ship)?|subscri(?:be|bers?|ption|ptions)|websites?|\.com|www|merch(?:andise)?|promo|discount|coupons?|percent off|announcements?|giveaways?|patreon|kickstarter|twitter|instagram|tweets?|hashtag|fan ?art|fans?|viewers?|audience|winners?|congrat(?:s|ulations)|thank-you|tuning in(?:to)?|guests?|autographs?|broadcast|charity|donat(?:e|ed|ing|ion|ions)|t-shirts?|hoodies?|pre-?orders?|release date|comic con|convention|signing|on sale|available now|check (?:it|them) out|link in|the chat|chatroom|mods?|producers?|the crew|tonight's show|the show|this show|next week|last week|the break|right back|welcome back|bathroom|restroom|snacks|pizza|dinner break|camera|microphone|mic|the app|download)\b/gi;
+
+/** Words with a person's ending that name no one ("water", "order", "door", "letter"). */
+const NOT_ROLES = new Set(
+  'other another number water corner order power paper letter matter door floor armor armour color colour mirror error flavor flavour after never ever over under silver river tower border chamber shoulder finger weather winter summer dinner supper answer danger hunger manner monster thunder timber trigger glass mess dress chess press address business darkness process progress'.split(
+    ' ',
+  ),
+);
+const ROLE_WORDS = new Set(
+  'widow widower priest cook maid clerk guard thief chief child wife husband son daughter mother father brother sister friend cousin nephew niece servant butler squire knight witch wizard mage monk nun bard sage scout spy soldier sailor pilot medic doctor nurse agent boss owner leader merchant smuggler mercenary librarian guy kid lad lass'.split(
+    ' ',
+  ),
+);
+
+/** A word for someone by what they do or are: "laundress", "fishmonger", "housekeeper", "newsboy". */
+function roleNoun(word: string): boolean {
+  const w = word.toLowerCase();
+  if (ROLE_WORDS.has(w)) return true;
+  if (NOT_ROLES.has(w) || NOUN_KIND.has(w) || w.length < 5) return false;
+  return /(?:er|or|ist|ess|ian|man|woman|boy|girl|monger|smith|wright|keeper)$/.test(w);
+}
+
+const ROLE_AFTER = /^,\s+(?:a|an|the|his|her|their|our|my|your)\s+(?:[a-z-]+\s+)?([a-z]+)\b/;
+const ROLE_BEFORE =
+  /\b(?:[aA]|[aA]n|[tT]he|[hH]is|[hH]er|[tT]heir|[oO]ur|[mM]y|[yY]our)\s+(?:[a-z-]+\s+)?([a-z]+),\s+$/;
+
+/** A vessel named: "the freighter Lucky Moth", "the ship Kestrel": a thing, not someone hailed. */
+export const VESSEL_BEFORE =
+  /\b(?:the|a|our|my|his|her|their)\s+(?:\p{Ll}+\s+)?(?:ship|starship|spaceship|freighter|cruiser|frigate|destroyer|corvette|shuttle|vessel|boat|airship|yacht|galleon|schooner|barge|steamer|sloop|brig|submarine|train|car|truck|wagon|carriage)\s+$/iu;
+
+/** Named beside what they are: "Ruth Connelly, a laundress", "her housekeeper, Bridget Malloy,". */
+export function namedByRole(before: string, after: string): boolean {
+  const a = ROLE_AFTER.exec(after)?.[1];
+  const b = ROLE_BEFORE.exec(before)?.[1];
+  return (a !== undefined && roleNoun(a)) || (b !== undefined && roleNoun(b));
+}

@@ -5,7 +5,7 @@
  * the crown"). Each is quoted as said; a model writes them as threads instead.
  */
 import type { CodexFinding } from '@chronicler/contracts';
-import type { CodexLine } from './codex.ts';
+import type { CodexLine } from './codex-table.ts';
 import { OUT_OF_GAME, RULES_LINE } from './codex-cues.ts';
 
 const MAX_THREADS = 5;

@@ -1,4 +1,4 @@
-import { formatTranscriptLine } from '@chronicler/contracts';
+import { formatTranscriptLine, inferCharacterMap } from '@chronicler/contracts';
 import { describe, expect, it } from 'vitest';
 import {
   CAMPAIGN_LINKS,
@@ -127,6 +127,50 @@ GM: The Grey Wanderers nod. Members of the Grey Wanderers stand guard.
 ${play(10)}`),
     );
     expect(found).toMatchObject({ Harrowgate: 'place', 'Grey Wanderers': 'faction' });
+  });
+
+  it('reads names after "Mrs.", names always first in a sentence, ranks, roles, planets and ships', () => {
+    const transcript = session(`
+GM: A letter comes from Mrs. Odile Farrow, a widow. Mrs. Farrow wants her nephew found.
+Sam: Bryn asks Mrs. Farrow about the nephew.
+GM: Mott is the harbour clerk. Mott admits he lied. Mott looks away.
+GM: On the screen is Commodore Ysolde Brask, grey uniform. Brask rolls her save and fails.
+GM: Brask nods once. Her quartermaster, Pell Ordway, salutes.
+GM: You land on Varra Prime, then fly to the moon Teshar. Varra Prime is cold, and Teshar is colder.
+Priya: Kestrel waits in the Broken Spoke, the cantina by the docks. The Broken Spoke is empty.
+Sam: We fly the freighter Grey Heron now. Hail them as the Grey Heron, Bryn says.
+GM: The patrol answers: proceed, Grey Heron.`);
+    const found = extractCodexOffline({ name: 'S', transcript, characters: CAMPAIGN_LINKS });
+    const byName = (n: string) => found.find((f) => f.name === n || f.aliases.includes(n));
+    expect(byName('Farrow')).toMatchObject({ kind: 'person', name: 'Odile Farrow' });
+    expect(byName('Mott')?.kind).toBe('person');
+    // The rank is cut off; the surname said alone is the same person; "rolls her save" is no rule.
+    expect(byName('Brask')).toMatchObject({ kind: 'person', name: 'Ysolde Brask' });
+    expect(found.some((f) => f.name.startsWith('Commodore'))).toBe(false);
+    expect(byName('Pell Ordway')?.kind).toBe('person');
+    expect(byName('Varra Prime')?.kind).toBe('place');
+    expect(byName('Teshar')?.kind).toBe('place');
+    expect(byName('Broken Spoke')?.kind).toBe('place');
+    expect(byName('Grey Heron')?.kind).toBe('item');
+  });
+
+  it('links a player to the character they tell of in the third person', () => {
+    const transcript = session(`
+GM: The gate is shut. Rain falls on the square.
+Lena: Nadia opens the letter.
+GM: It is unsigned. Meanwhile, Corvin, what are you doing?
+Theo: Corvin checks his revolver.
+Lena: Nadia reads it twice.
+GM: The clock strikes nine.
+Theo: Corvin waits by the door.
+Lena: Nadia pockets the letter and nods to Corvin.
+Theo: Corvin leans on the gate.`);
+    expect(inferCharacterMap(transcript).map((l) => [l.speaker, l.character])).toEqual(
+      expect.arrayContaining([
+        ['Lena', 'Nadia'],
+        ['Theo', 'Corvin'],
+      ]),
+    );
   });
 
   it('keeps each mention at its line and time, spread over the session, and recognises the codex so far', () => {

@@ -16,19 +16,14 @@ import {
   CODEX_MENTIONS_PER_SESSION,
   extractProperNames,
   inferCharacterMap,
-  parseTranscriptLines,
-  speakerLabel,
   type CodexFinding,
   type CodexKind,
   type KnownEntry,
 } from '@chronicler/contracts';
 import type { CodexExtractInput } from '../engine.ts';
 import { partyNames } from '../party.ts';
-import { partyMatcher } from '../recap/render.ts';
 import {
   AIMED_AT_BEFORE,
-  BREAK_END,
-  BREAK_START,
   CAST_BROKEN_BEFORE,
   FROM_PLACE_BEFORE,
   GROUP_BEFORE,
@@ -37,33 +32,43 @@ import {
   INTRODUCED_BEFORE,
   LANGUAGE_BEFORE,
   LIKENESS_BEFORE,
+  namedByRole,
   OF_PLACE_BEFORE,
-  OUT_OF_GAME,
+  ON_PLACE_BEFORE,
+  ON_SOMEONE_BEFORE,
   OWNED_BEFORE,
   PERSON_AFTER,
   PERSON_POSSESSIVE,
   PLACE_BEFORE,
+  PLACE_NOUN_AFTER,
+  PLACE_NOUN_BEFORE,
   RULES_AFTER,
   RULES_LINE,
   SPELL_BEFORE,
-  STORY_END,
-  STORY_START,
   THING_AFTER,
   THING_BEFORE,
   WIELDED_BEFORE,
   TITLE_BEFORE,
+  VESSEL_BEFORE,
 } from './codex-cues.ts';
+import {
+  codexLines,
+  INTERJECTIONS,
+  outOfGameLines,
+  partyOf,
+  showTalkLines,
+  storyResumes,
+  turnTakers,
+  type CodexLine,
+} from './codex-table.ts';
 import { codexThreads } from './codex-threads.ts';
 
-export interface CodexLine {
-  pos: number;
-  seconds: number | null;
-  speaker: string | null;
-  text: string;
-}
+export { codexLines, type CodexLine };
 
 interface Use {
   line: CodexLine;
+  /** Where in the line the name starts. */
+  from: number;
   before: string;
   after: string;
 }
@@ -91,6 +96,10 @@ interface Signs {
   narratorAddressed: number;
   /** A group's use: "half of X", "my companions, X". */
   group: number;
+  /** Starting a sentence before a lower-case word ("Kane blinks"): it acts, as someone does. */
+  subject: number;
+  /** Named as a vessel: "the freighter Lucky Moth". */
+  vessel: number;
 }
 
 /** The fewest uses of a name with no sign of what it is, named by the narrator, to be kept as someone. */
@@ -98,62 +107,6 @@ const PLAIN_PERSON_MIN = 4;
 const MAX_FINDINGS = 150;
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-export function codexLines(transcript: string): CodexLine[] {
-  return parseTranscriptLines(transcript).map((l, pos) => ({
-    pos,
-    seconds: l.seconds,
-    speaker: speakerLabel(l.speaker),
-    text: l.text.trim(),
-  }));
-}
-
-/**
- * Lines that are the table, not the story: before the narrator opens the game (a recap, "let's
- * begin", within the first tenth), after the narrator closes it (within the last tenth), during a
- * break ("we'll be right back" to "welcome back"), and in a stretch dense with talk about the show.
- */
-function outOfGameLines(lines: CodexLine[], narrator: string | null): boolean[] {
-  const out = showTalkLines(lines);
-  if (!narrator) return out;
-  const tenth = Math.max(1, Math.floor(lines.length / 10));
-  const said = (i: number, re: RegExp) => lines[i]!.speaker === narrator && re.test(lines[i]!.text);
-  let start = -1;
-  for (let i = 0; i < tenth && start < 0; i++) if (said(i, STORY_START)) start = i;
-  for (let i = 0; i < start; i++) out[i] = true;
-  if (start >= 0) out[start] = false;
-  for (let i = lines.length - tenth; i < lines.length; i++) {
-    if (i > start && said(i, STORY_END)) {
-      for (let j = i + 1; j < lines.length; j++) out[j] = true;
-      break;
-    }
-  }
-  // A break is short: one that "welcome back" does not end within 200 lines is not one.
-  for (let i = 0; i < lines.length; i++) {
-    if (!said(i, BREAK_START)) continue;
-    const back = lines.findIndex((_, j) => j > i && j <= i + 200 && said(j, BREAK_END));
-    if (back < 0) continue;
-    for (let j = i + 1; j < back; j++) out[j] = true;
-    i = back;
-  }
-  return out;
-}
-
-/** Lines in a stretch dense with talk about the show (see OUT_OF_GAME): 3 signs within 4 lines either side. */
-function showTalkLines(lines: CodexLine[]): boolean[] {
-  const signs = lines.map((l) => l.text.match(OUT_OF_GAME)?.length ?? 0);
-  const out: boolean[] = [];
-  let sum = 0;
-  const w = 4;
-  for (let i = 0; i < Math.min(w, lines.length); i++) sum += signs[i]!;
-  for (let i = 0; i < lines.length; i++) {
-    if (i + w < lines.length) sum += signs[i + w]!;
-    if (i - w - 1 >= 0) sum -= signs[i - w - 1]!;
-    // A long line with no such sign of its own is narration amid the talk (a recap after the news).
-    out.push(sum >= 3 && (signs[i]! > 0 || lines[i]!.text.split(/\s+/).length <= 40));
-  }
-  return out;
-}
 
 /** "Barrow of Seven Stones", "Temple of Sarenrae": a name with "of" whose head is a place, thing or group noun. */
 function ofNames(text: string): string[] {
@@ -176,54 +129,6 @@ function sentenceAt(text: string, at: number, max = 240): string {
   const s = text.slice(start > 1 ? start : 0, end).trim();
   return s.length <= max ? s : `${s.slice(0, max).replace(/\s+\S*$/, '')} …`;
 }
-
-/**
- * The party's names and their short forms: "Vex" of "Vex'ahlia", "Molly" of "Mollymauk" (a
- * name's start, cut where an apostrophe or hyphen joins it, or of 4 letters and more).
- */
-function partyOf(names: string[]): (name: string) => boolean {
-  const whole = partyMatcher(names);
-  const full = names.map((n) => n.toLowerCase()).filter((n) => n.length > 3);
-  return (name) => {
-    if (whole(name)) return true;
-    const n = name.toLowerCase();
-    return full.some(
-      (p) =>
-        p !== n &&
-        ((p.startsWith(n) && (n.length >= 4 || /[^\p{L}]/u.test(p.charAt(n.length)))) ||
-          (n.startsWith(p) && p.length >= 4)),
-    );
-  };
-}
-
-/**
- * Who the table gives turns to: "That brings us to Jester!", "Fjord, you're up", "Nott, what do
- * you do?" (twice at least). The game master asks the players, not the people they meet, so
- * these are the party even when the Who Is Who map has not linked them to a speaker yet.
- */
-function turnTakers(lines: CodexLine[]): string[] {
-  const name = "(\\p{Lu}[\\p{L}'’-]{2,})";
-  const patterns = [
-    new RegExp(`\\bbrings? us (?:back )?to ${name}\\b`, 'gu'),
-    new RegExp(
-      `${name},? (?:you['’]re up|it['’]s your turn|what do you (?:want to )?do|what are you doing)\\b`,
-      'gu',
-    ),
-  ];
-  const counts = new Map<string, number>();
-  for (const l of lines) {
-    for (const re of patterns)
-      for (const m of l.text.matchAll(re)) counts.set(m[1]!, (counts.get(m[1]!) ?? 0) + 1);
-  }
-  return [...counts].filter(([n, c]) => c >= 2 && !INTERJECTIONS.has(n.toLowerCase())).map(([n]) => n);
-}
-
-/** Oaths and exclamations written with a capital ("Jesus.", "Christ!"): English, never someone met. */
-const INTERJECTIONS = new Set(
-  'jesus christ god gods lord heavens hell geez jeez gosh golly heck dammit goddammit yikes whoa wow'.split(
-    ' ',
-  ),
-);
 
 /** At most `n` of the uses, spread over the session, the first always among them. */
 function spread<T>(items: T[], n: number): T[] {
@@ -255,19 +160,35 @@ function extractCodexSigned(input: CodexExtractInput): (CodexFinding & { signs?:
   const speakers = [...words].sort((a, b) => b[1] - a[1]);
   // The narrator (the game master) speaks most; with a single speaker there is no telling.
   const narrator = speakers.length > 1 ? speakers[0]![0] : null;
-  const oog = outOfGameLines(lines, narrator);
+  const oogLines = outOfGameLines(lines, narrator);
+  const resumes = new Map<number, number>();
+  const talk = showTalkLines(lines);
+  for (const l of lines) if (talk[l.pos]) resumes.set(l.pos, storyResumes(l));
+  // A use is out of the game on such a line, unless the story picks up before it on the line.
+  const outOfGame = (u: Use) =>
+    oogLines[u.line.pos]! && !((resumes.get(u.line.pos) ?? -1) >= 0 && u.from >= resumes.get(u.line.pos)!);
   const known = new Map<string, KnownEntry>();
   for (const k of input.known ?? []) {
     for (const n of [k.name, ...k.aliases]) known.set(n.toLowerCase(), k);
   }
 
   const text = lines.map((l) => l.text).join('\n');
-  const names = new Set(extractProperNames([{ text }], { limit: 300, minCount: 1 }).map((n) => n.name));
+  const learned = extractProperNames([{ text }], { limit: 300, minCount: 1, subjects: true });
+  const names = new Set(learned.map((n) => n.name));
   for (const n of ofNames(text)) names.add(n);
+  const titles = titlesOf(names, text);
   for (const n of known.keys()) {
     const k = known.get(n)!;
     for (const spelled of [k.name, ...k.aliases]) if (spelled.toLowerCase() === n) names.add(spelled);
   }
+  // "Caduceus Clay" of the party, said so twice at least: someone called "Clay" (or "Mr. Clay")
+  // is the party too (somewhere called so is not: "Tiberius Kraghammer" is a joke on a city).
+  const surnames = learned.flatMap(({ name, count }) => {
+    const words = name.split(' ');
+    return words.length === 2 && count >= 2 && isParty(words[0]!) && headNounKind(name) === null
+      ? [words[1]!]
+      : [];
+  });
   const candidates = [...names]
     .filter((n) => !isParty(n) && !INTERJECTIONS.has(n.toLowerCase()) && !known.get(n.toLowerCase())?.hidden)
     .sort((a, b) => b.length - a.length);
@@ -281,34 +202,48 @@ function extractCodexSigned(input: CodexExtractInput): (CodexFinding & { signs?:
       'gu',
     );
     const found: Use[] = [];
+    const spansOf: [number, [number, number]][] = [];
     for (const l of lines) {
       for (const m of l.text.matchAll(pattern)) {
         const from = m.index;
         const to = from + m[0].length;
-        const spans = taken.get(l.pos) ?? [];
-        if (spans.some(([a, b]) => from < b && to > a)) continue;
-        spans.push([from, to]);
-        taken.set(l.pos, spans);
+        if ((taken.get(l.pos) ?? []).some(([a, b]) => from < b && to > a)) continue;
+        spansOf.push([l.pos, [from, to]]);
         found.push({
           line: l,
+          from,
           before: l.text.slice(Math.max(0, from - 48), from),
           after: l.text.slice(to, to + 48),
         });
       }
     }
-    if (found.length > 0) uses.set(name, found);
+    // A longer name said once with no sign ("Oran Blackfoot.") leaves its use to its last word,
+    // the surname ("Blackfoot"), not to its first ("Influence" of "Influence People").
+    const once =
+      found.length === 1 &&
+      name.includes(' ') &&
+      !known.has(name.toLowerCase()) &&
+      headNounKind(name) === null &&
+      signsOf(found, outOfGame, narrator, titles).strong === 0;
+    if (once) {
+      const [pos, [from]] = spansOf[0]!;
+      taken.set(pos, [...(taken.get(pos) ?? []), [from, from + name.lastIndexOf(' ')]]);
+    }
+    if (found.length === 0 || once) continue;
+    for (const [pos, span] of spansOf) taken.set(pos, [...(taken.get(pos) ?? []), span]);
+    uses.set(name, found);
   }
 
   const findings: (CodexFinding & { signs: Signs })[] = [];
   for (const [name, us] of uses) {
     const prior = known.get(name.toLowerCase());
-    const signs = signsOf(us, oog, narrator);
+    const signs = signsOf(us, outOfGame, narrator, titles);
     // Named once: only when introduced, titled, or a place, thing or group by its very name.
     if (!prior && us.length < 2 && signs.strong === 0 && headNounKind(name) === null) continue;
     const kind = kindOf(name, signs, prior);
-    if (!kind) continue;
+    if (!kind || (kind === 'person' && !prior && surnames.includes(name))) continue;
     // Its moments and description come from the story, where it has uses there.
-    const inGame = us.filter((u) => !oog[u.line.pos]);
+    const inGame = us.filter((u) => !outOfGame(u));
     const sorted = [...(inGame.length ? inGame : us)].sort((a, b) => a.line.pos - b.line.pos);
     findings.push({
       kind,
@@ -328,12 +263,49 @@ function extractCodexSigned(input: CodexExtractInput): (CodexFinding & { signs?:
     lines,
     merged.map((f) => f.name),
     narrator,
-    oog,
+    oogLines,
   );
   return [...merged, ...threads].sort((a, b) => b.count - a.count).slice(0, MAX_FINDINGS);
 }
 
-function signsOf(us: Use[], oog: boolean[], narrator: string | null): Signs {
+/**
+ * Words that stand before names as titles, and the names without them: a rank or form of address
+ * (TITLE_BEFORE: "Sergeant Patrick Doyle"), or a word never a name alone that stands before a
+ * name also said alone ("Broker Quell" and "Quell", "Old Nessa" and "Nessa") or before several
+ * names ("Brother Jonas", "Brother Ilo"). A name whose head is a place, thing or group noun
+ * ("Tessaly Station") keeps its first word. `names` is rewritten: the titled form is left out,
+ * so that each use reads the title right before the name.
+ */
+function titlesOf(names: Set<string>, text: string): RegExp | null {
+  const firstWords = new Map<string, Set<string>>();
+  for (const n of names) {
+    const m = /^(\p{Lu}[\p{L}'’-]*) (.+)$/u.exec(n);
+    // "The Elder Brain" is a thing's name, not a title and a name.
+    const article = new RegExp(`\\b(?:the|an?)\\s+${escape(n)}`, 'i').test(text);
+    if (!m || headNounKind(n) !== null || / of /.test(n) || article) continue;
+    const rests = firstWords.get(m[1]!) ?? new Set<string>();
+    rests.add(m[2]!);
+    firstWords.set(m[1]!, rests);
+  }
+  const titles = new Set<string>();
+  for (const [word, rests] of firstWords) {
+    const rank = TITLE_BEFORE.test(`${word} `);
+    if (!rank) continue;
+    titles.add(word);
+    for (const rest of rests) {
+      names.delete(`${word} ${rest}`);
+      names.add(rest);
+    }
+  }
+  return titles.size ? new RegExp(`\\b(?:${[...titles].map(escape).join('|')})\\s+$`) : null;
+}
+
+function signsOf(
+  us: Use[],
+  outOfGame: (u: Use) => boolean,
+  narrator: string | null,
+  titles: RegExp | null,
+): Signs {
   const s: Signs = {
     count: us.length,
     person: 0,
@@ -350,11 +322,14 @@ function signsOf(us: Use[], oog: boolean[], narrator: string | null): Signs {
     likeness: 0,
     narratorAddressed: 0,
     group: 0,
+    subject: 0,
+    vessel: 0,
   };
+  const titled = (before: string) => TITLE_BEFORE.test(before) || (titles?.test(before) ?? false);
   for (const u of us) {
     const { before, after, line } = u;
     // What the table says outside the story tells nothing of what a name is in it.
-    if (oog[line.pos]) {
+    if (outOfGame(u)) {
       s.outOfGame += 1;
       s.count -= 1;
       continue;
@@ -373,7 +348,7 @@ function signsOf(us: Use[], oog: boolean[], narrator: string | null): Signs {
     }
     if (OWNED_BEFORE.test(before)) s.owned += 1;
     if (
-      TITLE_BEFORE.test(before) ||
+      titled(before) ||
       INTRODUCED_BEFORE.test(before) ||
       PERSON_AFTER.test(after) ||
       PERSON_POSSESSIVE.test(after) ||
@@ -382,14 +357,21 @@ function signsOf(us: Use[], oog: boolean[], narrator: string | null): Signs {
       addressed
     )
       s.person += 1;
-    if (TITLE_BEFORE.test(before) || INTRODUCED_BEFORE.test(before)) s.strong += 1;
+    const apposition = PLACE_NOUN_BEFORE.test(before) || PLACE_NOUN_AFTER.test(after);
+    const role = namedByRole(before, after);
+    if (VESSEL_BEFORE.test(before)) s.vessel += 1;
+    if (role) s.person += 1;
+    if (titled(before) || INTRODUCED_BEFORE.test(before) || apposition || role) s.strong += 1;
     if (LANGUAGE_BEFORE.test(before)) s.language += 1;
     if (
       (PLACE_BEFORE.test(before) && !AIMED_AT_BEFORE.test(before)) ||
       OF_PLACE_BEFORE.test(before) ||
-      FROM_PLACE_BEFORE.test(before)
+      FROM_PLACE_BEFORE.test(before) ||
+      (ON_PLACE_BEFORE.test(before) && !ON_SOMEONE_BEFORE.test(before)) ||
+      apposition
     )
       s.place += 1;
+    if ((before.trim() === '' || /[.!?]\s+$/.test(before)) && /^\s+\p{Ll}/u.test(after)) s.subject += 1;
     if (
       SPELL_BEFORE.test(before) ||
       CAST_BROKEN_BEFORE.test(before) ||
@@ -410,7 +392,7 @@ function signsOf(us: Use[], oog: boolean[], narrator: string | null): Signs {
 function kindOf(name: string, s: Signs, prior: KnownEntry | undefined): CodexKind | null {
   if (prior?.confirmed) return prior.kind;
   // Named mostly while the table talks about the show or before the game: a sponsor, a guest, the show.
-  if (s.count === 0 || s.outOfGame > s.count * 2) return null;
+  if (s.count === 0 || s.outOfGame >= s.count * 2) return null;
   if (s.language * 3 >= s.count) return null;
   // Named as a likeness ("like Prince Humperdink"): someone of another story.
   if (s.likeness * 2 >= s.count) return null;
@@ -418,9 +400,12 @@ function kindOf(name: string, s: Signs, prior: KnownEntry | undefined): CodexKin
   if (s.spell > 0 && s.spell * 2 >= s.person) return null;
   const head = headNounKind(name);
   if (head) return head;
+  // "The freighter Lucky Moth": a ship, though it is hailed by name.
+  if (s.vessel > 0 && s.vessel >= s.person) return 'item';
   // "Ironkeeper Gradim Greyspine": a word that mostly stands before another name is a title.
   if (!name.includes(' ') && s.titled * 5 >= s.count * 2) return null;
-  if (s.place >= Math.max(1, s.count * 0.3) && s.place > s.person) return 'place';
+  if (s.place >= Math.max(1, s.count * 0.3) && s.place > s.person && s.rulesLines * 2 < s.count)
+    return 'place';
   // "The Carvers", "the Ashari": a name used with "the" is a group or a place, not someone.
   if (s.the * 2 >= s.count) return /[^s]s$/.test(name) || s.place === 0 ? 'faction' : 'place';
   // "My Aramente", "your Aramente": owned more often than it acts or is spoken to.
@@ -434,8 +419,17 @@ function kindOf(name: string, s: Signs, prior: KnownEntry | undefined): CodexKin
   if (s.person > 0 && s.narrator === 0 && s.count < 3 && !prior) return null;
   if (s.person > 0) return 'person';
   if (prior) return prior.kind;
-  // Somewhere, never someone: "the people of Westruun", "away from Emberhold".
-  if (s.place > 0 && s.count >= 2) return 'place';
+  // Somewhere, never someone: "the people of Westruun", "away from Emberhold"; not a name of
+  // rules talk ("proficiency in Tech") nor one that mostly acts ("Jax flies us into the Drift").
+  // A name said often with one sign of place is someone named once near a place ("anything on X").
+  if (
+    s.place > 0 &&
+    s.count >= 2 &&
+    (s.place >= 2 || s.place * 4 >= s.count) &&
+    s.rulesLines * 2 < s.count &&
+    s.subject * 2 < s.count
+  )
+    return 'place';
   // No sign either way: kept as someone only when the narrator names it often amid the story.
   if (s.count >= PLAIN_PERSON_MIN && s.narrator * 2 >= s.count && s.rulesLines * 3 < s.count) return 'person';
   return null;
@@ -454,15 +448,20 @@ function describe(name: string, uses: Use[], narrator: string | null): string {
   return sentenceAt(pick.line.text, at);
 }
 
-/** "Nostoc" and "Nostoc Greyspine", both someone: one entry, the given name an alias. */
+/**
+ * "Nostoc" and "Nostoc Greyspine", both someone: one entry, the given name an alias; so is a
+ * surname said alone or after a title ("Miss Lowe" of "Harriet Lowe"), when one person has it.
+ */
 function mergeGivenNames<T extends CodexFinding>(findings: T[]): T[] {
   const people = findings.filter((f) => f.kind === 'person' && f.name.includes(' '));
   const out: T[] = [];
   for (const f of findings) {
-    const whole =
-      f.kind === 'person' && !f.name.includes(' ')
-        ? people.find((p) => p.name.split(' ')[0] === f.name)
-        : undefined;
+    const single = f.kind === 'person' && !f.name.includes(' ');
+    const bySurname = people.filter((p) => p.name.split(' ').at(-1) === f.name);
+    const whole = single
+      ? (people.find((p) => p.name.split(' ')[0] === f.name) ??
+        (bySurname.length === 1 ? bySurname[0] : undefined))
+      : undefined;
     if (!whole) {
       out.push(f);
       continue;
