@@ -7,57 +7,13 @@ import { liveMsgId, liveSubject, type LiveUtterance, type Transcript } from '@ch
 import { createBus, createLogger, type Bus } from '@chronicler/kit';
 import { busSink } from '@chronicler/voice-bot/replay';
 import type { ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall } from '../support/api.ts';
+import { followReadiness, startBalancer, type Backend } from '../support/balancer.ts';
 import { localSignIn } from '../support/auth.ts';
 import { LiveViewer } from '../support/live-viewer.ts';
 import { freePort, startSystem, testMode, waitFor, type TestSystem } from '../support/system.ts';
-
-/** A gateway as the balancer sees it: where to connect, where to ask readiness. */
-interface Backend {
-  name: string;
-  port: number;
-  ops: string;
-  ready: boolean;
-}
-
-/**
- * The load balancer: a TCP proxy (a websocket is one connection) that sends each new
- * connection to the next gateway whose /readyz answers 200, as endpoints follow readiness,
- * and to the other one when the connection is refused (ingress-nginx's proxy_next_upstream).
- */
-async function startBalancer(backends: Backend[]): Promise<{ url: string; close(): void }> {
-  let turn = 0;
-  const server = net.createServer((client) => {
-    client.pause();
-    const ready = backends.filter((b) => b.ready);
-    const order = ready.length > 0 ? ready : backends;
-    const first = turn++ % order.length;
-    const tryConnect = (i: number): void => {
-      if (i >= order.length) return void client.destroy();
-      const upstream = net.connect(order[(first + i) % order.length]!.port, '127.0.0.1');
-      upstream.once('error', (err: NodeJS.ErrnoException) => {
-        if (err.code === 'ECONNREFUSED') tryConnect(i + 1);
-        else client.destroy();
-      });
-      upstream.once('connect', () => {
-        upstream.removeAllListeners('error');
-        upstream.on('error', () => client.destroy());
-        client.on('error', () => upstream.destroy());
-        client.pipe(upstream).pipe(client);
-        upstream.on('close', () => client.destroy());
-        client.on('close', () => upstream.destroy());
-        client.resume();
-      });
-    };
-    tryConnect(0);
-  });
-  const port = await freePort();
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${port}`, close: () => server.close() };
-}
 
 /** Kills a process with SIGKILL (no shutdown: in-flight messages unacked, sockets cut). */
 async function kill9(child: ChildProcess): Promise<void> {
@@ -74,7 +30,7 @@ describe.runIf(testMode === 'cluster')(
     let bus: Bus;
     let balancer: { url: string; close(): void };
     const backends: Backend[] = [];
-    let polling = true;
+    let readiness: { stop(): void } | undefined;
     let owner: { token: string; id: string };
 
     beforeAll(async () => {
@@ -88,16 +44,17 @@ describe.runIf(testMode === 'cluster')(
       await system.spawn!('gateway', { key: 'gateway-b', env: { PORT: String(portB) } });
       const ops = system.opsUrls!();
       backends.push(
-        { name: 'a', port: Number(new URL(system.url).port), ops: ops.get('gateway')!, ready: false },
-        { name: 'b', port: portB, ops: ops.get('gateway-b')!, ready: false },
+        {
+          name: 'a',
+          port: Number(new URL(system.url).port),
+          ops: ops.get('gateway')!,
+          ready: false,
+          connections: 0,
+        },
+        { name: 'b', port: portB, ops: ops.get('gateway-b')!, ready: false, connections: 0 },
       );
       // The endpoints controller: readiness polled all along.
-      void (async () => {
-        while (polling) {
-          for (const b of backends) b.ready = (await fetch(`${b.ops}/readyz`).catch(() => null))?.ok === true;
-          await sleep(100);
-        }
-      })();
+      readiness = followReadiness(backends);
       await waitFor(() => backends.every((b) => b.ready), 60_000);
       balancer = await startBalancer(backends);
       bus = await createBus({
@@ -111,7 +68,7 @@ describe.runIf(testMode === 'cluster')(
       owner = { token: r.cookie, id: r.body.user!.id };
     }, 180_000);
     afterAll(async () => {
-      polling = false;
+      readiness?.stop();
       balancer?.close();
       await bus?.close();
       await system?.stop();

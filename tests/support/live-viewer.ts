@@ -21,6 +21,10 @@ export class LiveViewer {
   joined: JoinedTranscription | null = null;
   ended: SessionEndEvent | null = null;
   connects = 0;
+  /** Joins sent after the first: reconnects, gaps asked for, and an end that came before its lines. */
+  rejoins = 0;
+  /** Of those, the ones sent because session_end came before the lines it counts. */
+  endRejoins = 0;
   #endWaiters: (() => void)[] = [];
   #lineWaiters: { n: number; resolve: () => void }[] = [];
 
@@ -84,7 +88,10 @@ export class LiveViewer {
     this.socket.on(LiveSocketEvents.userInterim, (e: LiveTranscriptionEvent) => this.interims.push(e));
     this.socket.on(LiveSocketEvents.sessionEnd, (e: SessionEndEvent) => {
       this.ended = e;
-      if (this.contiguous() < e.last_seq) this.join();
+      if (this.contiguous() < e.last_seq) {
+        this.endRejoins++;
+        this.join();
+      }
       this.#checkEnd();
     });
     this.socket.on(LiveSocketEvents.error, (e: unknown) => this.errors.push(e));
@@ -103,6 +110,7 @@ export class LiveViewer {
   }
 
   join(): void {
+    if (this.connects > 1 || this.joined !== null) this.rejoins++;
     this.socket.emit(LiveSocketEvents.join, { transcriptId: this.transcriptId, last_seq: this.contiguous() });
   }
 
