@@ -51,7 +51,7 @@ Sam: Bryn pockets the feather and heads back.
 GM: Meanwhile in Millbrook, Kestrel, you visit the archive under the chapel.
 GM: The archive smells of dust and candle wax. Rows of shelves lean in the dark.
 Priya: Kestrel searches the shelves for anything about the crown.
-GM: The archivist, Ilse Marr, shows you a ledger. Ilse says the crown was stolen from the Queen Under the Hill.
+GM: The archivist, Ilse, shows you a ledger. Ilse says the crown was stolen from the Queen Under the Hill.
 Priya: Kestrel asks how the archive came by the ledger.
 GM: The archivist Marr taps the cover, and Marr says a courier left it here forty years ago.
 Priya: Kestrel copies the page and thanks Ilse.
