@@ -295,8 +295,10 @@ export const MANCHESTER_CODEX: CodexReference = {
     'Larceny',
     'Strength',
     'Brawl',
-    // A character's home town (backstory), a car, a university.
+    // A character's home town (backstory), a car, a university; a nationality ("Old woman,
+    // Irish"), judged by hand after the first run printed it unjudged.
     'Govan',
+    'Irish',
     'Jaguar',
     'Manchester Met',
     // Out of the game: football (the clubs, a player, a ground), a player's work, the table.
