@@ -21,10 +21,14 @@
 // Unseen (`tuned: false`): the home game, and two more written the same way while that change
 // was made, by someone who read neither the change nor the codex: a heist in an industrial city
 // (tallow-score.ts) and an online fantasy game (wolfjaw-pass.ts), whose references sit next to
-// their scripts (this file is long enough). Keep these three out of any tuning; once a change to
-// the codex is judged on one, mark it tuned and add a new session.
+// their scripts (this file is long enough). Two more were written the same way, blind, while the
+// codex was being changed again: a Vampire-style chronicle in Manchester (manchester-nights.ts) and
+// a post-apocalyptic western one-shot at a convention (rustwater-blues.ts). Keep these out of any
+// tuning; once a change to the codex is judged on one, mark it tuned and add a new session.
 import { TALLOW_CODEX } from './tallow-score.ts';
 import { WOLFJAW_CODEX } from './wolfjaw-pass.ts';
+import { MANCHESTER_CODEX } from './manchester-nights.ts';
+import { RUSTWATER_CODEX } from './rustwater-blues.ts';
 
 export interface CodexReference {
   episode: string;
@@ -488,4 +492,6 @@ export const CODEX_REFERENCE: CodexReference[] = [
   },
   TALLOW_CODEX,
   WOLFJAW_CODEX,
+  MANCHESTER_CODEX,
+  RUSTWATER_CODEX,
 ];

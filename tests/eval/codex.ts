@@ -20,6 +20,8 @@ import { homeGameTranscript } from './home-game.ts';
 import { kestrelTranscript } from './kestrel-run.ts';
 import { tallowTranscript } from './tallow-score.ts';
 import { wolfjawTranscript } from './wolfjaw-pass.ts';
+import { manchesterTranscript } from './manchester-nights.ts';
+import { rustwaterTranscript } from './rustwater-blues.ts';
 
 /** The hand-written sessions, by their reference's `episode`; the rest are CRD3 episodes. */
 const SCRIPTED: Record<string, () => { transcript: string }> = {
@@ -28,6 +30,8 @@ const SCRIPTED: Record<string, () => { transcript: string }> = {
   'kestrel-run': kestrelTranscript,
   'tallow-score': tallowTranscript,
   'wolfjaw-pass': wolfjawTranscript,
+  'manchester-nights': manchesterTranscript,
+  'rustwater-blues': rustwaterTranscript,
 };
 
 const TITLES = new Set([

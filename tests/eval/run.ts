@@ -19,6 +19,8 @@ import { HOME_QUESTIONS, homeGameTranscript } from './home-game.ts';
 import { KESTREL_QUESTIONS, kestrelTranscript } from './kestrel-run.ts';
 import { TALLOW_QUESTIONS, tallowTranscript } from './tallow-score.ts';
 import { WOLFJAW_QUESTIONS, wolfjawTranscript } from './wolfjaw-pass.ts';
+import { MANCHESTER_QUESTIONS, manchesterTranscript } from './manchester-nights.ts';
+import { RUSTWATER_QUESTIONS, rustwaterTranscript } from './rustwater-blues.ts';
 import { QUESTIONS } from './questions.ts';
 
 interface Asked {
@@ -50,15 +52,18 @@ for (const [i, episode] of CRD3_EPISODES.entries()) {
   const date = new Date(Date.UTC(2015, 0, 1 + 7 * i)).toISOString();
   ids.set(episode, await bed.add({ name: episode, content: ep.transcript, groupId, date }));
 }
-// The hand-written sessions: the home game, and four written later and never tuned on (a 1920s
-// Boston investigation, a space-opera game, a Blades in the Dark-style heist and an online
-// Pathfinder-like game), in the same campaign as the episodes.
+// The hand-written sessions: the home game, and six written later and never tuned on (a 1920s
+// Boston investigation, a space-opera game, a Blades in the Dark-style heist, an online
+// Pathfinder-like game, a Vampire-style chronicle in Manchester and a post-apocalyptic western
+// one-shot at a convention), in the same campaign as the episodes.
 const SCRIPTED = [
   { set: 'home game', ...homeGameTranscript(), questions: HOME_QUESTIONS },
   { set: 'Boston 1925', ...bostonTranscript(), questions: BOSTON_QUESTIONS },
   { set: 'Kestrel run', ...kestrelTranscript(), questions: KESTREL_QUESTIONS },
   { set: 'Tallow score', ...tallowTranscript(), questions: TALLOW_QUESTIONS },
   { set: 'Wolfjaw Pass', ...wolfjawTranscript(), questions: WOLFJAW_QUESTIONS },
+  { set: 'Manchester nights', ...manchesterTranscript(), questions: MANCHESTER_QUESTIONS },
+  { set: 'Rustwater Blues', ...rustwaterTranscript(), questions: RUSTWATER_QUESTIONS },
 ];
 for (const s of SCRIPTED) ids.set(s.set, await bed.add({ name: s.set, content: s.transcript, groupId }));
 
