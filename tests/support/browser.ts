@@ -80,3 +80,42 @@ export function pageScrollWidth(page: Page): Promise<number> {
         .documentElement.scrollWidth,
   );
 }
+
+/**
+ * The visible controls (buttons, links, fields, selects) that reach past the window's left or
+ * right edge: on a phone these are cut off and cannot be read or pressed whole. A control
+ * inside a box that scrolls sideways on its own (a wide table) is reachable and not counted.
+ * Each is named by its tag and its label or text.
+ */
+export function controlsCutOff(page: Page): Promise<string[]> {
+  // A string runs in the page as it is: the test project's TypeScript has no DOM types.
+  return page.evaluate(`(() => {
+    const width = document.documentElement.clientWidth;
+    const scrollsSideways = (el) => {
+      for (let p = el.parentElement; p; p = p.parentElement) {
+        const x = getComputedStyle(p).overflowX;
+        if (x === 'auto' || x === 'scroll') return true;
+      }
+      return false;
+    };
+    const cut = [];
+    for (const el of document.querySelectorAll('button, a[href], input, select, textarea, summary, [role="button"]')) {
+      if (!el.checkVisibility({ visibilityProperty: true, opacityProperty: true })) continue;
+      const box = el.getBoundingClientRect();
+      if (box.width <= 1 || box.height <= 1) continue;
+      if (box.left >= -0.5 && box.right <= width + 0.5) continue;
+      if (scrollsSideways(el)) continue;
+      const name = el.getAttribute('aria-label') || el.getAttribute('placeholder') || el.textContent.trim().slice(0, 40);
+      cut.push(el.tagName.toLowerCase() + ' "' + name + '" ' + Math.round(box.left) + '..' + Math.round(box.right));
+    }
+    return cut;
+  })()`);
+}
+
+/** The page at a phone's width (390 px) fits: nothing wider than the screen, no control cut off. */
+export async function expectFitsPhone(page: Page, width = 390): Promise<void> {
+  const overflow = await pageScrollWidth(page);
+  const cut = await controlsCutOff(page);
+  if (overflow > width || cut.length > 0)
+    throw new Error(`at ${width} px the page is ${overflow} px wide; cut off: ${cut.join('; ') || 'none'}`);
+}
