@@ -161,9 +161,13 @@ export function ServerSettingsForm({ guild }: { guild: ManagedGuild }) {
           id={f.language}
           className="text-input"
           value={d.language ?? ''}
-          placeholder="e.g. en, de, fr (empty: the provider decides)"
+          placeholder="e.g. en, de, fr"
+          aria-describedby={`${f.language}-hint`}
           onChange={(e) => set({ language: e.target.value })}
         />
+        <p id={`${f.language}-hint`} className="field-hint">
+          Empty: the speech-to-text provider decides.
+        </p>
       </div>
       {dir ? (
         <RoleChecks
