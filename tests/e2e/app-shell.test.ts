@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, newPage, pageScrollWidth } from '../support/browser.ts';
+import { expectFitsPhone, launchBrowser, newPage, pageScrollWidth } from '../support/browser.ts';
 import { startSystem, type TestSystem } from '../support/system.ts';
 
 describe('the web app served by the gateway', () => {
@@ -25,6 +25,7 @@ describe('the web app served by the gateway', () => {
         page.getByText('Your data is securely stored and only accessible to you.').isVisible(),
       ).resolves.toBe(true);
       expect(await pageScrollWidth(page)).toBeLessThanOrEqual(width);
+      if (width === 390) await expectFitsPhone(page);
     }
     expect(errors).toEqual([]);
   });

@@ -3,7 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeepgramPeer, type DeepgramPeer } from '../peers/deepgram.ts';
 import { wav } from '../support/audio.ts';
-import { launchBrowser, newPage, signInLocally, storedToken } from '../support/browser.ts';
+import { expectFitsPhone, launchBrowser, newPage, signInLocally, storedToken } from '../support/browser.ts';
 import { startSystem, waitFor, type TestSystem } from '../support/system.ts';
 
 const SHOTS = '/tmp/shots-audio';
@@ -79,7 +79,11 @@ describe('the viewer plays a recorded session from a line', () => {
     await page.getByRole('button', { name: 'Play from 00:00:01' }).click();
     await expect.poll(() => playing.textContent()).toContain('Welcome back to the table');
     expect((await state()).currentTime).toBeLessThan(3);
+    // On a phone (390 px) the times still play and mark the line heard; nothing is cut off.
     await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByRole('button', { name: 'Play from 00:00:03' }).click();
+    await expect.poll(() => playing.textContent()).toContain('I roll for initiative.');
+    await expectFitsPhone(page);
     await page.screenshot({ path: `${SHOTS}/player-phone.png` });
     await page.setViewportSize({ width: 1280, height: 800 });
     expect(errors).toEqual([]);

@@ -3,7 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VoiceTable } from '../peers/discord-voice/table.ts';
 import { guildIdForShard, type PeerGuild } from '../peers/discord.ts';
-import { launchBrowser, newPage } from '../support/browser.ts';
+import { expectFitsPhone, launchBrowser, newPage } from '../support/browser.ts';
 import type { TestSystem } from '../support/system.ts';
 import { keptTracks, recordSession, seatTable, startVoiceRig, type VoiceRig } from '../support/voice-rig.ts';
 
@@ -117,6 +117,7 @@ describe.runIf(hasEspeak)("the viewer plays a bot session's speaker tracks", () 
     expect((await state()).currentTime).toBeLessThan(at);
     await page.setViewportSize({ width: 390, height: 844 });
     await page.getByLabel('Speaker track').scrollIntoViewIfNeeded();
+    await expectFitsPhone(page);
     await page.screenshot({ path: `${SHOTS}/tracks-phone.png` });
     await page.setViewportSize({ width: 1280, height: 800 });
     expect(errors).toEqual([]);

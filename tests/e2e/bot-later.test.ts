@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VoiceTable } from '../peers/discord-voice/table.ts';
 import { guildIdForShard, type PeerGuild } from '../peers/discord.ts';
 import { apiCall } from '../support/api.ts';
-import { launchBrowser, newPage } from '../support/browser.ts';
+import { expectFitsPhone, launchBrowser, newPage } from '../support/browser.ts';
 import { waitFor } from '../support/system.ts';
 import { keptTracks, seatTable, sessionIdIn, startVoiceRig, type VoiceRig } from '../support/voice-rig.ts';
 
@@ -86,6 +86,12 @@ describe.runIf(hasEspeak)('the viewer of a bot session recorded without a provid
     await choice.waitFor();
     expect(await choice.locator('option').allTextContents()).toEqual(['Laura', 'Matt']);
     await page.screenshot({ path: `${SHOTS}/not-transcribed.png`, fullPage: true });
+    // On a phone (390 px): the notice, its button and the track player fit the screen.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expectFitsPhone(page);
+    await page.getByRole('button', { name: 'Transcribe now' }).scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${SHOTS}/not-transcribed-390.png`, fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 800 });
     await page.getByRole('button', { name: 'Transcribe now' }).click();
     await page.getByText(TRANSCRIBE_NEEDS_PROVIDER).waitFor();
     expect(errors).toEqual([]);

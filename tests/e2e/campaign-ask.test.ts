@@ -1,7 +1,14 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { homeGameTranscript } from '../eval/home-game.ts';
-import { launchBrowser, newPage, pageScrollWidth, signInLocally, storedToken } from '../support/browser.ts';
+import {
+  expectFitsPhone,
+  launchBrowser,
+  newPage,
+  pageScrollWidth,
+  signInLocally,
+  storedToken,
+} from '../support/browser.ts';
 import { crd3Transcript } from '../support/crd3.ts';
 import { startSystem, type TestSystem } from '../support/system.ts';
 
@@ -85,6 +92,7 @@ describe('ask the campaign', () => {
       .first()
       .waitFor();
     expect(await pageScrollWidth(page)).toBeLessThanOrEqual(390);
+    await expectFitsPhone(page);
     await box.scrollIntoViewIfNeeded();
     await page.screenshot({ path: `${SHOTS}/answer-phone.png` });
     expect(errors).toEqual([]);
@@ -159,6 +167,7 @@ describe('a hand-edited campaign summary replaced by the automatic check', () =>
     await dialog.getByText(/Generated, replaced by restoring an older version/).waitFor();
     await page.setViewportSize({ width: 390, height: 844 });
     expect(await pageScrollWidth(page)).toBeLessThanOrEqual(390);
+    await expectFitsPhone(page);
     await page.screenshot({ path: `${SHOTS}/versions-phone.png` });
     expect(errors).toEqual([]);
   });

@@ -1,7 +1,13 @@
 import type { Browser, Page } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, newPage, pageScrollWidth, signInLocally } from '../support/browser.ts';
+import {
+  expectFitsPhone,
+  launchBrowser,
+  newPage,
+  pageScrollWidth,
+  signInLocally,
+} from '../support/browser.ts';
 import { crd3Blurb, crd3Transcript } from '../support/crd3.ts';
 import { startSystem, type TestSystem } from '../support/system.ts';
 
@@ -148,14 +154,24 @@ describe('campaign vocabulary on the group dashboard', () => {
     expect(await section().getByRole('button', { name: 'Save vocabulary' }).isEnabled()).toBe(true);
   });
 
-  it('fits a 375 px wide phone without sideways scrolling, and collapses', async () => {
-    await page.setViewportSize({ width: 375, height: 812 });
+  it('fits a 390 px wide phone without sideways scrolling or a control cut off, and collapses', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`/groups/${groupId}`);
     await openSection();
     await section().getByRole('list', { name: 'Learned names' }).waitFor();
-    expect(await pageWidth()).toBeLessThanOrEqual(375);
+    expect(await pageWidth()).toBeLessThanOrEqual(390);
+    await expectFitsPhone(page);
+    // The field to add a name and its button are whole on the screen.
+    for (const control of [
+      section().getByRole('textbox', { name: 'Add a name' }),
+      section().getByRole('button', { name: 'Save vocabulary' }),
+    ]) {
+      const box = (await control.boundingBox())!;
+      expect(box.x).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width).toBeLessThanOrEqual(390);
+    }
     await section().scrollIntoViewIfNeeded();
-    await page.screenshot({ path: `${SHOTS}/vocabulary-375.png`, fullPage: true });
+    await page.screenshot({ path: `${SHOTS}/vocabulary-390.png`, fullPage: true });
     await toggle().click();
     expect(await toggle().getAttribute('aria-expanded')).toBe('false');
     expect(await section().getByRole('textbox', { name: 'Add a name' }).isVisible()).toBe(false);

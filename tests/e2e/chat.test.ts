@@ -1,7 +1,13 @@
 import { EMERGENCY_ADVENTURE_MESSAGE } from '@chronicler/contracts';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, newPage, pageScrollWidth, signInLocally } from '../support/browser.ts';
+import {
+  expectFitsPhone,
+  launchBrowser,
+  newPage,
+  pageScrollWidth,
+  signInLocally,
+} from '../support/browser.ts';
 import { crd3Transcript } from '../support/crd3.ts';
 import { startSystem, type TestSystem } from '../support/system.ts';
 
@@ -140,6 +146,7 @@ describe('chat drawer (fresh embedded start, offline engine)', () => {
     // On a phone (390 px) the drawer and its replies fit the screen, and it still asks and answers.
     await page.setViewportSize({ width: 390, height: 844 });
     await expect.poll(() => pageScrollWidth(page)).toBeLessThanOrEqual(390);
+    await expectFitsPhone(page);
     const drawerBox = (await drawer.boundingBox())!;
     expect(drawerBox.x).toBeGreaterThanOrEqual(0);
     expect(drawerBox.x + drawerBox.width).toBeLessThanOrEqual(390);

@@ -2,7 +2,14 @@ import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall } from '../support/api.ts';
-import { launchBrowser, newPage, pageScrollWidth, signInLocally, storedToken } from '../support/browser.ts';
+import {
+  expectFitsPhone,
+  launchBrowser,
+  newPage,
+  pageScrollWidth,
+  signInLocally,
+  storedToken,
+} from '../support/browser.ts';
 import { CAMPAIGN_LINKS, SESSION_ONE, SESSION_TWO } from '../support/codex-campaign.ts';
 import { startSystem, type TestSystem } from '../support/system.ts';
 
@@ -128,6 +135,7 @@ describe('the campaign codex in the browser', () => {
     await page.locator('.codex-tools').scrollIntoViewIfNeeded();
     await page.screenshot({ path: `${SHOTS}/codex-phone-list.png` });
     expect(await pageScrollWidth(page)).toBeLessThanOrEqual(390);
+    await expectFitsPhone(page);
 
     const player = await browser.newContext({ viewport: { width: 390, height: 844 } });
     const playerPage = await player.newPage();

@@ -2,7 +2,13 @@ import { transcriptionRecordedEvent } from '@chronicler/contracts';
 import { randomUUID } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, newPage, pageScrollWidth, signInLocally } from '../support/browser.ts';
+import {
+  expectFitsPhone,
+  launchBrowser,
+  newPage,
+  pageScrollWidth,
+  signInLocally,
+} from '../support/browser.ts';
 import { startSystem, waitFor, type TestSystem } from '../support/system.ts';
 
 const visible = (page: Page, text: string) => page.getByText(text, { exact: true }).first().waitFor();
@@ -133,6 +139,7 @@ describe('dashboard (fresh embedded start)', () => {
     // A phone (390 px): the same stats, groups and sessions, nothing wider than the screen.
     await page.setViewportSize({ width: 390, height: 844 });
     await expect.poll(() => pageScrollWidth(page)).toBeLessThanOrEqual(390);
+    await expectFitsPhone(page);
     expect(await statValue('AI Requests (30 days)').textContent()).toBe('3');
     await page.getByRole('button', { name: 'Delete group Vox Machina' }).waitFor();
     await recent.getByText('The Feywild Crossing').waitFor();

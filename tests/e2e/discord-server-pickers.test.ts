@@ -2,7 +2,12 @@ import type { Browser, Page } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { guildIdForShard, type PeerGuild } from '../peers/discord.ts';
-import { launchBrowser, pageScrollWidth, signInWithDiscordBrowser } from '../support/browser.ts';
+import {
+  expectFitsPhone,
+  launchBrowser,
+  pageScrollWidth,
+  signInWithDiscordBrowser,
+} from '../support/browser.ts';
 import { startVoiceRig, type VoiceRig } from '../support/voice-rig.ts';
 
 const SHOTS = '/tmp/shots-discord-server-pickers';
@@ -72,14 +77,21 @@ describe('Discord server settings with the bot in the server', () => {
     await page.getByText('Server settings saved').waitFor();
 
     // Read back on a phone.
-    await page.setViewportSize({ width: 375, height: 812 });
+    await page.setViewportSize({ width: 390, height: 844 });
     await page.reload();
     await announcement.waitFor();
     expect(await announcement.inputValue()).toBe('9702');
     expect(await roles.getByLabel('Game Master').isChecked()).toBe(true);
     expect(await roles.getByLabel('Players').isChecked()).toBe(false);
     expect(await channel.inputValue()).toBe('9704');
-    expect(await pageScrollWidth(page)).toBeLessThanOrEqual(375);
+    expect(await pageScrollWidth(page)).toBeLessThanOrEqual(390);
+    await expectFitsPhone(page);
+    // The channel picker and the save button are whole on the screen.
+    for (const control of [channel, form().getByRole('button', { name: 'Save settings' })]) {
+      const box = (await control.boundingBox())!;
+      expect(box.x).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width).toBeLessThanOrEqual(390);
+    }
     await page.screenshot({ path: `${SHOTS}/pickers-phone.png`, fullPage: true });
     expect(errors).toEqual([]);
   });

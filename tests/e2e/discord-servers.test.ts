@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOAuthPeer, type OAuthPeer } from '../peers/oauth.ts';
-import { launchBrowser, newPage, pageScrollWidth, storedToken } from '../support/browser.ts';
+import { expectFitsPhone, launchBrowser, newPage, pageScrollWidth, storedToken } from '../support/browser.ts';
 import { startSystem, type TestSystem } from '../support/system.ts';
 
 const SHOTS = '/tmp/shots-discord-servers';
@@ -114,6 +114,7 @@ describe('Discord servers page', () => {
     await page.goto(`/discord-servers/${OWNED}`);
     await form().waitFor();
     expect(await pageScrollWidth(page)).toBeLessThanOrEqual(390);
+    await expectFitsPhone(page);
     await page.screenshot({ path: `${SHOTS}/edit-phone.png`, fullPage: true });
   });
 });

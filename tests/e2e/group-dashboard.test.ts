@@ -1,6 +1,12 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, newPage, pageScrollWidth, signInLocally } from '../support/browser.ts';
+import {
+  expectFitsPhone,
+  launchBrowser,
+  newPage,
+  pageScrollWidth,
+  signInLocally,
+} from '../support/browser.ts';
 import { crd3Blurb, crd3Transcript } from '../support/crd3.ts';
 import { startSystem, type TestSystem } from '../support/system.ts';
 
@@ -332,6 +338,7 @@ describe('group dashboard', () => {
     await phone.getByRole('heading', { name: 'Vox Machina of Emon', level: 1 }).waitFor();
     await phone.locator('.session-card').first().waitFor();
     expect(await pageScrollWidth(phone)).toBeLessThanOrEqual(390);
+    await expectFitsPhone(phone);
     await phone.screenshot({ path: `${SHOTS}/group-dashboard-390.png`, fullPage: true });
     await context.close();
   });

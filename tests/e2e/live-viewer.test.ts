@@ -3,7 +3,13 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, newPage, pageScrollWidth, signInLocally } from '../support/browser.ts';
+import {
+  expectFitsPhone,
+  launchBrowser,
+  newPage,
+  pageScrollWidth,
+  signInLocally,
+} from '../support/browser.ts';
 import { startSystem, type TestSystem } from '../support/system.ts';
 
 const SHOTS = '/tmp/shots-live-viewer';
@@ -135,14 +141,42 @@ describe('live transcript viewer (embedded)', { timeout: 120_000 }, () => {
     await expect.poll(gap).toBeLessThan(50);
     await jump.waitFor({ state: 'detached' });
 
-    // On a phone (390 px) the reader at the bottom still follows, and nothing is wider than it.
+    // On a phone (390 px) the lines scroll with the page: the reader at the end of them
+    // follows new ones in the window, nothing is wider than the screen or cut off.
     await page.setViewportSize({ width: 390, height: 844 });
     await expect.poll(() => pageScrollWidth(page)).toBeLessThanOrEqual(390);
+    await expectFitsPhone(page);
+    const scrollY = () => page.evaluate(() => (globalThis as unknown as { scrollY: number }).scrollY);
+    /** The line is in the window (below the phone's 48 px top bar). */
+    const inWindow = async (text: string) => {
+      const box = await lines.filter({ hasText: text }).boundingBox();
+      return box !== null && box.y >= 48 && box.y + box.height <= 844;
+    };
+    await jump.waitFor({ state: 'detached' });
+    await page.evaluate(() =>
+      (globalThis as unknown as { scrollTo(x: number, y: number): void }).scrollTo(0, 1e7),
+    );
     await send(said(62, 'The wind carries a whisper from the west.', true, 'Keyleth'));
     await lines.filter({ hasText: 'The wind carries a whisper from the west.' }).waitFor();
-    await expect.poll(gap).toBeLessThan(50);
+    await expect.poll(() => inWindow('The wind carries a whisper from the west.')).toBe(true);
     await main(page).getByText('Connected', { exact: true }).waitFor();
     await page.screenshot({ path: `${SHOTS}/live-390.png` });
+    // A phone reader who scrolled up stays there; the way back sits at the screen's bottom.
+    await page.evaluate(() =>
+      (globalThis as unknown as { scrollTo(x: number, y: number): void }).scrollTo(0, 0),
+    );
+    await jump.waitFor();
+    const jumpBox = (await jump.boundingBox())!;
+    expect(jumpBox.y + jumpBox.height).toBeLessThanOrEqual(844);
+    expect(jumpBox.x).toBeGreaterThanOrEqual(0);
+    expect(jumpBox.x + jumpBox.width).toBeLessThanOrEqual(390);
+    await send(said(63, 'An owl calls twice.', true, 'Vex'));
+    await box.locator('.transcript-lines[data-count="63"]').waitFor();
+    expect(await scrollY()).toBe(0);
+    await page.screenshot({ path: `${SHOTS}/live-390-scrolled-up.png` });
+    await jump.click();
+    await expect.poll(() => inWindow('An owl calls twice.')).toBe(true);
+    await jump.waitFor({ state: 'detached' });
     await page.setViewportSize({ width: 1280, height: 800 });
 
     // Find works on live lines too.
@@ -150,7 +184,7 @@ describe('live transcript viewer (embedded)', { timeout: 120_000 }, () => {
     await main(page).getByText('1 of 58', { exact: true }).waitFor();
 
     // The end: the page becomes the ended transcript (stored text, summary, delete) in place.
-    await ingest(`/sessions/${id}/end`, { ingest_token: session.ingest_token, final_count: 62 });
+    await ingest(`/sessions/${id}/end`, { ingest_token: session.ingest_token, final_count: 63 });
     // Sooner than the 5 s poll could notice: the socket's session_end did it.
     await main(page).getByText('Ended', { exact: true }).waitFor({ timeout: 4000 });
     await main(page).getByRole('heading', { name: 'Summary' }).waitFor();

@@ -3,7 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VoiceTable } from '../peers/discord-voice/table.ts';
 import { guildIdForShard, type PeerGuild } from '../peers/discord.ts';
-import { launchBrowser, signInWithDiscordBrowser } from '../support/browser.ts';
+import { expectFitsPhone, launchBrowser, signInWithDiscordBrowser } from '../support/browser.ts';
 import type { TestSystem } from '../support/system.ts';
 import { keptTracks, recordSession, seatTable, startVoiceRig, type VoiceRig } from '../support/voice-rig.ts';
 
@@ -90,6 +90,7 @@ describe.runIf(hasEspeak)("a member's recorded data page", () => {
     await card.getByRole('button', { name: 'Yes, delete my data' }).click();
     await page.getByText('Nothing of yours is kept from any recording.').waitFor();
     await page.setViewportSize({ width: 390, height: 844 });
+    await expectFitsPhone(page);
     await page.screenshot({ path: `${SHOTS}/empty-phone.png` });
     expect(errors).toEqual([]);
     await page.context().close();

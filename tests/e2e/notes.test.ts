@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, newPage, signInLocally } from '../support/browser.ts';
+import { expectFitsPhone, launchBrowser, newPage, signInLocally } from '../support/browser.ts';
 import { crd3Transcript } from '../support/crd3.ts';
 import { startSystem, type TestSystem } from '../support/system.ts';
 
@@ -230,12 +230,14 @@ describe('session notes (fresh embedded start)', () => {
     await page.getByRole('button', { name: 'Notes', exact: true }).click();
     const drawer = page.getByRole('dialog', { name: 'Session Notes' });
     await drawer.locator('[data-placeholder="Start writing your session notes..."]').waitFor();
+    await expectFitsPhone(page);
     await page.screenshot({ path: `${SHOTS}/notes-drawer-mobile.png` });
     await drawer.getByRole('button', { name: 'Close notes' }).click();
     await drawer.waitFor({ state: 'detached' });
 
     await page.goto(`/sessions/${session.id}/notes`);
     await page.getByText('No content to preview.').waitFor();
+    await expectFitsPhone(page);
     await page.screenshot({ path: `${SHOTS}/notes-page-mobile.png`, fullPage: true });
     expect(errors).toEqual([]);
   });

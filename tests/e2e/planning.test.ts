@@ -1,6 +1,6 @@
 import type { Browser, Page, WebSocketRoute } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, newPage, signInLocally } from '../support/browser.ts';
+import { expectFitsPhone, launchBrowser, newPage, signInLocally } from '../support/browser.ts';
 import { startSystem, type TestSystem } from '../support/system.ts';
 
 const SHOTS = '/tmp/shots-planning';
@@ -297,6 +297,7 @@ describe('campaign planning workspace', () => {
     expect(chatBox.width).toBeCloseTo(content.width, 0);
     expect(docBox.width).toBeCloseTo(content.width, 0);
     expect(docBox.y).toBeGreaterThanOrEqual(chatBox.y + chatBox.height);
+    await expectFitsPhone(page);
     await page.screenshot({ path: `${SHOTS}/planning-390.png`, fullPage: true });
     // The document the previous test left is the group's on every screen.
     expect(await editor().textContent()).toBe('Session planThe party enters the tomb.');

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeepgramPeer, type DeepgramPeer } from '../peers/deepgram.ts';
 import { wav } from '../support/audio.ts';
 import { localSignIn } from '../support/auth.ts';
-import { launchBrowser, newPage, signInLocally } from '../support/browser.ts';
+import { controlsCutOff, launchBrowser, newPage, signInLocally } from '../support/browser.ts';
 import { crd3Transcript } from '../support/crd3.ts';
 import { startSystem, type TestSystem } from '../support/system.ts';
 
@@ -139,7 +139,7 @@ describe('polish: what a user sees on every screen', () => {
     await shot('1-viewer-markdown');
     expect(errors).toEqual([]);
   });
-  it('overflows sideways on no main screen at 375 px (and the dashboard at 320 and 768)', async () => {
+  it('overflows sideways on no main screen and cuts off no control at 390 px (and the dashboard at 320 and 768)', async () => {
     const screens: [string, string, () => Promise<unknown>][] = [
       ['dashboard', '/', () => main().getByRole('heading', { name: 'Your Groups' }).waitFor()],
       ['welcome', '/welcome', () => main().getByRole('heading', { level: 1 }).waitFor()],
@@ -166,19 +166,20 @@ describe('polish: what a user sees on every screen', () => {
         return doc.documentElement.scrollWidth - (globalThis as unknown as { innerWidth: number }).innerWidth;
       });
     const wide: string[] = [];
-    for (const width of [375, 320, 768]) {
-      await page.setViewportSize({ width, height: 800 });
-      for (const [name, path, ready] of width === 375 ? screens : screens.slice(0, 3)) {
+    for (const width of [390, 320, 768]) {
+      await page.setViewportSize({ width, height: 844 });
+      for (const [name, path, ready] of width === 390 ? screens : screens.slice(0, 3)) {
         await page.goto(path);
         await ready();
         const extra = await overflow();
         if (extra > 0) wide.push(`${name} at ${width}: ${extra}px`);
-        if (width === 375) await shot(`4-${name}-375`);
+        for (const control of await controlsCutOff(page)) wide.push(`${name} at ${width}: ${control}`);
+        if (width === 390) await shot(`4-${name}-390`);
       }
     }
     expect(wide).toEqual([]);
     // The dashboard's parts are whole, not clipped: the date, the buttons, the delete icon.
-    await page.setViewportSize({ width: 375, height: 800 });
+    await page.setViewportSize({ width: 390, height: 844 });
     await page.goto('/');
     await main().getByRole('heading', { name: 'Your Groups' }).waitFor();
     await main().getByText('Feb 7, 2026', { exact: true }).waitFor();
@@ -188,7 +189,7 @@ describe('polish: what a user sees on every screen', () => {
           ? main().getByText(name, { exact: true }).first()
           : main().getByRole(role, { name, exact: true });
       const box = (await target.boundingBox())!;
-      return box.x >= 0 && box.x + box.width <= 375;
+      return box.x >= 0 && box.x + box.width <= 390;
     };
     expect(await inView('Jan 26, 2026', 'text')).toBe(true);
     expect(await inView('New Session', 'link')).toBe(true);
@@ -327,11 +328,11 @@ describe('polish: what a user sees on every screen', () => {
     expect(errors).toEqual([]);
   });
   it('opens the chat from the layout, with the welcome guide when no transcript is selected', async () => {
-    for (const width of [1280, 375]) {
-      await page.setViewportSize({ width, height: 800 });
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 844 });
       await page.goto('/');
       await main().getByRole('heading', { name: 'Your Dashboard' }).waitFor();
-      if (width === 375) await page.getByRole('button', { name: 'Open sidebar' }).click();
+      if (width === 390) await page.getByRole('button', { name: 'Open sidebar' }).click();
       await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'AI Chat' }).click();
       const drawer = page.getByRole('dialog', { name: 'Chat' });
       await drawer.getByText('Select a transcript first to start chatting about it.').waitFor();
@@ -437,7 +438,7 @@ describe('polish: what a user sees on every screen', () => {
     expect(upload.status).toBe(200);
     const { id } = (await upload.json()) as Created;
 
-    await page.setViewportSize({ width: 375, height: 800 });
+    await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`/sessions/${id}`);
     const alert = main().getByRole('alert');
     await alert.getByText('Deepgram answered 401: Invalid credentials.', { exact: true }).waitFor();

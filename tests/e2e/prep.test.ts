@@ -4,7 +4,14 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, newPage, pageScrollWidth, signInLocally, storedToken } from '../support/browser.ts';
+import {
+  expectFitsPhone,
+  launchBrowser,
+  newPage,
+  pageScrollWidth,
+  signInLocally,
+  storedToken,
+} from '../support/browser.ts';
 import { startSystem, type TestSystem } from '../support/system.ts';
 
 const SHOTS = '/tmp/shots-prep';
@@ -204,6 +211,7 @@ describe('prep that ticks itself off (embedded)', { timeout: 240_000 }, () => {
     await expectTicked(checklist, run.id());
     await checklist.scrollIntoViewIfNeeded();
     expect(await pageScrollWidth(page)).toBeLessThanOrEqual(390);
+    await expectFitsPhone(page);
     await page.screenshot({ path: `${SHOTS}/live-390.png`, fullPage: true });
     await checklist.screenshot({ path: `${SHOTS}/checklist-390.png` });
     run.end();

@@ -7,7 +7,13 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeepgramLivePeer, type DeepgramLivePeer } from '../peers/deepgram-live.ts';
 import { decodedSeconds, speechWavFile } from '../support/audio.ts';
-import { launchBrowser, pageScrollWidth, signInLocally, storedToken } from '../support/browser.ts';
+import {
+  expectFitsPhone,
+  launchBrowser,
+  pageScrollWidth,
+  signInLocally,
+  storedToken,
+} from '../support/browser.ts';
 import { startSystem, type TestSystem } from '../support/system.ts';
 
 const SHOTS = '/tmp/shots-record';
@@ -77,6 +83,7 @@ describe('record at the table with a streaming provider, on a phone (390 px)', (
     await expect.poll(async () => (await liveTimes()).length, { timeout: 60_000 }).toBeGreaterThanOrEqual(1);
     await page.screenshot({ path: `${SHOTS}/live-phone.png`, fullPage: true });
     expect(await pageScrollWidth(page)).toBeLessThanOrEqual(390);
+    await expectFitsPhone(page);
 
     // A reload: the lines said so far are there again, and the recording goes on.
     const beforeReload = (await liveTimes()).length;

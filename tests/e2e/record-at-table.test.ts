@@ -5,7 +5,13 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodedSeconds, speechWavFile } from '../support/audio.ts';
-import { launchBrowser, pageScrollWidth, signInLocally, storedToken } from '../support/browser.ts';
+import {
+  expectFitsPhone,
+  launchBrowser,
+  pageScrollWidth,
+  signInLocally,
+  storedToken,
+} from '../support/browser.ts';
 import { startSystem, type TestSystem } from '../support/system.ts';
 
 const SHOTS = '/tmp/shots-record';
@@ -74,6 +80,7 @@ describe('record at the table from a fake microphone, on a phone (390 px)', () =
     await expect.poll(() => ackedIn(0), { timeout: 30_000 }).toBeGreaterThanOrEqual(3);
     await page.screenshot({ path: `${SHOTS}/recording-phone.png`, fullPage: true });
     expect(await pageScrollWidth(page)).toBeLessThanOrEqual(390);
+    await expectFitsPhone(page);
 
     // Pause and resume: the clock stands still while paused.
     await page.getByRole('button', { name: 'Pause' }).click();

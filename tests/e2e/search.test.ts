@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall } from '../support/api.ts';
-import { launchBrowser, newPage, signInLocally, storedToken } from '../support/browser.ts';
+import { expectFitsPhone, launchBrowser, newPage, signInLocally, storedToken } from '../support/browser.ts';
 import { startSystem, type TestSystem } from '../support/system.ts';
 
 const SHOTS = '/tmp/shots-search';
@@ -111,6 +111,7 @@ describe('search across sessions in the browser', () => {
     );
     await page.screenshot({ path: `${SHOTS}/results-desktop.png`, fullPage: true });
     await page.setViewportSize({ width: 390, height: 844 });
+    await expectFitsPhone(page);
     await page.screenshot({ path: `${SHOTS}/results-phone.png`, fullPage: true });
     await page.setViewportSize({ width: 1280, height: 800 });
     await page

@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { audioFileError } from '../../web/src/features/sessions/session-form-rules.ts';
-import { launchBrowser, pageScrollWidth, signInLocally } from '../support/browser.ts';
+import { expectFitsPhone, launchBrowser, pageScrollWidth, signInLocally } from '../support/browser.ts';
 import { crd3Blurb, crd3Transcript } from '../support/crd3.ts';
 import { startDeepgramPeer, type DeepgramPeer } from '../peers/deepgram.ts';
 import { startSystem, type TestSystem } from '../support/system.ts';
@@ -320,6 +320,7 @@ describe('session form (embedded, no speech-to-text provider)', () => {
     await page.getByText(AUDIO_KEPT_UNTRANSCRIBED, { exact: false }).waitFor();
     await page.screenshot({ path: `${SHOTS}/session-create-mobile.png`, fullPage: true });
     expect(await pageScrollWidth(page)).toBeLessThanOrEqual(390);
+    await expectFitsPhone(page);
   });
 });
 

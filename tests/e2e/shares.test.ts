@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall } from '../support/api.ts';
-import { launchBrowser, newPage, signInLocally, storedToken } from '../support/browser.ts';
+import { expectFitsPhone, launchBrowser, newPage, signInLocally, storedToken } from '../support/browser.ts';
 import { startSystem, type TestSystem } from '../support/system.ts';
 
 const SHOTS = '/tmp/shots-shares';
@@ -64,6 +64,7 @@ describe('sharing a session with the players', () => {
     expect(await playerPage.content()).not.toContain('GM ONLY');
     expect(new URL(playerPage.url()).pathname).toMatch(/^\/shared\//);
     expect(await playerPage.getByRole('button', { name: /Edit|Delete|Share|Notes/ }).count()).toBe(0);
+    await expectFitsPhone(playerPage);
     await playerPage.screenshot({ path: `${SHOTS}/shared-phone.png`, fullPage: true });
     await playerPage.setViewportSize({ width: 1280, height: 800 });
     await playerPage.screenshot({ path: `${SHOTS}/shared-desktop.png`, fullPage: true });
@@ -102,6 +103,7 @@ describe('sharing a session with the players', () => {
       await target.waitFor();
       expect(await target.textContent()).toContain('I ready my bow.');
       expect(await target.isVisible()).toBe(true);
+      if (width === 390) await expectFitsPhone(playerPage);
       await playerPage.screenshot({ path: `${SHOTS}/moment-${width}.png`, fullPage: true });
 
       // Revoked: the page's own words, not the server's.

@@ -1,6 +1,6 @@
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, newPage, signInLocally } from '../support/browser.ts';
+import { expectFitsPhone, launchBrowser, newPage, signInLocally } from '../support/browser.ts';
 import { crd3Transcript } from '../support/crd3.ts';
 import { startSystem, type TestSystem } from '../support/system.ts';
 
@@ -246,6 +246,7 @@ describe('sidebar transcript browser', () => {
     expect(await names(drawer)).toEqual(['Recap Night']);
     await drawer.getByRole('searchbox').fill('');
     await drawer.getByText('Arrival at Kraghammer').waitFor();
+    await expectFitsPhone(phone);
     await phone.screenshot({ path: `${SHOTS}/sidebar-drawer-390.png` });
 
     await drawer.getByRole('link', { name: /^Vox Machina/ }).click();

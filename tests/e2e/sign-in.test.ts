@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOAuthPeer, type OAuthPeer } from '../peers/oauth.ts';
-import { launchBrowser, newPage, signInLocally } from '../support/browser.ts';
+import { expectFitsPhone, launchBrowser, newPage, signInLocally } from '../support/browser.ts';
 import { startSystem, type TestSystem } from '../support/system.ts';
 
 const storage = (page: Page) =>
@@ -48,6 +48,7 @@ describe('sign-in with a local account (fresh embedded start, nothing configured
       expect(await page.getByRole('button', { name: 'Login with Discord' }).isDisabled()).toBe(true);
       // Nothing wider than the screen.
       expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
+      if (width === 390) await expectFitsPhone(page);
       await page.screenshot({ path: `/tmp/shots-sign-in/first-visit-${width}.png`, fullPage: true });
     }
     expect(errors).toEqual([]);

@@ -3,7 +3,13 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, newPage, pageScrollWidth, signInLocally } from '../support/browser.ts';
+import {
+  expectFitsPhone,
+  launchBrowser,
+  newPage,
+  pageScrollWidth,
+  signInLocally,
+} from '../support/browser.ts';
 import { crd3Transcript } from '../support/crd3.ts';
 import { startSystem, type TestSystem } from '../support/system.ts';
 
@@ -98,6 +104,7 @@ describe('spotlight and session cost (embedded)', { timeout: 180_000 }, () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await card.scrollIntoViewIfNeeded();
     expect(await pageScrollWidth(page)).toBeLessThanOrEqual(390);
+    await expectFitsPhone(page);
     await card.screenshot({ path: `${SHOTS}/session-390.png` });
 
     await page.setViewportSize({ width: 1280, height: 800 });
@@ -110,6 +117,7 @@ describe('spotlight and session cost (embedded)', { timeout: 180_000 }, () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await campaign.scrollIntoViewIfNeeded();
     expect(await pageScrollWidth(page)).toBeLessThanOrEqual(390);
+    await expectFitsPhone(page);
     await campaign.screenshot({ path: `${SHOTS}/campaign-390.png` });
     await page.setViewportSize({ width: 1280, height: 800 });
     expect(errors).toEqual([]);

@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localSignIn } from '../support/auth.ts';
-import { launchBrowser, newPage, signInLocally } from '../support/browser.ts';
+import { expectFitsPhone, launchBrowser, newPage, signInLocally } from '../support/browser.ts';
 import { markdownToPlainText } from '../../web/src/features/groups/session-data.ts';
 import { crd3Transcript } from '../support/crd3.ts';
 import { startSystem, waitFor, type TestSystem } from '../support/system.ts';
@@ -85,6 +85,7 @@ describe('summaries in the browser (offline engine)', () => {
     await page.screenshot({ path: '/tmp/shots-h34/summary-offline-1280.png' });
     await page.setViewportSize({ width: 390, height: 844 });
     await section.scrollIntoViewIfNeeded();
+    await expectFitsPhone(page);
     await page.screenshot({ path: '/tmp/shots-h34/summary-offline-390.png' });
     await page.setViewportSize({ width: 1280, height: 800 });
 

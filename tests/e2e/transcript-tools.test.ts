@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { busSink } from '@chronicler/voice-bot/replay';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, newPage, signInLocally } from '../support/browser.ts';
+import { expectFitsPhone, launchBrowser, newPage, signInLocally } from '../support/browser.ts';
 import { startSystem, type TestSystem } from '../support/system.ts';
 
 const SHOTS = '/tmp/shots-transcript-tools';
@@ -126,6 +126,7 @@ describe('transcript tools in the viewer: export, speaker names, line edits, fin
       .toEqual(['Speaker 1:', 'Scanlan:', 'Speaker 1:', 'Scanlan:', 'Speaker 3:', 'Scanlan:']);
     await page.screenshot({ path: `${SHOTS}/renamed-desktop.png` });
     await page.setViewportSize(MOBILE);
+    await expectFitsPhone(page);
     await page.screenshot({ path: `${SHOTS}/renamed-phone.png`, fullPage: true });
     await page.setViewportSize(DESKTOP);
     await page.getByRole('button', { name: 'Export' }).click();
@@ -287,6 +288,7 @@ describe('transcript tools in the viewer: export, speaker names, line edits, fin
         await page.getByRole('button', { name: 'Go', exact: true }).click();
         await expect.poll(() => inWindow('.transcript-line.is-target')).toBe(true);
         expect(await page.locator('.transcript-line.is-target').textContent()).toContain('[00:55:00]');
+        if (label === 'phone') await expectFitsPhone(page);
         await page.screenshot({ path: `${SHOTS}/jump-${label}.png` });
         await page.setViewportSize(DESKTOP);
       });

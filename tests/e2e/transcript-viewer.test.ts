@@ -2,7 +2,7 @@ import { formatTranscriptLine } from '@chronicler/contracts';
 import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, newPage, signInLocally } from '../support/browser.ts';
+import { expectFitsPhone, launchBrowser, newPage, signInLocally } from '../support/browser.ts';
 import { crd3Blurb, crd3Transcript, crd3Turns, type Crd3Episode } from '../support/crd3.ts';
 import { startSystem, type TestSystem } from '../support/system.ts';
 
@@ -84,6 +84,7 @@ async function screenshots(page: Page, name: string) {
   await page.setViewportSize(MOBILE);
   // The sidebar turns into a closed drawer; wait until it has slid away.
   await page.locator('aside.sidebar').waitFor({ state: 'hidden' });
+  await expectFitsPhone(page);
   await page.screenshot({ path: `${SHOTS}/${name}-mobile.png` });
   await page.setViewportSize(DESKTOP);
 }

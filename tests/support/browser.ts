@@ -80,3 +80,80 @@ export function pageScrollWidth(page: Page): Promise<number> {
         .documentElement.scrollWidth,
   );
 }
+
+/**
+ * The visible controls (buttons, links, fields, selects) that reach past the window's left or
+ * right edge: on a phone these are cut off and cannot be read or pressed whole. A control
+ * inside a box that scrolls sideways on its own (a wide table) is reachable and not counted.
+ * Also the fields whose placeholder or chosen option is wider than the field. Each is named
+ * by its tag and its label or text.
+ */
+export function controlsCutOff(page: Page): Promise<string[]> {
+  // A string runs in the page as it is: the test project's TypeScript has no DOM types.
+  return page.evaluate(`(() => {
+    const width = document.documentElement.clientWidth;
+    const scrollsSideways = (el) => {
+      for (let p = el.parentElement; p; p = p.parentElement) {
+        const x = getComputedStyle(p).overflowX;
+        if (x === 'auto' || x === 'scroll') return true;
+      }
+      return false;
+    };
+    const cut = [];
+    for (const el of document.querySelectorAll('button, a[href], input, select, textarea, summary, [role="button"]')) {
+      if (!el.checkVisibility({ visibilityProperty: true, opacityProperty: true })) continue;
+      const box = el.getBoundingClientRect();
+      if (box.width <= 1 || box.height <= 1) continue;
+      if (box.left >= -0.5 && box.right <= width + 0.5) continue;
+      if (scrollsSideways(el)) continue;
+      const name = el.getAttribute('aria-label') || el.getAttribute('placeholder') || el.textContent.trim().slice(0, 40);
+      cut.push(el.tagName.toLowerCase() + ' "' + name + '" ' + Math.round(box.left) + '..' + Math.round(box.right));
+    }
+    // A field whose hint (an empty input's placeholder, a select's chosen option) is wider
+    // than the field shows it cut short.
+    const ctx = document.createElement('canvas').getContext('2d');
+    for (const el of document.querySelectorAll('input, select')) {
+      if (!el.checkVisibility({ visibilityProperty: true, opacityProperty: true })) continue;
+      const style = getComputedStyle(el);
+      let text = '';
+      let room = el.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+      if (el.tagName === 'SELECT') {
+        text = el.selectedOptions[0] ? el.selectedOptions[0].text : '';
+        room -= 16; // the drop-down arrow
+      } else if (el.value === '' && el.placeholder && !['checkbox', 'radio', 'file', 'range', 'color', 'date', 'time', 'datetime-local'].includes(el.type)) {
+        text = el.placeholder;
+      }
+      if (!text || room <= 0) continue;
+      ctx.font = style.font;
+      const needed = ctx.measureText(text).width;
+      if (needed > room + 1) cut.push(el.tagName.toLowerCase() + ' "' + text + '" needs ' + Math.round(needed) + ' px, has ' + Math.round(room));
+    }
+    return cut;
+  })()`);
+}
+
+/** The page at a phone's width (390 px) fits: nothing wider than the screen, no control cut off. */
+export async function expectFitsPhone(page: Page, width = 390): Promise<void> {
+  // Measured once the layout has settled: a window just made narrow still slides its sidebar
+  // away (a CSS transition); endless animations (a live dot's pulse) do not count.
+  // (Polled with evaluate: waitForFunction evaluates a string with eval, which the app's CSP refuses.)
+  for (let tries = 0; tries < 50; tries++) {
+    const settled = await page.evaluate(
+      `document.getAnimations().every((a) => a.effect && a.effect.getTiming().iterations === Infinity)`,
+    );
+    if (settled) break;
+    await page.waitForTimeout(100);
+  }
+  const overflow = await pageScrollWidth(page);
+  const cut = await controlsCutOff(page);
+  if (overflow <= width && cut.length === 0) return;
+  // What reaches past the right edge (the innermost such elements), to say what to fix.
+  const wide = (await page.evaluate(`[...document.querySelectorAll('body *')]
+    .filter((el) => el.getBoundingClientRect().right > ${width} + 0.5 && el.getBoundingClientRect().width > 0)
+    .filter((el, _, all) => !all.some((other) => other !== el && el.contains(other)))
+    .slice(0, 5)
+    .map((el) => el.tagName.toLowerCase() + '.' + String(el.className).split(' ').join('.') + ' ' + Math.round(el.getBoundingClientRect().right) + ' px')`)) as string[];
+  throw new Error(
+    `at ${width} px the page is ${overflow} px wide (${wide.join('; ') || 'nothing'}); cut off: ${cut.join('; ') || 'none'}`,
+  );
+}

@@ -5,7 +5,7 @@ import { formatBytes, getAudioSettings, getAudioUsage, putAudioRetention } from 
 import { errorDetail } from '../../api/http.ts';
 
 const RETENTION_CHOICES = [
-  { value: '', label: 'Forever (until the session is deleted)' },
+  { value: '', label: 'Until the session is deleted' },
   { value: '30', label: '30 days' },
   { value: '90', label: '90 days' },
   { value: '365', label: '1 year' },

@@ -102,9 +102,15 @@ export function ServerSettingsForm({ guild }: { guild: ManagedGuild }) {
           value={d.consent_mode}
           onChange={(e) => set({ consent_mode: e.target.value as Draft['consent_mode'] })}
         >
-          <option value="announce">Everyone, announced (members can opt out)</option>
-          <option value="opt_in">Only members who press Record me (opt in)</option>
+          <option value="announce">Everyone, announced</option>
+          <option value="opt_in">Only members who opt in</option>
         </select>
+        {/* The choices stay short enough for a phone's select; what each means is said here. */}
+        <p className="field-hint">
+          {d.consent_mode === 'opt_in'
+            ? 'Only members who press Record me are recorded.'
+            : 'Everyone in the channel is recorded once the bot announces it; members can opt out.'}
+        </p>
       </div>
       <div className="form-field">
         <label className="field-label" htmlFor={f.channel}>
@@ -155,9 +161,13 @@ export function ServerSettingsForm({ guild }: { guild: ManagedGuild }) {
           id={f.language}
           className="text-input"
           value={d.language ?? ''}
-          placeholder="e.g. en, de, fr (empty: the provider decides)"
+          placeholder="e.g. en, de, fr"
+          aria-describedby={`${f.language}-hint`}
           onChange={(e) => set({ language: e.target.value })}
         />
+        <p id={`${f.language}-hint`} className="field-hint">
+          Empty: the speech-to-text provider decides.
+        </p>
       </div>
       {dir ? (
         <RoleChecks

@@ -35,7 +35,8 @@ interface TranscriptLinesProps {
 /**
  * The transcript's lines with find, jump to a time and a speaker filter. The list is
  * virtualised (only rows near the viewport are in the page, each measured as it renders),
- * inside its own scroll box so appending lines never moves the rest of the page.
+ * inside its own scroll box on a wide screen so appending lines never moves the rest of the
+ * page, and scrolling with the page on a phone (see useTranscriptScroll).
  */
 export function TranscriptLines({
   lines,
@@ -72,7 +73,9 @@ export function TranscriptLines({
 
   const {
     scrollRef,
+    listRef,
     virtualizer,
+    windowed,
     atBottom,
     targetKey,
     onScroll,
@@ -122,6 +125,8 @@ export function TranscriptLines({
   };
 
   const items = virtualizer.getVirtualItems();
+  // In the window the rows' starts count from the top of the page, not of the list.
+  const margin = virtualizer.options.scrollMargin;
   const filtered = activeFilter.size > 0;
   return (
     <div className="transcript-view">
@@ -153,13 +158,14 @@ export function TranscriptLines({
           </p>
         ) : null}
       </div>
-      <div className="transcript-frame">
+      <div className={windowed ? 'transcript-frame is-windowed' : 'transcript-frame'}>
         <div
           ref={scrollRef}
           className="transcript-scroll"
           onScroll={onScroll}
-          // The box scrolls on its own: keyboard users reach it with Tab and scroll with the arrows.
-          tabIndex={0}
+          // The box scrolls on its own: keyboard users reach it with Tab and scroll with the
+          // arrows. On a phone it scrolls with the page and needs no stop of its own.
+          tabIndex={windowed ? undefined : 0}
           role="region"
           aria-label="Transcript lines"
         >
@@ -167,6 +173,7 @@ export function TranscriptLines({
             <p className="muted transcript-no-rows">No lines from the chosen speakers.</p>
           ) : (
             <div
+              ref={listRef}
               className="transcript-lines"
               style={{ height: virtualizer.getTotalSize() }}
               data-count={rows.length}
@@ -190,7 +197,7 @@ export function TranscriptLines({
                     ref={virtualizer.measureElement}
                     data-index={item.index}
                     className="transcript-row"
-                    style={{ transform: `translateY(${item.start}px)` }}
+                    style={{ transform: `translateY(${item.start - margin}px)` }}
                   >
                     {lineTools && !line.interim ? (
                       <EditableRow line={line} tools={lineTools}>

@@ -1,7 +1,8 @@
-import { useVirtualizer } from '@tanstack/react-virtual';
-import { useCallback, useLayoutEffect, useRef, useState } from 'react';
+import { useVirtualizer, useWindowVirtualizer } from '@tanstack/react-virtual';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { firstLineAtOrAfter, type ViewLine } from './transcript-view.ts';
 import { revealRowInWindow } from './tools/reveal-row.ts';
+import { useIsMobile } from '../../lib/use-media-query.ts';
 import { momentIndex, type Moment } from '../search/moment.ts';
 
 /**
@@ -15,10 +16,26 @@ const OVERSCAN = 12;
 const FOLLOW_SLACK_PX = 48;
 const ESTIMATED_ROW_PX = 34;
 
+/** Where the list starts in the document (the window virtualiser's scroll margin). */
+function documentTop(list: HTMLElement | null): number {
+  return list ? Math.round(list.getBoundingClientRect().top + window.scrollY) : 0;
+}
+
+/** What a fixed bar covers at the top of the window (the phone's top bar sets scroll-padding-top). */
+function windowPaddingTop(): number {
+  return parseFloat(getComputedStyle(document.documentElement).scrollPaddingTop) || 0;
+}
+
 /**
- * The transcript box's scrolling: the virtualised rows, following new lines while the reader
- * is at the bottom, showing a row (find, jump, a linked moment) and keeping the reading
- * position across a speaker filter change.
+ * The transcript's scrolling: the virtualised rows, following new lines while the reader is
+ * at the bottom, showing a row (find, jump, a linked moment) and keeping the reading position
+ * across a speaker filter change.
+ *
+ * On a wide screen the lines scroll in their own box, so the cards below stay in reach while
+ * a live session grows. On a phone (768 px or less) a box inside the page is a scroll trap
+ * (the thumb scrolls the box or the page depending on where it lands, and the box is a
+ * fraction of a small screen), so there the lines scroll with the page: the window is the
+ * virtualiser's scroll element (`windowed`).
  */
 export function useTranscriptScroll({
   rows,
@@ -33,22 +50,57 @@ export function useTranscriptScroll({
   /** The speakers shown: a change keeps the reader at the same moment of the session. */
   activeFilter: ReadonlySet<string>;
 }) {
+  const windowed = useIsMobile();
+  const hasRows = rows.length > 0;
   const [targetKey, setTargetKey] = useState<string | null>(null);
   const [atBottom, setAtBottom] = useState(true);
   const scrollRef = useRef<HTMLDivElement>(null);
+  const listRef = useRef<HTMLDivElement>(null);
+  const [listTop, setListTop] = useState(0);
+  const [paddingTop, setPaddingTop] = useState(0);
   // Live sessions open at the newest line and follow; a reader who scrolls up stops following.
   const followRef = useRef(live);
 
-  const virtualizer = useVirtualizer({
+  const common = {
     count: rows.length,
-    getScrollElement: () => scrollRef.current,
     estimateSize: () => ESTIMATED_ROW_PX,
     overscan: rows.length <= FULL_RENDER_MAX ? rows.length : OVERSCAN,
-    getItemKey: (index) => rows[index]?.key ?? index,
+    getItemKey: (index: number) => rows[index]?.key ?? index,
+  };
+  // Both exist, one is enabled: a phone turned sideways (or a resized window) changes which.
+  const boxVirtualizer = useVirtualizer({
+    ...common,
+    enabled: !windowed,
+    getScrollElement: () => scrollRef.current,
     // The box is not measured before the first paint: assume a window's height, so the first
     // frame already shows lines rather than an empty box.
     initialRect: { width: 0, height: window.innerHeight },
   });
+  const windowVirtualizer = useWindowVirtualizer({
+    ...common,
+    enabled: windowed,
+    scrollMargin: listTop,
+    scrollPaddingStart: paddingTop,
+  });
+  const virtualizer = windowed ? windowVirtualizer : boxVirtualizer;
+
+  // In the window the list's place in the page moves as what is above it changes (a summary
+  // loads, a player opens): keep the virtualiser's scroll margin to it.
+  useLayoutEffect(() => {
+    if (!windowed) return;
+    const update = () => {
+      setListTop(documentTop(listRef.current));
+      setPaddingTop(windowPaddingTop());
+    };
+    update();
+    const observer = new ResizeObserver(update);
+    observer.observe(document.body);
+    window.addEventListener('resize', update);
+    return () => {
+      observer.disconnect();
+      window.removeEventListener('resize', update);
+    };
+  }, [windowed, hasRows]);
 
   const scrollToRow = useCallback(
     (index: number, align: 'start' | 'center' | 'end') => {
@@ -58,11 +110,22 @@ export function useTranscriptScroll({
     [virtualizer, rows.length],
   );
 
+  /** Brings the newest line into view; in the window only downwards (never past the list's end). */
+  const scrollToLatest = useCallback(() => {
+    if (rows.length === 0) return;
+    if (!windowed) {
+      scrollToRow(rows.length - 1, 'end');
+      return;
+    }
+    const end = documentTop(listRef.current) + virtualizer.getTotalSize() - window.innerHeight;
+    if (end > window.scrollY) window.scrollTo({ top: end });
+  }, [windowed, rows.length, scrollToRow, virtualizer]);
+
   // Find and Jump: the hit in the box, and the box in the window.
   const revealRow = useCallback(
     (index: number, align: 'start' | 'center') => {
       scrollToRow(index, align);
-      revealRowInWindow(scrollRef.current, index);
+      revealRowInWindow(listRef.current, index);
     },
     [scrollToRow],
   );
@@ -89,14 +152,16 @@ export function useTranscriptScroll({
   const followLatest = useCallback(() => {
     followRef.current = true;
     setAtBottom(true);
-    scrollToRow(rows.length - 1, 'end');
-  }, [scrollToRow, rows.length]);
+    scrollToLatest();
+  }, [scrollToLatest]);
 
-  // New lines (or a growing interim) while the reader is at the bottom: stay at the bottom.
-  // Elsewhere the rows above the viewport do not change, so the reading position holds.
+  // New lines (or a growing interim, or rows measured taller than estimated) while the reader
+  // is at the bottom: stay at the bottom. Elsewhere the rows above the viewport do not change,
+  // so the reading position holds.
+  const totalSize = virtualizer.getTotalSize();
   useLayoutEffect(() => {
-    if (followRef.current && rows.length > 0) scrollToRow(rows.length - 1, 'end');
-  }, [rows, scrollToRow]);
+    if (followRef.current) scrollToLatest();
+  }, [rows, totalSize, scrollToLatest]);
 
   // A link to a moment: once its line has loaded, bring the box into the window and the line
   // into the box, highlighted; later lines (live) leave the reader where they are.
@@ -109,23 +174,37 @@ export function useTranscriptScroll({
     showTarget(index, 'center');
   }, [moment, rows, showTarget]);
 
-  const onScroll = () => {
+  /** Whether the end of the lines is in view (the reader follows new ones from there). */
+  const endInView = useCallback((): boolean => {
+    if (windowed) {
+      const list = listRef.current;
+      return !list || list.getBoundingClientRect().bottom - window.innerHeight <= FOLLOW_SLACK_PX;
+    }
     const box = scrollRef.current;
-    if (!box) return;
-    const bottom = box.scrollHeight - box.scrollTop - box.clientHeight <= FOLLOW_SLACK_PX;
+    return !box || box.scrollHeight - box.scrollTop - box.clientHeight <= FOLLOW_SLACK_PX;
+  }, [windowed]);
+
+  const onScroll = useCallback(() => {
+    const bottom = endInView();
     followRef.current = bottom;
     setAtBottom(bottom);
-  };
+  }, [endInView]);
+
+  useEffect(() => {
+    if (!windowed) return;
+    window.addEventListener('scroll', onScroll, { passive: true });
+    return () => window.removeEventListener('scroll', onScroll);
+  }, [windowed, onScroll]);
 
   // A filter change keeps the reader at the same moment of the session: the first line shown
-  // at or after the time of the line that was at the top of the box.
+  // at or after the time of the line that was at the top of the box (or of the window).
   const anchorRef = useRef<number | null>(null);
-  /** Call before the filter changes: notes the time of the line at the top of the box. */
+  /** Call before the filter changes: notes the time of the line at the top of the view. */
   const rememberAnchor = () => {
-    const box = scrollRef.current;
-    if (!box || followRef.current) return;
-    const top = virtualizer.getVirtualItems().find((item) => item.end > box.scrollTop);
-    anchorRef.current = top ? (rows[top.index]?.seconds ?? null) : null;
+    if (followRef.current) return;
+    const top = (virtualizer.scrollOffset ?? 0) + (windowed ? paddingTop : 0);
+    const first = virtualizer.getVirtualItems().find((item) => item.end > top);
+    anchorRef.current = first ? (rows[first.index]?.seconds ?? null) : null;
   };
   useLayoutEffect(() => {
     const seconds = anchorRef.current;
@@ -136,11 +215,16 @@ export function useTranscriptScroll({
   }, [activeFilter, rows, scrollToRow]);
 
   return {
+    /** The box the lines scroll in on a wide screen. */
     scrollRef,
+    /** The lines' container (its height is the whole list's). */
+    listRef,
     virtualizer,
+    /** The lines scroll with the page (a phone), not in their own box. */
+    windowed,
     atBottom,
     targetKey,
-    onScroll,
+    onScroll: windowed ? undefined : onScroll,
     followLatest,
     showRow,
     showTarget,
