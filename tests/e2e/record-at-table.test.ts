@@ -6,6 +6,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodedSeconds, speechWavFile } from '../support/audio.ts';
 import {
+  controlsCutOff,
   expectFitsPhone,
   launchBrowser,
   pageScrollWidth,
@@ -144,4 +145,28 @@ describe('record at the table from a fake microphone, on a phone (390 px)', () =
     await page.getByText(TRANSCRIBE_NEEDS_PROVIDER).waitFor();
     expect(errors).toEqual([]);
   }, 240_000);
+
+  it('records on a laptop in the middle of the table too (1280 px)', async () => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto('/record');
+    await page.getByLabel('Session Name').fill('Laptop at the table');
+    const before = acked.length;
+    await page.getByRole('button', { name: 'Start recording' }).click();
+    await page.getByText('Recording', { exact: true }).waitFor();
+    // A chunk of this recording is stored.
+    await expect.poll(() => acked.length, { timeout: 30_000 }).toBeGreaterThan(before);
+    await page.screenshot({ path: `${SHOTS}/recording-laptop.png`, fullPage: true });
+    expect(await pageScrollWidth(page)).toBeLessThanOrEqual(1280);
+    // Nothing cut short, the sidebar's search placeholder included.
+    expect(await controlsCutOff(page)).toEqual([]);
+    for (const name of ['Pause', 'Stop']) {
+      const box = (await page.getByRole('button', { name }).boundingBox())!;
+      expect(box.x).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width).toBeLessThanOrEqual(1280);
+    }
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await page.waitForURL(/\/sessions\/[0-9a-f-]{36}$/, { timeout: 60_000 });
+    await page.getByText('Not transcribed yet').waitFor();
+    expect(errors).toEqual([]);
+  }, 120_000);
 });
