@@ -48,6 +48,9 @@ import {
   THING_AFTER,
   THING_BEFORE,
   WIELDED_BEFORE,
+  WHERE_AFTER,
+  WHERE_BEFORE,
+  placesCalled,
   TITLE_BEFORE,
   VESSEL_BEFORE,
 } from './codex-cues.ts';
@@ -121,6 +124,25 @@ function ofNames(text: string): string[] {
   return [...counts].filter(([, n]) => n >= 2).map(([name]) => name);
 }
 
+/**
+ * The given name of a two-word name, said alone only first in its sentence and acting there
+ * ("Hamlin Reed, an old man" then "Hamlin tells you"): `extractProperNames` keeps no one-word
+ * name said once so; read as any other name, it joins the whole name when it is someone.
+ */
+function givenNamesAlone(learned: { name: string }[], lines: CodexLine[]): string[] {
+  const out = new Set<string>();
+  for (const { name } of learned) {
+    const m = /^(\p{Lu}\p{Ll}+) \p{Lu}\p{Ll}+$/u.exec(name);
+    if (!m || headNounKind(name) !== null || TITLE_BEFORE.test(`${m[1]} `)) continue;
+    const alone = new RegExp(`(?:^|[.!?]\\s+)${escape(m[1]!)}(?=[,\\s])`, 'g');
+    const acts = lines.some((l) =>
+      [...l.text.matchAll(alone)].some((a) => PERSON_AFTER.test(l.text.slice(a.index + a[0].length))),
+    );
+    if (acts) out.add(m[1]!);
+  }
+  return [...out];
+}
+
 /** A sentence of `text` around `at`, cut to a readable length. */
 function sentenceAt(text: string, at: number, max = 240): string {
   const start = Math.max(0, ...['. ', '! ', '? '].map((p) => text.lastIndexOf(p, at) + 2));
@@ -176,6 +198,8 @@ function extractCodexSigned(input: CodexExtractInput): (CodexFinding & { signs?:
   const learned = extractProperNames([{ text }], { limit: 300, minCount: 1, subjects: true });
   const names = new Set(learned.map((n) => n.name));
   for (const n of ofNames(text)) names.add(n);
+  for (const n of placesCalled(text)) names.add(n);
+  for (const n of givenNamesAlone(learned, lines)) names.add(n);
   const titles = titlesOf(names, text);
   for (const n of known.keys()) {
     const k = known.get(n)!;
@@ -359,16 +383,18 @@ function signsOf(
       s.person += 1;
     const apposition = PLACE_NOUN_BEFORE.test(before) || PLACE_NOUN_AFTER.test(after);
     const role = namedByRole(before, after);
+    const where = WHERE_BEFORE.test(before) || (WHERE_AFTER.test(after) && /\bthe\s+$/.test(before));
     if (VESSEL_BEFORE.test(before)) s.vessel += 1;
     if (role) s.person += 1;
-    if (titled(before) || INTRODUCED_BEFORE.test(before) || apposition || role) s.strong += 1;
+    if (titled(before) || INTRODUCED_BEFORE.test(before) || apposition || role || where) s.strong += 1;
     if (LANGUAGE_BEFORE.test(before)) s.language += 1;
     if (
       (PLACE_BEFORE.test(before) && !AIMED_AT_BEFORE.test(before)) ||
       OF_PLACE_BEFORE.test(before) ||
       FROM_PLACE_BEFORE.test(before) ||
       (ON_PLACE_BEFORE.test(before) && !ON_SOMEONE_BEFORE.test(before)) ||
-      apposition
+      apposition ||
+      where
     )
       s.place += 1;
     if ((before.trim() === '' || /[.!?]\s+$/.test(before)) && /^\s+\p{Ll}/u.test(after)) s.subject += 1;
@@ -399,6 +425,8 @@ function kindOf(name: string, s: Signs, prior: KnownEntry | undefined): CodexKin
   // Cast, used, checked or rolled: a spell, an ability or a rule, whatever else it looks like.
   if (s.spell > 0 && s.spell * 2 >= s.person) return null;
   const head = headNounKind(name);
+  // "Run by Oskar Helm, a huge man": a name introduced as someone, though it ends like a thing.
+  if (head === 'item' && s.person > 0 && s.strong > 0) return 'person';
   if (head) return head;
   // "The freighter Lucky Moth": a ship, though it is hailed by name.
   if (s.vessel > 0 && s.vessel >= s.person) return 'item';
