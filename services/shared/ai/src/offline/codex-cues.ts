@@ -253,6 +253,25 @@ const ROLE_BEFORE =
 export const VESSEL_BEFORE =
   /\b(?:the|a|our|my|his|her|their)\s+(?:\p{Ll}+\s+)?(?:ship|starship|spaceship|freighter|cruiser|frigate|destroyer|corvette|shuttle|vessel|boat|airship|yacht|galleon|schooner|barge|steamer|sloop|brig|submarine|train|car|truck|wagon|carriage)\s+$/iu;
 
+/**
+ * The given name of a two-word name, said alone only first in its sentence and acting there
+ * ("Hamlin Reed, an old man" then "Hamlin tells you"): `extractProperNames` keeps no one-word
+ * name said once so; read as any other name, it joins the whole name when it is someone.
+ */
+export function givenNamesAlone(learned: { name: string }[], lines: { text: string }[]): string[] {
+  const out = new Set<string>();
+  for (const { name } of learned) {
+    const m = /^(\p{Lu}\p{Ll}+) \p{Lu}\p{Ll}+$/u.exec(name);
+    if (!m || headNounKind(name) !== null || TITLE_BEFORE.test(`${m[1]} `)) continue;
+    const alone = new RegExp(`(?:^|[.!?]\\s+)${m[1]!}(?=[,\\s])`, 'g');
+    const acts = lines.some((l) =>
+      [...l.text.matchAll(alone)].some((a) => PERSON_AFTER.test(l.text.slice(a.index + a[0].length))),
+    );
+    if (acts) out.add(m[1]!);
+  }
+  return [...out];
+}
+
 /** Who runs a place or leads others: "run by Oskar Helm", "run by a halfling, Tilly". */
 const KEPT_BY_BEFORE =
   /\b(?:run|owned|kept|managed|tended|led|ruled|commanded|captained) by\s+(?:(?:a|an|the)\s+(?:[a-z-]+\s+)?[a-z]+,\s+)?$/;

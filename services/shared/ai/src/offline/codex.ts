@@ -50,6 +50,7 @@ import {
   WIELDED_BEFORE,
   WHERE_AFTER,
   WHERE_BEFORE,
+  givenNamesAlone,
   placesCalled,
   TITLE_BEFORE,
   VESSEL_BEFORE,
@@ -122,25 +123,6 @@ function ofNames(text: string): string[] {
     counts.set(name, (counts.get(name) ?? 0) + 1);
   }
   return [...counts].filter(([, n]) => n >= 2).map(([name]) => name);
-}
-
-/**
- * The given name of a two-word name, said alone only first in its sentence and acting there
- * ("Hamlin Reed, an old man" then "Hamlin tells you"): `extractProperNames` keeps no one-word
- * name said once so; read as any other name, it joins the whole name when it is someone.
- */
-function givenNamesAlone(learned: { name: string }[], lines: CodexLine[]): string[] {
-  const out = new Set<string>();
-  for (const { name } of learned) {
-    const m = /^(\p{Lu}\p{Ll}+) \p{Lu}\p{Ll}+$/u.exec(name);
-    if (!m || headNounKind(name) !== null || TITLE_BEFORE.test(`${m[1]} `)) continue;
-    const alone = new RegExp(`(?:^|[.!?]\\s+)${escape(m[1]!)}(?=[,\\s])`, 'g');
-    const acts = lines.some((l) =>
-      [...l.text.matchAll(alone)].some((a) => PERSON_AFTER.test(l.text.slice(a.index + a[0].length))),
-    );
-    if (acts) out.add(m[1]!);
-  }
-  return [...out];
 }
 
 /** A sentence of `text` around `at`, cut to a readable length. */
