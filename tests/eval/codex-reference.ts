@@ -18,13 +18,16 @@
 // was first run on them, were measured once unseen, then the codex was changed looking at what
 // it got wrong on them (2026-11-28: titles after "Mrs.", names always first in a sentence, ranks,
 // place nouns beyond fantasy, third-person players in the Who Is Who map): they are tuned now.
-// Unseen (`tuned: false`): the home game, and two more written the same way while that change
-// was made, by someone who read neither the change nor the codex: a heist in an industrial city
-// (tallow-score.ts) and an online fantasy game (wolfjaw-pass.ts), whose references sit next to
-// their scripts (this file is long enough). Two more were written the same way, blind, while the
-// codex was being changed again: a Vampire-style chronicle in Manchester (manchester-nights.ts) and
-// a post-apocalyptic western one-shot at a convention (rustwater-blues.ts). Keep these out of any
-// tuning; once a change to the codex is judged on one, mark it tuned and add a new session.
+// Two more written the same way while that change was made, by someone who read neither the
+// change nor the codex, a heist in an industrial city (tallow-score.ts) and an online fantasy
+// game (wolfjaw-pass.ts), whose references sit next to their scripts (this file is long enough),
+// were measured once unseen, then the codex was changed looking at what it missed on them
+// (2026-11-28, third pass: titles of office, who runs a shop, "a halfling, X", places named once
+// where a narrator sets them): they are tuned now. Unseen (`tuned: false`): the home game, and two
+// written blind while the third pass was made: a Vampire-style chronicle in Manchester
+// (manchester-nights.ts) and a post-apocalyptic western one-shot at a convention
+// (rustwater-blues.ts). Keep those out of any tuning; once a change to the codex is judged on one,
+// mark it tuned and add a new session.
 import { TALLOW_CODEX } from './tallow-score.ts';
 import { WOLFJAW_CODEX } from './wolfjaw-pass.ts';
 import { MANCHESTER_CODEX } from './manchester-nights.ts';

@@ -6,8 +6,9 @@
 // skills (Prowl, Finesse, Attune), stress and a resistance roll, a flashback, a clock; table talk
 // about a TV show (Severance) and a real band (The Mountain Goats). Written without reading the
 // offline retrieval, the codex or the character inference, and measured once as it is: every
-// question is untuned, and so is its codex reference (TALLOW_CODEX). Keep it out of any tuning
-// (add a new session instead, and mark this one tuned once a change is judged on it).
+// question is untuned. Its codex reference (TALLOW_CODEX) was measured once unseen, then the codex was changed looking at what it
+// missed (tests/eval/README.md, third pass): it is tuned now. Keep the questions out of any
+// tuning (add a new session instead, and mark them tuned once a change is judged on them).
 import type { CodexReference } from './codex-reference.ts';
 import type { Question } from './questions.ts';
 import { lineOf, scriptTranscript } from './script.ts';
@@ -201,7 +202,7 @@ export const TALLOW_QUESTIONS: Pick<Question, 'question' | 'turn' | 'tuned'>[] =
 /** What a note-taker would write down from the script (see codex-reference.ts for the fields). */
 export const TALLOW_CODEX: CodexReference = {
   episode: 'tallow-score',
-  tuned: false,
+  tuned: true,
   party: [['Bran'], ['Cass'], ['Iskra'], ['Doc Fennick', 'Fennick', 'Doc']],
   npcs: [
     ['Madame Vesna Orlov', 'Vesna Orlov', 'Madame Orlov', 'Vesna'],

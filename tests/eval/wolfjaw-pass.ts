@@ -6,9 +6,10 @@
 // Frightened), a shopping scene with several named merchants, a journey naming rivers, mountains
 // and a pass, a fight at the pass; out of the game a sponsor read, a cat on the keyboard, someone
 // muted, and the next session's date. Written without reading the offline retrieval, the codex or
-// the character inference, and measured once as it is: every question is untuned, and so is its
-// codex reference (WOLFJAW_CODEX). Keep it out of any tuning (add a new session instead, and mark
-// this one tuned once a change is judged on it).
+// the character inference, and measured once as it is: every question is untuned. Its codex
+// reference (WOLFJAW_CODEX) was measured once unseen, then the codex was changed looking at what it
+// missed (tests/eval/README.md, third pass): it is tuned now. Keep the questions out of any
+// tuning (add a new session instead, and mark them tuned once a change is judged on them).
 import type { CodexReference } from './codex-reference.ts';
 import type { Question } from './questions.ts';
 import { lineOf, scriptTranscript } from './script.ts';
@@ -200,7 +201,7 @@ export const WOLFJAW_QUESTIONS: Pick<Question, 'question' | 'turn' | 'tuned'>[] 
 /** What a note-taker would write down from the script (see codex-reference.ts for the fields). */
 export const WOLFJAW_CODEX: CodexReference = {
   episode: 'wolfjaw-pass',
-  tuned: false,
+  tuned: true,
   party: [['Borin Ashfoot', 'Borin'], ['Thalia'], ['Quill', 'Cousin Quill'], ['Sable']],
   npcs: [
     ['Magistrate Odile Ferrant', 'Odile Ferrant', 'Magistrate Ferrant', 'Ferrant'],

@@ -9,7 +9,7 @@
 
 /** A title or form of address right before a name: it names a person. */
 export const TITLE_BEFORE =
-  /\b(?:lady|lord|sir|dame|king|queen|prince|princess|captain|master|mistress|mister|mr|mrs|ms|miss|dr|doctor|general|commander|father|mother|brother|sister|uncle|aunt|auntie|grandma|grandpa|madam|duke|duchess|baron|baroness|count|countess|earl|lieutenant|sergeant|archmage|arcanist|huntmaster|elder|chief|chieftain|priest|priestess|emperor|empress|professor|saint|warden|keeper|magister|lieutenant|high priestess|high priest|sheriff|mayor|captain|bishop|abbot|admiral|colonel|corporal|ensign|commodore|marshal|constable|inspector|detective|officer|agent|senator|governor|president|chancellor|minister|ambassador|judge|reverend|pastor|rabbi|imam|deacon|cardinal|pope|nurse|madame|monsieur|mademoiselle|señor|señora|herr|frau)\.?\s+$/i;
+  /\b(?:lady|lord|sir|dame|king|queen|prince|princess|captain|master|mistress|mister|mr|mrs|ms|miss|dr|doctor|general|commander|father|mother|brother|sister|uncle|aunt|auntie|grandma|grandpa|madam|duke|duchess|baron|baroness|count|countess|earl|lieutenant|sergeant|archmage|arcanist|huntmaster|elder|chief|chieftain|priest|priestess|emperor|empress|professor|saint|warden|keeper|magister|lieutenant|high priestess|high priest|sheriff|mayor|captain|bishop|abbot|admiral|colonel|corporal|ensign|commodore|marshal|constable|inspector|detective|officer|agent|senator|governor|president|chancellor|minister|ambassador|judge|reverend|pastor|rabbi|imam|deacon|cardinal|pope|nurse|madame|monsieur|mademoiselle|señor|señora|herr|frau|magistrate|widow|widower|alderman|reeve|steward|chancellor|provost|abbess|prior|prioress|matron|foreman|cousin)\.?\s+$/i;
 
 /** Being introduced: "named X", "her name is X", "this is X". */
 export const INTRODUCED_BEFORE =
@@ -17,7 +17,7 @@ export const INTRODUCED_BEFORE =
 
 /** A verb of speech, gesture or mind right after a name: someone does it. */
 export const PERSON_AFTER =
-  /^(?:,\s*)?\s+(?:says|said|asks|asked|tells|told|replies|replied|responds|responded|whispers|whispered|shouts|shouted|yells|yelled|answers|answered|explains|explained|nods|nodded|smiles|smiled|grins|grinned|laughs|laughed|chuckles|chuckled|sighs|sighed|frowns|frowned|looks at|looked at|looks over|looks up|looks down|turns to|turned to|turns around|glances|glanced|shrugs|shrugged|stares|stared|winks|winked|bows|bowed|waves|waved|points|pointed|pauses|paused|mutters|muttered|murmurs|murmured|exclaims|exclaimed|insists|insisted|agrees|agreed|offers|offered|thanks|thanked|hugs|hugged|cries|cried|screams|screamed|gasps|gasped|blinks|blinked|leans|leaned|steps|stepped|walks|walked|sits|sat|stands|stood|reaches|reached|grabs|grabbed|hands you|handed|gives you|gave you|wants|wanted|knows|knew|thinks|thought|remembers|remembered|wonders|believes|promises|promised|warns|warned|begs|begged|greets|greeted|rolls (?:his|her|their)|fails|failed|succeeds|dies|died|admits|admitted|growls|snarls|sneers|scowls|hails|hailed|transfers|promises|goes pale|raises|lifts|who)\b/i;
+  /^(?:,\s*)?\s+(?:says|said|asks|asked|tells|told|replies|replied|responds|responded|whispers|whispered|shouts|shouted|yells|yelled|answers|answered|explains|explained|nods|nodded|smiles|smiled|grins|grinned|laughs|laughed|chuckles|chuckled|sighs|sighed|frowns|frowned|looks at|looked at|looks over|looks up|looks down|turns to|turned to|turns around|glances|glanced|shrugs|shrugged|stares|stared|winks|winked|bows|bowed|waves|waved|points|pointed|pauses|paused|mutters|muttered|murmurs|murmured|exclaims|exclaimed|insists|insisted|agrees|agreed|offers|offered|thanks|thanked|hugs|hugged|cries|cried|screams|screamed|gasps|gasped|blinks|blinked|leans|leaned|steps|stepped|walks|walked|sits|sat|stands|stood|reaches|reached|grabs|grabbed|hands you|handed|gives you|gave you|wants|wanted|knows|knew|thinks|thought|remembers|remembered|wonders|believes|promises|promised|warns|warned|begs|begged|greets|greeted|rolls (?:his|her|their)|fails|failed|succeeds|dies|died|admits|admitted|growls|snarls|sneers|scowls|hails|hailed|transfers|promises|goes pale|raises|lifts|who|(?:runs|ran|owns|owned|keeps|kept|manages|managed|tends|tended) (?:it|the place|this place|that place))\b/i;
 
 /** A possessive with a word only a person has. */
 export const PERSON_POSSESSIVE =
@@ -34,6 +34,14 @@ export const PLACE_BEFORE =
 export const ON_PLACE_BEFORE = /\bon\s+(?:the\s+)?$/i;
 export const ON_SOMEONE_BEFORE =
   /(?:\b(?:[Cc]ast|[Cc]asts|[Cc]asting|[Uu]se|[Uu]ses|[Uu]sed|[Uu]sing|it|that|this|one|[Pp]ush|[Pp]ushes|[Pp]ut|[Pp]uts|[Hh]ere|[Ww]ork|[Ww]orks)|\p{Lu}[\p{L}'’-]*)\s+on\s+(?:the\s+)?$/u;
+
+/** Words as an alternation that matches them first in a sentence too, in a case-sensitive pattern. */
+function capitalOrNot(words: string): string {
+  return words
+    .split(' ')
+    .map((w) => `[${w[0]!.toUpperCase()}${w[0]}]${w.slice(1)}`)
+    .join('|');
+}
 
 /** Nouns that make a name a place when they are its head ("Greyspine Manor", "the Pig Pits"). */
 const PLACE_NOUNS =
@@ -53,6 +61,34 @@ function placeNounsPattern(): string {
     (n) => !['house', 'home', 'hold', 'run', 'reach', 'ground', 'grounds', 'base'].includes(n),
   ).join('|');
 }
+
+/**
+ * Said where a name can only be somewhere, enough for a name said once: a night spent or a visit
+ * there ("you wake up in the Gilded Goose", "goes to the Leaky Bucket"), a place noun that is the
+ * name ("the smithy is the Anvil and Ember", "a shop called X"), a place noun in it ("the academy
+ * in X"), the weather over it ("ash comes down over X"), a family of it ("the Smiths of X"), a
+ * river meeting another ("where the X meets the Y").
+ */
+export const WHERE_BEFORE = new RegExp(
+  [
+    `\\b(?:wake|wakes|woke|waking|stay|stays|stayed|staying|sleep|sleeps|slept|sleeping|live|lives|lived|living|lodge|lodges|lodged|drink|drinks|drank|drinking|go|goes|went|going|head|heads|headed|arrive|arrives|arrived|back)(?:\\s+(?:up|off|down|back|over|out))?\\s+(?:in|at|to|into|inside)\\s+the\\s+$`,
+    `\\b(?:${placeNounsPattern()}|smithy|forge|apothecary|workshop)\\s+(?:is|was|called|named|known as)\\s+(?:the\\s+)?$`,
+    `\\b(?:${placeNounsPattern()}|smithy|forge|apothecary|workshop)\\s+(?:in|outside|near)\\s+$`,
+    `\\b(?:${capitalOrNot('rain snow ash fog mist smoke night dusk dawn darkness sun cloud clouds storm')})\\b[^.!?]{0,30}\\bover\\s+$`,
+    `\\b[Tt]he\\s+\\p{Lu}\\p{Ll}+s\\s+of\\s+$`,
+  ].join('|'),
+  'u',
+);
+const PLACE_CALLED = new RegExp(
+  `\\b(?:${placeNounsPattern()}|smithy|forge|apothecary|workshop)\\s+(?:is|was|called|named|known as)\\s+(?:the\\s+)?(\\p{Lu}[\\p{L}'’-]+(?:\\s+(?:and|&)\\s+\\p{Lu}[\\p{L}'’-]+)+)`,
+  'gu',
+);
+/** Names of places with "and" in them, named by a place noun: "the smithy is the Anvil and Ember". */
+export function placesCalled(text: string): string[] {
+  return [...text.matchAll(PLACE_CALLED)].map((m) => m[1]!);
+}
+/** "Where the Silverrun meets the Vesk": rivers and roads meet, join and flow into each other. */
+export const WHERE_AFTER = /^\s+(?:meets|joins|flows into|runs into|empties into)\s+the\b/;
 
 /** Nouns that make a name a thing ("Blinkback Belt", "Bag of Holding", "Spark Stone"). */
 const ITEM_NOUNS =
@@ -126,9 +162,15 @@ export const OF_PLACE_BEFORE =
 export const GROUP_BEFORE =
   /(?:\b(?:half|members?|leaders?|founders?|rest|each|most|some|none|all) of\s+(?:the\s+)?|\b(?:companions|friends|allies|comrades|colleagues|band|crew|team|group|party|guild|order),\s+(?:the\s+)?)$/i;
 
-/** A weapon or a thing used: "fires Bad News", "wields Whisper", "the Bad News ammunition". */
-export const WIELDED_BEFORE =
-  /\b(?:fire|fires|fired|firing|reload|reloads|reloading|wield|wields|wielding|unsheathe|unsheathes|brandish|brandishes|equip|equips|attune to|attuned to|drink|drinks|drank)\s+(?:my\s+|his\s+|her\s+|their\s+|the\s+)?(?:\p{Lu}\p{Ll}+\s+)?$/iu;
+/**
+ * A weapon or a thing used: "fires Bad News", "wields Whisper", "the Bad News ammunition". The
+ * word between is a capitalised one ("fires the Bad News"), read case-sensitively: "drinks with X"
+ * is company, not a drink.
+ */
+export const WIELDED_BEFORE = new RegExp(
+  `\\b(?:${capitalOrNot('fire fires fired firing reload reloads reloading wield wields wielding unsheathe unsheathes brandish brandishes equip equips drink drinks drank')}|[Aa]ttune(?:d)? to)\\s+(?:(?:my|his|her|their|the)\\s+)?(?:\\p{Lu}\\p{Ll}+\\s+)?$`,
+  'u',
+);
 export const THING_AFTER =
   /^\s+(?:ammunition|ammo|rounds|bullets|arrows|bolts|barrel|barrels|trigger|blade|hilt)\b/i;
 
@@ -188,7 +230,7 @@ const NOT_ROLES = new Set(
   ),
 );
 const ROLE_WORDS = new Set(
-  'widow widower priest cook maid clerk guard thief chief child wife husband son daughter mother father brother sister friend cousin nephew niece servant butler squire knight witch wizard mage monk nun bard sage scout spy soldier sailor pilot medic doctor nurse agent boss owner leader merchant smuggler mercenary librarian guy kid lad lass'.split(
+  'widow widower priest cook maid clerk guard thief chief child wife husband son daughter mother father brother sister friend cousin nephew niece servant butler squire knight witch wizard mage monk nun bard sage scout spy soldier sailor pilot medic doctor nurse agent boss owner leader merchant smuggler mercenary librarian guy kid lad lass man woman men women boy girl lady gentleman fellow elf dwarf halfling gnome orc human goblin tiefling'.split(
     ' ',
   ),
 );
@@ -202,6 +244,8 @@ function roleNoun(word: string): boolean {
 }
 
 const ROLE_AFTER = /^,\s+(?:a|an|the|his|her|their|our|my|your)\s+(?:[a-z-]+\s+)?([a-z]+)\b/;
+/** The clause the name is the subject of, then what they are: "X runs it, an old man with spectacles". */
+const ROLE_AFTER_CLAUSE = /^\s+[a-z][a-z' ]{0,30},\s+(?:a|an)\s+(?:[a-z-]+\s+)?([a-z]+)\b/;
 const ROLE_BEFORE =
   /\b(?:[aA]|[aA]n|[tT]he|[hH]is|[hH]er|[tT]heir|[oO]ur|[mM]y|[yY]our)\s+(?:[a-z-]+\s+)?([a-z]+),\s+$/;
 
@@ -209,9 +253,32 @@ const ROLE_BEFORE =
 export const VESSEL_BEFORE =
   /\b(?:the|a|our|my|his|her|their)\s+(?:\p{Ll}+\s+)?(?:ship|starship|spaceship|freighter|cruiser|frigate|destroyer|corvette|shuttle|vessel|boat|airship|yacht|galleon|schooner|barge|steamer|sloop|brig|submarine|train|car|truck|wagon|carriage)\s+$/iu;
 
+/**
+ * The given name of a two-word name, said alone only first in its sentence and acting there
+ * ("Hamlin Reed, an old man" then "Hamlin tells you"): `extractProperNames` keeps no one-word
+ * name said once so; read as any other name, it joins the whole name when it is someone.
+ */
+export function givenNamesAlone(learned: { name: string }[], lines: { text: string }[]): string[] {
+  const out = new Set<string>();
+  for (const { name } of learned) {
+    const m = /^(\p{Lu}\p{Ll}+) \p{Lu}\p{Ll}+$/u.exec(name);
+    if (!m || headNounKind(name) !== null || TITLE_BEFORE.test(`${m[1]} `)) continue;
+    const alone = new RegExp(`(?:^|[.!?]\\s+)${m[1]!}(?=[,\\s])`, 'g');
+    const acts = lines.some((l) =>
+      [...l.text.matchAll(alone)].some((a) => PERSON_AFTER.test(l.text.slice(a.index + a[0].length))),
+    );
+    if (acts) out.add(m[1]!);
+  }
+  return [...out];
+}
+
+/** Who runs a place or leads others: "run by Oskar Helm", "run by a halfling, Tilly". */
+const KEPT_BY_BEFORE =
+  /\b(?:run|owned|kept|managed|tended|led|ruled|commanded|captained) by\s+(?:(?:a|an|the)\s+(?:[a-z-]+\s+)?[a-z]+,\s+)?$/;
+
 /** Named beside what they are: "Ruth Connelly, a laundress", "her housekeeper, Bridget Malloy,". */
 export function namedByRole(before: string, after: string): boolean {
-  const a = ROLE_AFTER.exec(after)?.[1];
+  const a = ROLE_AFTER.exec(after)?.[1] ?? ROLE_AFTER_CLAUSE.exec(after)?.[1];
   const b = ROLE_BEFORE.exec(before)?.[1];
-  return (a !== undefined && roleNoun(a)) || (b !== undefined && roleNoun(b));
+  return (a !== undefined && roleNoun(a)) || (b !== undefined && roleNoun(b)) || KEPT_BY_BEFORE.test(before);
 }

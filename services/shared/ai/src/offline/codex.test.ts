@@ -197,6 +197,38 @@ Theo: Corvin leans on the gate.`);
       expect(lines[m.line]!.slice(1, 9)).toBe(new Date(m.seconds! * 1000).toISOString().slice(11, 19));
     }
   });
+
+  it('reads a shopkeeper, a title of office, a newcomer in apposition and places named once as a narrator sets them', () => {
+    const found = kinds(
+      session(`
+GM: Bryn, you wake up in the Copper Kettle. Reeve Tamsin Holloway wants to see you.
+GM: Reeve Holloway is a stout woman with a ledger under her arm.
+GM: The forge is the Hammer and Tongs, run by Edric Vane, a broad man with a soft voice.
+GM: There's a tiny shop called Moss and Marrow. Pell Dunmore runs it, an old woman with a cane.
+GM: The bakery is run by a gnome, Wick Tallowby, who asks if you know the Tallowbys of Fennmarsh.
+GM: She studied at the college in Brightwater. Rain comes down over Ashgrove.
+GM: A boatman waits there, Corrin Sedge, a thin man with a pipe. Corrin says the ford is deep.
+GM: You reach the bend where the Glasswater meets the Dunn. Everyone knows the Dunn floods.
+Sam: Bryn goes to the Gilt Goat and drinks with Edric Vane. Bryn drinks with Edric again.`),
+    );
+    expect(found).toMatchObject({
+      'Tamsin Holloway': 'person',
+      'Edric Vane': 'person',
+      'Pell Dunmore': 'person',
+      'Wick Tallowby': 'person',
+      'Corrin Sedge': 'person',
+      'Copper Kettle': 'place',
+      'Hammer and Tongs': 'place',
+      'Moss and Marrow': 'place',
+      Fennmarsh: 'place',
+      Brightwater: 'place',
+      Ashgrove: 'place',
+      Glasswater: 'place',
+      'Gilt Goat': 'place',
+    });
+    expect(found).not.toHaveProperty('Reeve Tamsin Holloway');
+    expect(found).not.toHaveProperty('Tallowbys');
+  });
 });
 
 describe("a character's offline story", () => {

@@ -48,6 +48,10 @@ import {
   THING_AFTER,
   THING_BEFORE,
   WIELDED_BEFORE,
+  WHERE_AFTER,
+  WHERE_BEFORE,
+  givenNamesAlone,
+  placesCalled,
   TITLE_BEFORE,
   VESSEL_BEFORE,
 } from './codex-cues.ts';
@@ -176,6 +180,8 @@ function extractCodexSigned(input: CodexExtractInput): (CodexFinding & { signs?:
   const learned = extractProperNames([{ text }], { limit: 300, minCount: 1, subjects: true });
   const names = new Set(learned.map((n) => n.name));
   for (const n of ofNames(text)) names.add(n);
+  for (const n of placesCalled(text)) names.add(n);
+  for (const n of givenNamesAlone(learned, lines)) names.add(n);
   const titles = titlesOf(names, text);
   for (const n of known.keys()) {
     const k = known.get(n)!;
@@ -359,16 +365,18 @@ function signsOf(
       s.person += 1;
     const apposition = PLACE_NOUN_BEFORE.test(before) || PLACE_NOUN_AFTER.test(after);
     const role = namedByRole(before, after);
+    const where = WHERE_BEFORE.test(before) || (WHERE_AFTER.test(after) && /\bthe\s+$/.test(before));
     if (VESSEL_BEFORE.test(before)) s.vessel += 1;
     if (role) s.person += 1;
-    if (titled(before) || INTRODUCED_BEFORE.test(before) || apposition || role) s.strong += 1;
+    if (titled(before) || INTRODUCED_BEFORE.test(before) || apposition || role || where) s.strong += 1;
     if (LANGUAGE_BEFORE.test(before)) s.language += 1;
     if (
       (PLACE_BEFORE.test(before) && !AIMED_AT_BEFORE.test(before)) ||
       OF_PLACE_BEFORE.test(before) ||
       FROM_PLACE_BEFORE.test(before) ||
       (ON_PLACE_BEFORE.test(before) && !ON_SOMEONE_BEFORE.test(before)) ||
-      apposition
+      apposition ||
+      where
     )
       s.place += 1;
     if ((before.trim() === '' || /[.!?]\s+$/.test(before)) && /^\s+\p{Ll}/u.test(after)) s.subject += 1;
@@ -399,6 +407,8 @@ function kindOf(name: string, s: Signs, prior: KnownEntry | undefined): CodexKin
   // Cast, used, checked or rolled: a spell, an ability or a rule, whatever else it looks like.
   if (s.spell > 0 && s.spell * 2 >= s.person) return null;
   const head = headNounKind(name);
+  // "Run by Oskar Helm, a huge man": a name introduced as someone, though it ends like a thing.
+  if (head === 'item' && s.person > 0 && s.strong > 0) return 'person';
   if (head) return head;
   // "The freighter Lucky Moth": a ship, though it is hailed by name.
   if (s.vessel > 0 && s.vessel >= s.person) return 'item';
