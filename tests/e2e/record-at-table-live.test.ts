@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeepgramLivePeer, type DeepgramLivePeer } from '../peers/deepgram-live.ts';
 import { decodedSeconds, speechWavFile } from '../support/audio.ts';
 import {
+  controlsCutOff,
   expectFitsPhone,
   launchBrowser,
   pageScrollWidth,
@@ -146,4 +147,22 @@ describe('record at the table with a streaming provider, on a phone (390 px)', (
     await page.screenshot({ path: `${SHOTS}/live-saved-phone.png`, fullPage: true });
     expect(errors).toEqual([]);
   }, 240_000);
+
+  it('shows its lines live on a laptop in the middle of the table too (1280 px)', async () => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto('/record');
+    await page.getByLabel('Session Name').fill('Laptop at the table');
+    await page.getByRole('button', { name: 'Start recording' }).click();
+    await page.getByText('Recording', { exact: true }).waitFor();
+    await expect.poll(async () => (await liveTimes()).length, { timeout: 60_000 }).toBeGreaterThanOrEqual(1);
+    // The session is in the sidebar while it records.
+    await page.locator('.sidebar').getByText('Laptop at the table').waitFor();
+    await page.screenshot({ path: `${SHOTS}/live-laptop.png`, fullPage: true });
+    expect(await pageScrollWidth(page)).toBeLessThanOrEqual(1280);
+    expect(await controlsCutOff(page)).toEqual([]);
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await page.waitForURL(/\/sessions\/[0-9a-f-]{36}$/, { timeout: 90_000 });
+    await page.locator('.transcript-line', { hasText: 'initiative' }).first().waitFor({ timeout: 60_000 });
+    expect(errors).toEqual([]);
+  }, 180_000);
 });

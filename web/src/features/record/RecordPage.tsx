@@ -1,5 +1,5 @@
 import { AUDIO_KEPT_UNTRANSCRIBED } from '@chronicler/contracts';
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
 import { getAppConfig } from '../../api/config.ts';
@@ -24,6 +24,7 @@ const today = () => new Date().toISOString().slice(0, 10);
 export function RecordPage() {
   const { groupId } = useParams();
   const navigate = useNavigate();
+  const queryClient = useQueryClient();
   const ids = { name: useId(), date: useId(), group: useId() };
   const groups = useQuery({ queryKey: queryKeys.groups, queryFn: listGroups });
   const config = useQuery({ queryKey: queryKeys.appConfig, queryFn: getAppConfig });
@@ -67,6 +68,8 @@ export function RecordPage() {
         stopped: false,
       });
       setFound([]);
+      // A live recording is a session from its start: the sidebar and lists show it now.
+      if (started.live) void queryClient.invalidateQueries({ queryKey: queryKeys.transcripts });
     } catch (err) {
       setStartError(errorDetail(err, 'Could not start the recording'));
     } finally {
