@@ -26,12 +26,16 @@
 // where a narrator sets them): they are tuned now. Unseen (`tuned: false`): the home game, and two
 // written blind while the third pass was made: a Vampire-style chronicle in Manchester
 // (manchester-nights.ts) and a post-apocalyptic western one-shot at a convention
-// (rustwater-blues.ts). Keep those out of any tuning; once a change to the codex is judged on one,
-// mark it tuned and add a new session.
+// (rustwater-blues.ts), and two written blind after those: a Masks-style teen superhero game
+// (gull-point.ts) and a children's pirate game at a kitchen table (jolly-pancake.ts). Keep those
+// out of any tuning; once a change to the codex is judged on one, mark it tuned and add a new
+// session.
 import { TALLOW_CODEX } from './tallow-score.ts';
 import { WOLFJAW_CODEX } from './wolfjaw-pass.ts';
 import { MANCHESTER_CODEX } from './manchester-nights.ts';
 import { RUSTWATER_CODEX } from './rustwater-blues.ts';
+import { GULL_POINT_CODEX } from './gull-point.ts';
+import { JOLLY_PANCAKE_CODEX } from './jolly-pancake.ts';
 
 export interface CodexReference {
   episode: string;
@@ -497,4 +501,6 @@ export const CODEX_REFERENCE: CodexReference[] = [
   WOLFJAW_CODEX,
   MANCHESTER_CODEX,
   RUSTWATER_CODEX,
+  GULL_POINT_CODEX,
+  JOLLY_PANCAKE_CODEX,
 ];

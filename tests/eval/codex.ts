@@ -22,6 +22,8 @@ import { tallowTranscript } from './tallow-score.ts';
 import { wolfjawTranscript } from './wolfjaw-pass.ts';
 import { manchesterTranscript } from './manchester-nights.ts';
 import { rustwaterTranscript } from './rustwater-blues.ts';
+import { gullPointTranscript } from './gull-point.ts';
+import { jollyPancakeTranscript } from './jolly-pancake.ts';
 
 /** The hand-written sessions, by their reference's `episode`; the rest are CRD3 episodes. */
 const SCRIPTED: Record<string, () => { transcript: string }> = {
@@ -32,6 +34,8 @@ const SCRIPTED: Record<string, () => { transcript: string }> = {
   'wolfjaw-pass': wolfjawTranscript,
   'manchester-nights': manchesterTranscript,
   'rustwater-blues': rustwaterTranscript,
+  'gull-point': gullPointTranscript,
+  'jolly-pancake': jollyPancakeTranscript,
 };
 
 const TITLES = new Set([
