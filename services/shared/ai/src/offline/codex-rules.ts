@@ -115,3 +115,19 @@ export function fullNames(findings: CodexFinding[], candidates: string[]): void 
     f.name = whole[0]!;
   }
 }
+
+/**
+ * Names of two capitalised words after a lower-case "the", amid a sentence: "camp at the Dry
+ * Well", "through the Rust Gate": said twice, or once with a place, thing or group noun at its
+ * head. `extractProperNames` drops them when their words are common ones ("dry", "well").
+ */
+export function theNames(text: string): string[] {
+  const counts = new Map<string, number>();
+  for (const m of text.matchAll(/(?<=\bthe )\p{Lu}\p{Ll}+ \p{Lu}\p{Ll}+(?![\p{L}'’])/gu))
+    counts.set(m[0], (counts.get(m[0]) ?? 0) + 1);
+  return [...counts].filter(([n, c]) => c >= 2 || headNounKind(n) !== null).map(([n]) => n);
+}
+
+/** Said of in the next sentence as "he" or "she": "Valentina Cruz. She runs a parlour.". */
+export const PRONOUN_AFTER =
+  /^\.\s+(?:He|She)(?:['’]s|\s+(?:is|was|runs|ran|owns|works|lives|has|had|says|said))\b/;

@@ -307,4 +307,14 @@ GM: As Pask: Last warning.`),
       expect(found[notSomeone], notSomeone).not.toBe('person');
     expect(found['Jory Pask']).toBe('person');
   });
+
+  it('a place named by two common words after "the", and someone said of as "she" next', () => {
+    const found = kinds(
+      session(`
+GM: You ride out through the Salt Arch at dawn. Tonight you camp at the Cold Ford.
+Sam: The Cold Ford is where the ambush is.
+GM: At the Cold Ford a woman waits. Her name tag says: Marta Quill. She runs the ferry.`),
+    );
+    expect(found).toMatchObject({ 'Cold Ford': 'place', 'Marta Quill': 'person' });
+  });
 });

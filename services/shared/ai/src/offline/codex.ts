@@ -71,8 +71,10 @@ import {
   inflectedIn,
   movesIn,
   noOneAlone,
+  PRONOUN_AFTER,
   STAT_AFTER,
   STAT_BEFORE,
+  theNames,
   VOICED_AFTER,
   VOICED_BEFORE,
 } from './codex-rules.ts';
@@ -193,6 +195,7 @@ function extractCodexSigned(input: CodexExtractInput): (CodexFinding & { signs?:
   const names = new Set(learned.map((n) => n.name));
   for (const n of ofNames(text)) names.add(n);
   for (const n of placesCalled(text)) names.add(n);
+  for (const n of theNames(text)) names.add(n);
   for (const n of givenNamesAlone(learned, lines)) names.add(n);
   const titles = titlesOf(names, text);
   const inMove = movesIn(lines, text);
@@ -381,7 +384,10 @@ function signsOf(
     )
       s.person += 1;
     const apposition = PLACE_NOUN_BEFORE.test(before) || PLACE_NOUN_AFTER.test(after);
-    const role = namedByRole(before, after) || (VOICED_BEFORE.test(before) && VOICED_AFTER.test(after));
+    const role =
+      namedByRole(before, after) ||
+      (VOICED_BEFORE.test(before) && VOICED_AFTER.test(after)) ||
+      PRONOUN_AFTER.test(after);
     const where = WHERE_BEFORE.test(before) || (WHERE_AFTER.test(after) && /\bthe\s+$/.test(before));
     if (VESSEL_BEFORE.test(before)) s.vessel += 1;
     if (role) s.person += 1;
