@@ -7,9 +7,10 @@
 // character with accents ("As Declan: ..."); disciplines named (Presence, Auspex, Dominate, Blood
 // Sorcery) and a rules dispute about Dominate; a player's phone call about work; talk of a
 // football derby and a pizza break. Written without reading the offline retrieval, the codex or
-// the character inference, and measured once as it is: every question is untuned, and so is its
-// codex reference (MANCHESTER_CODEX). Keep it out of any tuning (add a new session instead, and
-// mark this one tuned once a change is judged on it).
+// the character inference, and measured once as it is: every question is untuned. Its codex
+// reference (MANCHESTER_CODEX) was measured once unseen, then the codex was changed looking at
+// what it got wrong (tests/eval/README.md, fourth pass): it is tuned now. Keep the questions out
+// of any tuning (add a new session instead, and mark them tuned once a change is judged on them).
 import type { CodexReference } from './codex-reference.ts';
 import type { Question } from './questions.ts';
 import { lineOf, scriptTranscript } from './script.ts';
@@ -219,7 +220,7 @@ export const MANCHESTER_QUESTIONS: Pick<Question, 'question' | 'turn' | 'tuned'>
 /** What a note-taker would write down from the script (see codex-reference.ts for the fields). */
 export const MANCHESTER_CODEX: CodexReference = {
   episode: 'manchester-nights',
-  tuned: false,
+  tuned: true,
   party: [['Declan'], ['Isadora Vane', 'Isadora', 'Miss Vane'], ['Rook'], ['Felix']],
   npcs: [
     ['Ollie Pritchard', 'Ollie'],

@@ -8,8 +8,10 @@
 // players ask how the moves and stats work (Go Aggro, Seize by Force, Read a Sitch, Hard, Cool),
 // a break for food at the convention's food trucks, the designer's signing. Written without
 // reading the offline retrieval, the codex or the character inference, and measured once as it
-// is: every question is untuned, and so is its codex reference (RUSTWATER_CODEX). Keep it out of
-// any tuning (add a new session instead, and mark this one tuned once a change is judged on it).
+// is: every question is untuned. Its codex reference (RUSTWATER_CODEX) was measured once unseen,
+// then the codex was changed looking at what it got wrong (tests/eval/README.md, fourth pass): it
+// is tuned now. Keep the questions out of any tuning (add a new session instead, and mark them
+// tuned once a change is judged on them).
 import type { CodexReference } from './codex-reference.ts';
 import type { Question } from './questions.ts';
 import { lineOf, scriptTranscript } from './script.ts';
@@ -210,7 +212,7 @@ export const RUSTWATER_QUESTIONS: Pick<Question, 'question' | 'turn' | 'tuned'>[
 /** What a note-taker would write down from the script (see codex-reference.ts for the fields). */
 export const RUSTWATER_CODEX: CodexReference = {
   episode: 'rustwater-blues',
-  tuned: false,
+  tuned: true,
   party: [
     ['Jolene Ruiz', 'Jolene', 'Saint'],
     ['Hatchet'],

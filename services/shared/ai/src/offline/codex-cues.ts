@@ -282,3 +282,8 @@ export function namedByRole(before: string, after: string): boolean {
   const b = ROLE_BEFORE.exec(before)?.[1];
   return (a !== undefined && roleNoun(a)) || (b !== undefined && roleNoun(b)) || KEPT_BY_BEFORE.test(before);
 }
+
+/** A common noun said alone as a name ("Street" of "King Street"): never someone on its own. */
+export function commonNounAlone(name: string): boolean {
+  return !name.includes(' ') && NOUN_KIND.has(name.toLowerCase());
+}

@@ -273,3 +273,48 @@ describe("a character's offline story", () => {
     expect(text).not.toMatch(/Sallow/);
   });
 });
+
+describe('the offline codex leaves the rules talk of any game out of its people', () => {
+  it('moves, stats, powers said as verbs, nationalities and a place noun are nobody; a voiced NPC is someone', () => {
+    const found = kinds(
+      session(`
+GM: Your stats are Grim, Quick and Strange. The moves are on the back of the sheet.
+Sam: What does Strike the Lantern use?
+GM: Strike the Lantern uses Grim. Strike the Lantern is a threat. Push Through is Quick.
+Sam: Is that Strike the Lantern or Push Through?
+GM: That's Strike the Lantern. Roll plus Grim. Strike the Lantern, then. Grim decides it.
+Sam: Grim plus two. Nine. Strike the Lantern, I guess.
+GM: Bryn hits the gate. Grim is enough. Roll Push Through next time, Push Through is Quick.
+Priya: Can Kestrel Unmake Ferrol? Could Ferrol have Unmaked him already?
+GM: Unmake needs a touch. It's in the book. Unmake is old magic, and Unmake leaves ash.
+GM: At the gate stands the warden, Jory Pask, a tall man. Old woman beside him, Danish, a nun's habit.
+GM: As Jory: Nobody passes. Jory Pask folds his arms.
+GM: As Jory: Go home. Pask spits on Queen Street. You walk along Queen Street to the harbour.
+GM: As Pask: Last warning.`),
+    );
+    for (const notSomeone of [
+      'Grim',
+      'Quick',
+      'Strange',
+      'Strike',
+      'Lantern',
+      'Push',
+      'Through',
+      'Unmake',
+      'Danish',
+      'Street',
+    ])
+      expect(found[notSomeone], notSomeone).not.toBe('person');
+    expect(found['Jory Pask']).toBe('person');
+  });
+
+  it('a place named by two common words after "the", and someone said of as "she" next', () => {
+    const found = kinds(
+      session(`
+GM: You ride out through the Salt Arch at dawn. Tonight you camp at the Cold Ford.
+Sam: The Cold Ford is where the ambush is.
+GM: At the Cold Ford a woman waits. Her name tag says: Marta Quill. She runs the ferry.`),
+    );
+    expect(found).toMatchObject({ 'Cold Ford': 'place', 'Marta Quill': 'person' });
+  });
+});

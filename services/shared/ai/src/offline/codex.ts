@@ -66,6 +66,18 @@ import {
   type CodexLine,
 } from './codex-table.ts';
 import { codexThreads } from './codex-threads.ts';
+import {
+  fullNames,
+  inflectedIn,
+  movesIn,
+  noOneAlone,
+  PRONOUN_AFTER,
+  STAT_AFTER,
+  STAT_BEFORE,
+  theNames,
+  VOICED_AFTER,
+  VOICED_BEFORE,
+} from './codex-rules.ts';
 
 export { codexLines, type CodexLine };
 
@@ -104,6 +116,8 @@ interface Signs {
   subject: number;
   /** Named as a vessel: "the freighter Lucky Moth". */
   vessel: number;
+  /** Said as a verb, capitalised amid a sentence ("have Dominated him"): a power, not a name. */
+  inflected: number;
 }
 
 /** The fewest uses of a name with no sign of what it is, named by the narrator, to be kept as someone. */
@@ -181,8 +195,10 @@ function extractCodexSigned(input: CodexExtractInput): (CodexFinding & { signs?:
   const names = new Set(learned.map((n) => n.name));
   for (const n of ofNames(text)) names.add(n);
   for (const n of placesCalled(text)) names.add(n);
+  for (const n of theNames(text)) names.add(n);
   for (const n of givenNamesAlone(learned, lines)) names.add(n);
   const titles = titlesOf(names, text);
+  const inMove = movesIn(lines, text);
   for (const n of known.keys()) {
     const k = known.get(n)!;
     for (const spelled of [k.name, ...k.aliases]) if (spelled.toLowerCase() === n) names.add(spelled);
@@ -230,7 +246,7 @@ function extractCodexSigned(input: CodexExtractInput): (CodexFinding & { signs?:
       name.includes(' ') &&
       !known.has(name.toLowerCase()) &&
       headNounKind(name) === null &&
-      signsOf(found, outOfGame, narrator, titles).strong === 0;
+      signsOf(name, found, outOfGame, narrator, titles, inMove).strong === 0;
     if (once) {
       const [pos, [from]] = spansOf[0]!;
       taken.set(pos, [...(taken.get(pos) ?? []), [from, from + name.lastIndexOf(' ')]]);
@@ -243,7 +259,7 @@ function extractCodexSigned(input: CodexExtractInput): (CodexFinding & { signs?:
   const findings: (CodexFinding & { signs: Signs })[] = [];
   for (const [name, us] of uses) {
     const prior = known.get(name.toLowerCase());
-    const signs = signsOf(us, outOfGame, narrator, titles);
+    const signs = signsOf(name, us, outOfGame, narrator, titles, inMove);
     // Named once: only when introduced, titled, or a place, thing or group by its very name.
     if (!prior && us.length < 2 && signs.strong === 0 && headNounKind(name) === null) continue;
     const kind = kindOf(name, signs, prior);
@@ -265,6 +281,7 @@ function extractCodexSigned(input: CodexExtractInput): (CodexFinding & { signs?:
     });
   }
   const merged = mergeGivenNames(findings);
+  fullNames(merged, candidates);
   const threads = codexThreads(
     lines,
     merged.map((f) => f.name),
@@ -307,10 +324,12 @@ function titlesOf(names: Set<string>, text: string): RegExp | null {
 }
 
 function signsOf(
+  name: string,
   us: Use[],
   outOfGame: (u: Use) => boolean,
   narrator: string | null,
   titles: RegExp | null,
+  inMove: (name: string, u: Use) => boolean,
 ): Signs {
   const s: Signs = {
     count: us.length,
@@ -330,6 +349,7 @@ function signsOf(
     group: 0,
     subject: 0,
     vessel: 0,
+    inflected: inflectedIn(name, us),
   };
   const titled = (before: string) => TITLE_BEFORE.test(before) || (titles?.test(before) ?? false);
   for (const u of us) {
@@ -364,7 +384,10 @@ function signsOf(
     )
       s.person += 1;
     const apposition = PLACE_NOUN_BEFORE.test(before) || PLACE_NOUN_AFTER.test(after);
-    const role = namedByRole(before, after);
+    const role =
+      namedByRole(before, after) ||
+      (VOICED_BEFORE.test(before) && VOICED_AFTER.test(after)) ||
+      PRONOUN_AFTER.test(after);
     const where = WHERE_BEFORE.test(before) || (WHERE_AFTER.test(after) && /\bthe\s+$/.test(before));
     if (VESSEL_BEFORE.test(before)) s.vessel += 1;
     if (role) s.person += 1;
@@ -382,6 +405,9 @@ function signsOf(
     if ((before.trim() === '' || /[.!?]\s+$/.test(before)) && /^\s+\p{Ll}/u.test(after)) s.subject += 1;
     if (
       SPELL_BEFORE.test(before) ||
+      STAT_BEFORE.test(before) ||
+      STAT_AFTER.test(after) ||
+      inMove(name, u) ||
       CAST_BROKEN_BEFORE.test(before) ||
       WIELDED_BEFORE.test(before) ||
       THING_AFTER.test(after) ||
@@ -427,7 +453,7 @@ function kindOf(name: string, s: Signs, prior: KnownEntry | undefined): CodexKin
   // The game master names the people the party meets; a name only the players say, once or
   // twice, is their talk (a joke, a backstory aside, someone real).
   if (s.person > 0 && s.narrator === 0 && s.count < 3 && !prior) return null;
-  if (s.person > 0) return 'person';
+  if (s.person > 0) return noOneAlone(name, s.inflected) ? null : 'person';
   if (prior) return prior.kind;
   // Somewhere, never someone: "the people of Westruun", "away from Emberhold"; not a name of
   // rules talk ("proficiency in Tech") nor one that mostly acts ("Jax flies us into the Drift").
@@ -441,7 +467,8 @@ function kindOf(name: string, s: Signs, prior: KnownEntry | undefined): CodexKin
   )
     return 'place';
   // No sign either way: kept as someone only when the narrator names it often amid the story.
-  if (s.count >= PLAIN_PERSON_MIN && s.narrator * 2 >= s.count && s.rulesLines * 3 < s.count) return 'person';
+  if (s.count >= PLAIN_PERSON_MIN && s.narrator * 2 >= s.count && s.rulesLines * 3 < s.count)
+    return noOneAlone(name, s.inflected) ? null : 'person';
   return null;
 }
 
