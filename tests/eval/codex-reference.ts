@@ -31,7 +31,8 @@
 // said as verbs, nationalities, NPCs voiced "As X:"): they are tuned now. Unseen (`tuned: false`):
 // the home game, and two written blind while the fourth pass was made, by someone who read neither
 // it nor the codex: a Masks-style teen superhero game (gull-point.ts) and a children's pirate game
-// at a kitchen table (jolly-pancake.ts). Keep those out of any tuning; once a change to the codex
+// at a kitchen table (jolly-pancake.ts); and two more written blind the same way, a 1940s Los
+// Angeles noir mystery (velvet-alibi.ts) and a samurai folklore game (kiri-river.ts). Keep those out of any tuning; once a change to the codex
 // is judged on one, mark it tuned and add a new session.
 import { TALLOW_CODEX } from './tallow-score.ts';
 import { WOLFJAW_CODEX } from './wolfjaw-pass.ts';
@@ -39,6 +40,8 @@ import { MANCHESTER_CODEX } from './manchester-nights.ts';
 import { RUSTWATER_CODEX } from './rustwater-blues.ts';
 import { GULL_POINT_CODEX } from './gull-point.ts';
 import { JOLLY_PANCAKE_CODEX } from './jolly-pancake.ts';
+import { VELVET_ALIBI_CODEX } from './velvet-alibi.ts';
+import { KIRI_RIVER_CODEX } from './kiri-river.ts';
 
 export interface CodexReference {
   episode: string;
@@ -506,4 +509,6 @@ export const CODEX_REFERENCE: CodexReference[] = [
   RUSTWATER_CODEX,
   GULL_POINT_CODEX,
   JOLLY_PANCAKE_CODEX,
+  VELVET_ALIBI_CODEX,
+  KIRI_RIVER_CODEX,
 ];

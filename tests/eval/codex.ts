@@ -24,6 +24,8 @@ import { manchesterTranscript } from './manchester-nights.ts';
 import { rustwaterTranscript } from './rustwater-blues.ts';
 import { gullPointTranscript } from './gull-point.ts';
 import { jollyPancakeTranscript } from './jolly-pancake.ts';
+import { velvetAlibiTranscript } from './velvet-alibi.ts';
+import { kiriRiverTranscript } from './kiri-river.ts';
 
 /** The hand-written sessions, by their reference's `episode`; the rest are CRD3 episodes. */
 const SCRIPTED: Record<string, () => { transcript: string }> = {
@@ -36,6 +38,8 @@ const SCRIPTED: Record<string, () => { transcript: string }> = {
   'rustwater-blues': rustwaterTranscript,
   'gull-point': gullPointTranscript,
   'jolly-pancake': jollyPancakeTranscript,
+  'velvet-alibi': velvetAlibiTranscript,
+  'kiri-river': kiriRiverTranscript,
 };
 
 const TITLES = new Set([

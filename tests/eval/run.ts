@@ -1,12 +1,12 @@
 // `pnpm eval`: how often the offline fallback quotes the line that answers a question, on the
 // CRD3 question set (Critical Role Dungeons and Dragons Dataset, Rameshkumar and Bailey, ACL
-// 2020, CC BY-SA 4.0; see ../shared/data/crd3/LICENSE) and on nine hand-written games. A
+// 2020, CC BY-SA 4.0; see ../shared/data/crd3/LICENSE) and on eleven hand-written games. A
 // benchmark, not a test: it prints one table, tuned and untuned questions apart.
 //
 // It runs the product's own path, minus the bus: the sessions are stored in the transcript
 // service's schema (PGlite), its full-text index is filled by its triggers, its passage search
 // answers, and the offline engine's reply is judged. Chat asks each session on its own; the
-// campaign ask puts every session (six episodes, nine hand-written games) in one campaign and
+// campaign ask puts every session (six episodes, eleven hand-written games) in one campaign and
 // asks across all of them.
 import { formatOffset } from '@chronicler/contracts';
 import { answerText } from '../../services/shared/ai/src/offline/answer.ts';
@@ -23,6 +23,8 @@ import { MANCHESTER_QUESTIONS, manchesterTranscript } from './manchester-nights.
 import { RUSTWATER_QUESTIONS, rustwaterTranscript } from './rustwater-blues.ts';
 import { GULL_POINT_QUESTIONS, gullPointTranscript } from './gull-point.ts';
 import { JOLLY_PANCAKE_QUESTIONS, jollyPancakeTranscript } from './jolly-pancake.ts';
+import { VELVET_ALIBI_QUESTIONS, velvetAlibiTranscript } from './velvet-alibi.ts';
+import { KIRI_RIVER_QUESTIONS, kiriRiverTranscript } from './kiri-river.ts';
 import { QUESTIONS } from './questions.ts';
 
 interface Asked {
@@ -54,11 +56,12 @@ for (const [i, episode] of CRD3_EPISODES.entries()) {
   const date = new Date(Date.UTC(2015, 0, 1 + 7 * i)).toISOString();
   ids.set(episode, await bed.add({ name: episode, content: ep.transcript, groupId, date }));
 }
-// The hand-written sessions: the home game, and eight written later (a 1920s Boston
+// The hand-written sessions: the home game, and ten written later (a 1920s Boston
 // investigation, a space-opera game, a Blades in the Dark-style heist, an online Pathfinder-like
 // game, a Vampire-style chronicle in Manchester, a post-apocalyptic western one-shot at a
-// convention, a Masks-style teen superhero game and a children's pirate game at a kitchen
-// table), in the same campaign as the episodes.
+// convention, a Masks-style teen superhero game, a children's pirate game at a kitchen
+// table, a 1940s Los Angeles noir mystery and a samurai folklore game), in the same campaign as
+// the episodes.
 const SCRIPTED = [
   { set: 'home game', ...homeGameTranscript(), questions: HOME_QUESTIONS },
   { set: 'Boston 1925', ...bostonTranscript(), questions: BOSTON_QUESTIONS },
@@ -69,6 +72,8 @@ const SCRIPTED = [
   { set: 'Rustwater Blues', ...rustwaterTranscript(), questions: RUSTWATER_QUESTIONS },
   { set: 'Gull Point', ...gullPointTranscript(), questions: GULL_POINT_QUESTIONS },
   { set: 'Jolly Pancake', ...jollyPancakeTranscript(), questions: JOLLY_PANCAKE_QUESTIONS },
+  { set: 'Velvet Alibi', ...velvetAlibiTranscript(), questions: VELVET_ALIBI_QUESTIONS },
+  { set: 'Kiri River', ...kiriRiverTranscript(), questions: KIRI_RIVER_QUESTIONS },
 ];
 for (const s of SCRIPTED) ids.set(s.set, await bed.add({ name: s.set, content: s.transcript, groupId }));
 
