@@ -317,4 +317,21 @@ GM: At the Cold Ford a woman waits. Her name tag says: Marta Quill. She runs the
     );
     expect(found).toMatchObject({ 'Cold Ford': 'place', 'Marta Quill': 'person' });
   });
+
+  it('a condition a character is marked with or clears, and the household dog barking, are nobody', () => {
+    const found = kinds(
+      session(`
+GM: Wren, you're still marked Frantic from last week, right?
+Sam: Frantic and Sullen. Rough week for Wren.
+GM: The door bursts open. Toller Voss, the harbourmaster, points at you. Toller Voss says the pier is closed.
+Sam: I'm already Frantic, so I'd rather not. Mark Sullen then.
+GM: Toller Voss laughs. You can clear Frantic if you comfort him.
+Sam: Then I clear Frantic. Toller Voss, are you all right?
+GM: Sorry. Pepper, quiet! Pepper! Sorry, she's barking at the postman.
+Sam: Pepper wants to play too.
+GM: Pepper, come here. Good girl. Lie down. Right, where were we? Toller Voss sighs.`),
+    );
+    for (const notSomeone of ['Frantic', 'Sullen', 'Pepper']) expect(found[notSomeone], notSomeone).not.toBe('person');
+    expect(found['Toller Voss']).toBe('person');
+  });
 });
