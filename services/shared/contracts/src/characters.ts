@@ -177,7 +177,9 @@ export function inferCharacterMap(transcript: string): InferredCharacterLink[] {
     // next plays them.
     const next = lines[i + 1];
     const answered =
-      next?.speaker && next.speaker !== l.speaker && next.speaker !== narrator ? answerName(l.text, next) : null;
+      next?.speaker && next.speaker !== l.speaker && next.speaker !== narrator
+        ? answerName(l.text, next)
+        : null;
     if (answered && nameOk(answered) && !speakerNames.has(answered.toLowerCase()))
       vote(next!.speaker!, answered, 'intro');
     if (

@@ -331,7 +331,8 @@ GM: Sorry. Pepper, quiet! Pepper! Sorry, she's barking at the postman.
 Sam: Pepper wants to play too.
 GM: Pepper, come here. Good girl. Lie down. Right, where were we? Toller Voss sighs.`),
     );
-    for (const notSomeone of ['Frantic', 'Sullen', 'Pepper']) expect(found[notSomeone], notSomeone).not.toBe('person');
+    for (const notSomeone of ['Frantic', 'Sullen', 'Pepper'])
+      expect(found[notSomeone], notSomeone).not.toBe('person');
     expect(found['Toller Voss']).toBe('person');
   });
 
