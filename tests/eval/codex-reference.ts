@@ -28,12 +28,16 @@
 // western one-shot at a convention (rustwater-blues.ts), were measured once unseen, then the codex
 // was changed looking at the rules terms and out-of-game words they listed as people (2026-11-28,
 // fourth pass: moves named by a repeated capitalised phrase, stats played with "plus", powers
-// said as verbs, nationalities, NPCs voiced "As X:"): they are tuned now. Unseen (`tuned: false`):
-// the home game, and two written blind while the fourth pass was made, by someone who read neither
-// it nor the codex: a Masks-style teen superhero game (gull-point.ts) and a children's pirate game
-// at a kitchen table (jolly-pancake.ts); and two more written blind the same way, a 1940s Los
-// Angeles noir mystery (velvet-alibi.ts) and a samurai folklore game (kiri-river.ts). Keep those out of any tuning; once a change to the codex
-// is judged on one, mark it tuned and add a new session.
+// said as verbs, nationalities, NPCs voiced "As X:"): they are tuned now. Two written blind while
+// the fourth pass was made, a Masks-style teen superhero game (gull-point.ts) and a children's
+// pirate game at a kitchen table (jolly-pancake.ts), were measured once unseen, then the codex
+// was changed looking at what they got wrong (2026-11-28, fifth pass: conditions a character is
+// marked with or clears, a household pet talked to out of the game, players who answer "who are
+// you?" with a titled name): they are tuned now. Unseen (`tuned: false`): the home game, and two
+// written blind while the fifth pass was made, by someone who read neither it nor the codex: a
+// 1940s Los Angeles noir mystery (velvet-alibi.ts) and a samurai folklore game (kiri-river.ts).
+// Keep those out of any tuning; once a change to the codex is judged on one, mark it tuned and
+// add a new session.
 import { TALLOW_CODEX } from './tallow-score.ts';
 import { WOLFJAW_CODEX } from './wolfjaw-pass.ts';
 import { MANCHESTER_CODEX } from './manchester-nights.ts';

@@ -95,6 +95,19 @@ const THIRD_PERSON_MIN = 3;
 // a creature of the game master's has turns too.)
 const TURN =
   /\bbrings? us (?:back )?to ([\p{Lu}][\p{L}'’-]{2,})[.!]|(?:^|[.!?,]\s+)([\p{Lu}][\p{L}'’-]{2,}),? you['’]re up\b/u;
+// The game master asks a player who they are: "And Finn, who are you?", "And Rosie?" (naming the
+// next speaker), or who holds a part ("Who is the captain?", answered "Me. ...").
+const WHO_ARE_YOU = /\bwho are you\b[^.!?]*\?\s*$/i;
+const AND_YOU = /(?:^|[.!?]\s+)And\s+([\p{Lu}][\p{L}'’-]+)\?\s*$/u;
+const WHO_HOLDS = /\bwho(?:['’]s| is| plays)\s+(?:the|our|playing)\b[^.!?]*\?\s*$/i;
+// The answer, a name first: "Cannonball Jack!", "Me. Captain Ruby Redboots.", "I'm Nell Ash.".
+const ANSWER =
+  /^(?:(Me|I am|I['’]m|It['’]s me)[.!,]?\s+)?((?:[\p{Lu}][\p{L}'’-]+\s+){0,3}[\p{Lu}][\p{L}'’-]+)(?=[.!?,]|$)/u;
+// Titles said before a character's name, not part of it: "Captain Ruby", "Princess Daisy".
+const TITLES = new Set(
+  `captain princess prince sir lady lord dame king queen doctor dr mister mr mrs miss ms master
+  brother sister father mother pirate agent detective professor sergeant`.split(/\s+/),
+);
 const NOT_A_NAME = new Set(
   `okay ok yeah yes no so well all right now then alright guys everyone everybody sure and but
   wait look hey oh ah also actually meanwhile suddenly as you hello welcome good great cool
@@ -163,6 +176,12 @@ export function inferCharacterMap(transcript: string): InferredCharacterLink[] {
     // The game master (or a player, in character) turns to someone by name; whoever answers
     // next plays them.
     const next = lines[i + 1];
+    const answered =
+      next?.speaker && next.speaker !== l.speaker && next.speaker !== narrator
+        ? answerName(l.text, next)
+        : null;
+    if (answered && nameOk(answered) && !speakerNames.has(answered.toLowerCase()))
+      vote(next!.speaker!, answered, 'intro');
     if (
       !next?.speaker ||
       next.speaker === narrator ||
@@ -216,4 +235,19 @@ export function inferCharacterMap(transcript: string): InferredCharacterLink[] {
     });
   }
   return out;
+}
+
+/**
+ * The name a player gives when the game master asks who they are ("And Finn, who are you?" /
+ * "Cannonball Jack!"; "And Rosie?" / "Princess Daisy."; "Who is the captain?" / "Me. Captain
+ * Ruby Redboots."), without the titles before it; null when the line asks no such thing.
+ */
+function answerName(asked: string, next: { speaker: string | null; text: string }): string | null {
+  const toThem = AND_YOU.exec(asked)?.[1]?.toLowerCase() === next.speaker?.toLowerCase();
+  const m = ANSWER.exec(next.text);
+  if (!m) return null;
+  if (!(WHO_ARE_YOU.test(asked) || toThem || (WHO_HOLDS.test(asked) && m[1]))) return null;
+  const words = m[2]!.split(/\s+/);
+  while (words.length > 1 && TITLES.has(words[0]!.toLowerCase())) words.shift();
+  return words.join(' ');
 }

@@ -131,3 +131,20 @@ export function theNames(text: string): string[] {
 /** Said of in the next sentence as "he" or "she": "Valentina Cruz. She runs a parlour.". */
 export const PRONOUN_AFTER =
   /^\.\s+(?:He|She)(?:['’]s|\s+(?:is|was|runs|ran|owns|works|lives|has|had|says|said))\b/;
+
+/**
+ * A condition or state a character is marked with, takes off or clears, in any game ("still
+ * marked Insecure", "marked with Guilty", "Mark Angry", "clear Shaken"): a rules term, not someone.
+ */
+export const CONDITION_BEFORE =
+  /(?:\b(?:mark(?:s|ed|ing)?|unmark(?:s|ed|ing)?|clear(?:s|ed|ing)?)|(?:^|[.!?]\s+)(?:Mark|Unmark|Clear))\s+(?:(?:with|off)\s+)?$/;
+
+/**
+ * A line where the table speaks to or of a pet of the house, out of the game: barking, "good
+ * girl", "lie down", "the dog". A name said mostly on such lines is the household's, not the story's.
+ */
+const PET_LINE =
+  /\b(?:bark(?:s|ed|ing)?|woof|meow(?:s|ed|ing)?|miaow\w*|good (?:girl|boy|dog|kitty)|lie down|(?:our|my|your) (?:dog|cat|puppy|kitten))\b/i;
+export function householdPet(us: Use[]): boolean {
+  return us.length > 0 && us.filter((u) => PET_LINE.test(u.line.text)).length * 2 >= us.length;
+}

@@ -317,4 +317,41 @@ GM: At the Cold Ford a woman waits. Her name tag says: Marta Quill. She runs the
     );
     expect(found).toMatchObject({ 'Cold Ford': 'place', 'Marta Quill': 'person' });
   });
+
+  it('a condition a character is marked with or clears, and the household dog barking, are nobody', () => {
+    const found = kinds(
+      session(`
+GM: Wren, you're still marked Frantic from last week, right?
+Sam: Frantic and Sullen. Rough week for Wren.
+GM: The door bursts open. Toller Voss, the harbourmaster, points at you. Toller Voss says the pier is closed.
+Sam: I'm already Frantic, so I'd rather not. Mark Sullen then.
+GM: Toller Voss laughs. You can clear Frantic if you comfort him.
+Sam: Then I clear Frantic. Toller Voss, are you all right?
+GM: Sorry. Pepper, quiet! Pepper! Sorry, she's barking at the postman.
+Sam: Pepper wants to play too.
+GM: Pepper, come here. Good girl. Lie down. Right, where were we? Toller Voss sighs.`),
+    );
+    for (const notSomeone of ['Frantic', 'Sullen', 'Pepper'])
+      expect(found[notSomeone], notSomeone).not.toBe('person');
+    expect(found['Toller Voss']).toBe('person');
+  });
+
+  it('links a player who answers "who are you?" with a titled name, so the party is not among the people met', () => {
+    const transcript = session(`
+GM: Welcome aboard. Who is the navigator?
+Ana: Me. Navigator Sela Brightwing. I have a compass.
+GM: And Tomas, who are you?
+Tomas: Captain Oskar! I fire the cannons.
+GM: And Lin?
+Lin: Lady Pim. Sky Lady Pim. I have a kite.
+GM: The ship sails. A gull named Harrow lands on the rail. Harrow says hello. Harrow, the old gull, wants fish.
+Ana: Sela looks through her spyglass.
+GM: Captain Oskar loads the cannon. Lady Pim flies her kite. Pim laughs. Oskar cheers.`);
+    const map = Object.fromEntries(inferCharacterMap(transcript).map((l) => [l.speaker, l.character]));
+    expect(map).toMatchObject({ Tomas: 'Oskar', Lin: 'Pim' });
+    const people = extractCodexOffline({ name: 'S', transcript })
+      .filter((f) => f.kind === 'person')
+      .map((f) => f.name);
+    expect(people.filter((n) => /Oskar|Pim/.test(n))).toEqual([]);
+  });
 });

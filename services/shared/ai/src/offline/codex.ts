@@ -67,7 +67,9 @@ import {
 } from './codex-table.ts';
 import { codexThreads } from './codex-threads.ts';
 import {
+  CONDITION_BEFORE,
   fullNames,
+  householdPet,
   inflectedIn,
   movesIn,
   noOneAlone,
@@ -262,6 +264,8 @@ function extractCodexSigned(input: CodexExtractInput): (CodexFinding & { signs?:
     const signs = signsOf(name, us, outOfGame, narrator, titles, inMove);
     // Named once: only when introduced, titled, or a place, thing or group by its very name.
     if (!prior && us.length < 2 && signs.strong === 0 && headNounKind(name) === null) continue;
+    // The family's dog barking at the window: out of the game, whatever it is called.
+    if (!prior && householdPet(us)) continue;
     const kind = kindOf(name, signs, prior);
     if (!kind || (kind === 'person' && !prior && surnames.includes(name))) continue;
     // Its moments and description come from the story, where it has uses there.
@@ -407,6 +411,7 @@ function signsOf(
       SPELL_BEFORE.test(before) ||
       STAT_BEFORE.test(before) ||
       STAT_AFTER.test(after) ||
+      CONDITION_BEFORE.test(before) ||
       inMove(name, u) ||
       CAST_BROKEN_BEFORE.test(before) ||
       WIELDED_BEFORE.test(before) ||
