@@ -47,8 +47,16 @@ const SIZES_KB = (process.env.BENCH_SESSION_KB ?? '1,20,500')
 /** The content of a seeded session: SESSION_KB KB of lines (shared with gateway-baseline.ts). */
 export const sessionContent = (kb: number): string =>
   'GM: You enter the tavern.\n'.repeat(Math.max(1, Math.floor((kb * 1000) / 26)));
-/** Rate limits stay in the path (they are part of a request's cost) but never refuse. */
-const NO_LIMITS = { RATE_LIMIT_IP_MAX: '100000000', RATE_LIMIT_USER_MAX: '100000000' };
+/**
+ * Rate limits stay in the path (they are part of a request's cost) but never refuse. An access
+ * token lasts the whole run: with the default 15 minutes, a run of 5 rounds of 10 s outlives
+ * the tokens signed in at its start, and its last rounds measured 401s (errors at 10,000 req/s).
+ */
+const NO_LIMITS = {
+  RATE_LIMIT_IP_MAX: '100000000',
+  RATE_LIMIT_USER_MAX: '100000000',
+  AUTH_TOKEN_TTL: '6h',
+};
 
 const BUDGET_THROUGHPUT = { cluster: 0.75, embedded: 0.8 };
 const BUDGET_P50 = 2;
@@ -130,8 +138,9 @@ export async function measure(opts: autocannon.Options): Promise<Sample> {
 }
 
 /** A child process that prints one JSON line when ready (gateway-baseline.ts). */
-async function startBaseline(name: string, env: NodeJS.ProcessEnv): Promise<Target> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'tests/bench/gateway-baseline.ts'], {
+export async function startBaseline(name: string, env: NodeJS.ProcessEnv): Promise<Target> {
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'tests/bench/gateway-baseline.ts'], {
     cwd: repoRoot,
     env: { PATH: process.env.PATH, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -189,7 +198,7 @@ async function seedSizes(url: string, prefix: string, sizes = SIZES_KB): Promise
   return bySize;
 }
 
-async function startCluster(): Promise<{ system: TestSystem; target: Target }> {
+export async function startCluster(): Promise<{ system: TestSystem; target: Target }> {
   const system = await startSystem({
     mode: 'cluster',
     processes: 'many',
@@ -229,7 +238,9 @@ export async function startEmbeddedProcess(
     ...NO_LIMITS,
     ...extraEnv,
   };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'services/all-in-one/src/main.ts'], {
+  // BENCH_NODE_ARGS adds Node options (e.g. `--cpu-prof --cpu-prof-dir=DIR` for a profile).
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'services/all-in-one/src/main.ts'], {
     cwd: repoRoot,
     env,
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -423,6 +434,7 @@ export async function benchGateway(): Promise<void> {
       const baseline = await startBaseline('cluster-baseline', {
         DATABASE_URL: c.system.env.DATABASE_URL,
         AUTH_JWT_SECRET: c.system.env.AUTH_JWT_SECRET,
+        AUTH_TOKEN_TTL: NO_LIMITS.AUTH_TOKEN_TTL,
       });
       targets.push({ ...baseline, bySize: c.target.bySize, afterWrite });
     }
@@ -430,6 +442,7 @@ export async function benchGateway(): Promise<void> {
     const pgliteDir = mkdtempSync(path.join(os.tmpdir(), 'chronicler-bench-gw-pglite-'));
     const pgliteBaseline = await startBaseline('embedded-baseline', {
       DATA_DIR: pgliteDir,
+      AUTH_TOKEN_TTL: NO_LIMITS.AUTH_TOKEN_TTL,
       BASELINE_SESSIONS: String(SESSIONS),
       BASELINE_SIZES_KB: SIZES_KB.join(','),
     });

@@ -256,9 +256,11 @@ export async function startSystem(opts: StartOptions = {}): Promise<TestSystem> 
   const opsPorts = new WeakMap<ChildProcess, string>();
   const start = async (name: string, extra: NodeJS.ProcessEnv = {}): Promise<ChildProcess> => {
     const childEnv = { ...env, OPS_PORT: String(await freePort()), ...extra };
+    // TEST_NODE_ARGS adds Node options to every child (e.g. `--cpu-prof --cpu-prof-dir=DIR`).
+    const nodeArgs = (process.env.TEST_NODE_ARGS ?? '').split(' ').filter(Boolean);
     const args = opts.compiled
-      ? ['--enable-source-maps', `services/${name}/dist/main.js`]
-      : ['--import', 'tsx', `services/${name}/src/main.ts`];
+      ? [...nodeArgs, '--enable-source-maps', `services/${name}/dist/main.js`]
+      : [...nodeArgs, '--import', 'tsx', `services/${name}/src/main.ts`];
     const child = spawn(process.execPath, args, {
       cwd: repoRoot,
       env: childEnv,
