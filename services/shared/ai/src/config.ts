@@ -30,5 +30,13 @@ export const AiConfigSchema = Type.Object({
    * takes seconds of CPU, kept off the thread that serves requests. 0 runs it on that thread.
    */
   AI_OFFLINE_THREADS: Type.Integer({ default: 1, minimum: 0, maximum: 16 }),
+  /**
+   * Nice level of those threads (Linux: the thread's own; 0 leaves it at the process's). An
+   * automatic summary is batch work: when 200 live sessions end together, their summaries must
+   * not take the cores from the lines still flowing to viewers (issue 46). Nice 10 gives a
+   * thread about a tenth of a core's share against the request path while both want it, and
+   * all of an idle core.
+   */
+  AI_OFFLINE_NICE: Type.Integer({ default: 10, minimum: 0, maximum: 19 }),
 });
 export type AiConfig = Static<typeof AiConfigSchema>;

@@ -41,6 +41,7 @@ const offlineConfig: AiConfig = {
   AI_PRICE_OUTPUT_PER_MILLION_USD: 0,
   AI_RATE_LIMIT_PER_MINUTE: 1_000,
   AI_OFFLINE_THREADS: 1,
+  AI_OFFLINE_NICE: 0,
 };
 
 let bed: ServiceTestbed;

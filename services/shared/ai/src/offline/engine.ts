@@ -99,6 +99,7 @@ export class OfflineEngine implements AiEngine {
     try {
       // Off the main thread (AI_OFFLINE_THREADS): requests and live sockets go on meanwhile.
       output = await runOffline(this.config.AI_OFFLINE_THREADS, task, {
+        nice: this.config.AI_OFFLINE_NICE,
         signal: ctx.signal,
         logger: this.deps.logger,
       });

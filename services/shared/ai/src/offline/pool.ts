@@ -1,7 +1,8 @@
 /**
  * The offline engine's worker threads, one pool per process (every engine of the process
  * shares it: the embedded runner has three AI services). Threads start on the first task and
- * leave after a minute idle; an idle thread does not keep the process alive.
+ * leave after a minute idle; an idle thread does not keep the process alive. The threads run
+ * at AI_OFFLINE_NICE (the first caller's), below the thread that serves requests and sockets.
  */
 import type { Logger } from '@chronicler/kit';
 import { Piscina } from 'piscina';
@@ -20,7 +21,7 @@ let broken: Error | null = null;
 export function runOffline(
   threads: number,
   task: OfflineTask,
-  opts: { signal?: AbortSignal | undefined; logger: Logger },
+  opts: { signal?: AbortSignal | undefined; logger: Logger; nice?: number },
 ): Promise<string> {
   if (threads <= 0 || broken) {
     try {
@@ -35,6 +36,8 @@ export function runOffline(
       minThreads: 0,
       maxThreads: threads,
       idleTimeout: IDLE_MS,
+      // Each thread lowers its own priority as it starts (worker.mjs).
+      workerData: { nice: opts.nice ?? 0 },
     });
     // Without this, a thread that cannot load its module leaves its tasks waiting forever.
     const { logger } = opts;

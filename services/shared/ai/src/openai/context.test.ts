@@ -101,6 +101,7 @@ describe('the model context, learnt from the server', () => {
       AI_PRICE_OUTPUT_PER_MILLION_USD: 0,
       AI_RATE_LIMIT_PER_MINUTE: 10,
       AI_OFFLINE_THREADS: 0,
+      AI_OFFLINE_NICE: 0,
     } satisfies AiConfig;
     const coord = new MemoryCoordination();
     await startAiEngine(config, { bus: {} as Bus, coord, logger });

@@ -130,6 +130,7 @@ describe('OpenAiEngine against an OpenAI-compatible peer', () => {
     AI_PRICE_OUTPUT_PER_MILLION_USD: 0.4,
     AI_RATE_LIMIT_PER_MINUTE: 100,
     AI_OFFLINE_THREADS: 1,
+    AI_OFFLINE_NICE: 0,
     ...over,
   });
   const engineWith = (over: Partial<AiConfig> = {}) => new OpenAiEngine(config(over), { bus, coord, logger });
