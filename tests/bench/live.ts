@@ -289,6 +289,8 @@ function cpuMeter(groups: () => Map<string, number[]>) {
   let before = new Map<string, Map<number, number>>();
   let machine0 = machineTicks();
   return {
+    /** A meter of its own over the same processes (e.g. for one phase of a run). */
+    another: () => cpuMeter(groups),
     start() {
       t0 = performance.now();
       before = ticks();
@@ -390,6 +392,14 @@ interface RunResult {
   rejoins: number;
   endRejoins: number;
   cpu: ReturnType<ReturnType<typeof cpuMeter>['stop']>;
+  /**
+   * The same by phase: from the gate to the first end published, and from then until every
+   * viewer saw its session end (the ends' own work: storing, summaries, codex, leaving rooms).
+   */
+  cpuByPhase: {
+    steady: ReturnType<ReturnType<typeof cpuMeter>['stop']>;
+    ends: ReturnType<ReturnType<typeof cpuMeter>['stop']>;
+  };
   seconds: number;
 }
 
@@ -412,6 +422,9 @@ async function runLive(o: RunOptions): Promise<RunResult> {
   const publishedAt = new Map<string, number>();
   const ackMs: number[] = [];
   const endsAt: number[] = [];
+  const steadyCpu = o.cpu.another();
+  const endsCpu = o.cpu.another();
+  let steadyCpuUse: RunResult['cpuByPhase']['steady'] | undefined;
   const texts = new Map<string, string[]>();
   const ids: Promise<string>[] = [];
   const replays: Promise<unknown>[] = [];
@@ -444,6 +457,10 @@ async function runLive(o: RunOptions): Promise<RunResult> {
         return o.sink.send(transcriptId, utterances);
       },
       end: (transcriptId, e) => {
+        if (endsAt.length === 0) {
+          steadyCpuUse = steadyCpu.stop();
+          endsCpu.start();
+        }
         endsAt.push(performance.now());
         return o.sink.end(transcriptId, e);
       },
@@ -507,6 +524,7 @@ async function runLive(o: RunOptions): Promise<RunResult> {
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
   o.cpu.start();
+  steadyCpu.start();
   const t0 = performance.now();
   openGate();
   await Promise.all(replays);
@@ -520,6 +538,7 @@ async function runLive(o: RunOptions): Promise<RunResult> {
   );
   const seconds = (performance.now() - t0) / 1000;
   const cpu = o.cpu.stop();
+  const cpuByPhase = { steady: steadyCpuUse ?? steadyCpu.stop(), ends: endsCpu.stop() };
   loop.disable();
 
   // What each viewer holds against what was spoken.
@@ -596,6 +615,7 @@ async function runLive(o: RunOptions): Promise<RunResult> {
     rejoins,
     endRejoins,
     cpu,
+    cpuByPhase,
     seconds,
   };
 }
@@ -951,6 +971,28 @@ export async function benchLive(): Promise<void> {
     ...cpuRows('cluster', result.cpu),
     ...cpuRows('bare', bareResult.cpu),
   ]);
+  // Where the ends' CPU goes: each process's share before the first end and while they end.
+  const phaseCpu = (r: RunResult) => {
+    const ends = new Map(r.cpuByPhase.ends.rows.map((x) => [x.process, x.cpuPercentOfOneCore]));
+    return [
+      ...r.cpuByPhase.steady.rows.map((x) => ({
+        process: x.process,
+        steadyPercentOfOneCore: x.cpuPercentOfOneCore,
+        whileEndingPercentOfOneCore: ends.get(x.process) ?? 0,
+      })),
+      {
+        process: `machine busy (% of all ${cores} cores)`,
+        steadyPercentOfOneCore: r.cpuByPhase.steady.machineBusyPercent,
+        whileEndingPercentOfOneCore: r.cpuByPhase.ends.machineBusyPercent,
+      },
+    ];
+  };
+  for (const r of [result, resultBusy]) {
+    printTable(
+      `live: CPU by phase (${r.label}; % of one core; the ends' phase lasts until every viewer saw its end)`,
+      phaseCpu(r),
+    );
+  }
   for (const r of [result, bareResult]) {
     if (r.cpu.othersPercentOfOneCore > 25) {
       console.log(
