@@ -138,7 +138,7 @@ export async function measure(opts: autocannon.Options): Promise<Sample> {
 }
 
 /** A child process that prints one JSON line when ready (gateway-baseline.ts). */
-export async function startBaseline(name: string, env: NodeJS.ProcessEnv): Promise<Target> {
+async function startBaseline(name: string, env: NodeJS.ProcessEnv): Promise<Target> {
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'tests/bench/gateway-baseline.ts'], {
     cwd: repoRoot,
@@ -198,7 +198,7 @@ async function seedSizes(url: string, prefix: string, sizes = SIZES_KB): Promise
   return bySize;
 }
 
-export async function startCluster(): Promise<{ system: TestSystem; target: Target }> {
+async function startCluster(): Promise<{ system: TestSystem; target: Target }> {
   const system = await startSystem({
     mode: 'cluster',
     processes: 'many',
