@@ -1,7 +1,7 @@
 import { formatOffset, type PrepItem, type PrepUpdate } from '@chronicler/contracts';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { EditorContent, useEditor, type Editor } from '@tiptap/react';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { listGroupTranscripts } from '../../../api/lists.ts';
 import { carryPrep, createPrepItem, deletePrepItem, getPrep, updatePrepItem } from '../../../api/prep.ts';
@@ -93,7 +93,14 @@ async function syncChecklist(editor: Editor, groupId: string, stored: readonly P
   return changed;
 }
 
-function ChecklistEditor({ groupId, plan }: { groupId: string; plan: readonly PrepItem[] }) {
+// Memoised: the session list's polls re-render the checklist, never the editor a user types in.
+const ChecklistEditor = memo(function ChecklistEditor({
+  groupId,
+  plan,
+}: {
+  groupId: string;
+  plan: readonly PrepItem[];
+}) {
   const queryClient = useQueryClient();
   const planRef = useRef(plan);
   planRef.current = plan;
@@ -168,7 +175,7 @@ function ChecklistEditor({ groupId, plan }: { groupId: string; plan: readonly Pr
       ) : null}
     </>
   );
-}
+});
 
 /** After a session: what came up, what did not, and carrying the rest into the next plan. */
 function PlannedAndHappened(props: {
@@ -257,11 +264,11 @@ export function PrepChecklist({ groupId }: { groupId: string }) {
     void queryClient.invalidateQueries({ queryKey: prepKey(groupId) });
   }, [groupId, queryClient]);
   const status = useLivePrep(live?.id ?? null, onPrep, onEnd);
+  const plan = useMemo(() => (prep.data?.items ?? []).filter((i) => i.closed_in === null), [prep.data]);
 
   if (prep.isPending) return <p className="muted">Loading the prep checklist...</p>;
   if (prep.isError) return <p className="prep-error">Failed to load the prep checklist</p>;
   const items = prep.data.items;
-  const plan = items.filter((i) => i.closed_in === null);
   const cameUpLive = live ? plan.filter((i) => i.moment?.transcript_id === live.id) : [];
 
   return (
