@@ -24,12 +24,18 @@ describe('the campaign codex in the browser', () => {
   let page: Page;
   let errors: Error[];
   let groupId = '';
+  /** The session-list requests (GET /api/transcripts?...) the pages made. */
+  const lists: URL[] = [];
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
     system = await startSystem({ mode: 'embedded' });
     browser = await launchBrowser();
     ({ page, errors } = await newPage(browser, system.url));
+    page.on('request', (req) => {
+      const url = new URL(req.url());
+      if (url.pathname === '/api/transcripts') lists.push(url);
+    });
     await signInLocally(page, 'Matt');
     await page.waitForURL('**/welcome');
     const token = await storedToken(page);
@@ -116,6 +122,12 @@ describe('the campaign codex in the browser', () => {
     const target = page.locator('.transcript-line.is-target');
     await target.waitFor();
     expect(await target.textContent()).toContain('Oskar');
+    // The mentions' session names came from the campaign's own list; no screen read the whole
+    // library (any list of it asked is one first page, `limit=` without `after=`).
+    expect(lists.some((u) => u.searchParams.get('group_id') === groupId)).toBe(true);
+    const wholeLibrary = (u: URL) =>
+      !u.searchParams.has('group_id') && (!u.searchParams.has('limit') || u.searchParams.has('after'));
+    expect(lists.filter(wholeLibrary).map(String)).toEqual([]);
 
     // Kestrel's story: the archive, not Bryn's harbour scene.
     await page.goto(`/groups/${groupId}/codex`);

@@ -35,6 +35,8 @@ describe('prep that ticks itself off (embedded)', { timeout: 240_000 }, () => {
   let token = '';
   let owner = '';
   let machineKey = '';
+  /** The planning page's session-list requests (GET /api/transcripts?...). */
+  const lists: URL[] = [];
 
   const api = async <T>(method: string, p: string, body?: unknown): Promise<T> => {
     const res = await fetch(`${system.url}/api${p}`, {
@@ -52,6 +54,10 @@ describe('prep that ticks itself off (embedded)', { timeout: 240_000 }, () => {
     machineKey = readFileSync(path.join(system.env.DATA_DIR!, LIVE_INGEST_KEY_FILE), 'utf8').trim();
     browser = await launchBrowser();
     ({ page, errors } = await newPage(browser, system.url));
+    page.on('request', (req) => {
+      const url = new URL(req.url());
+      if (url.pathname === '/api/transcripts') lists.push(url);
+    });
     await signInLocally(page, 'Matt');
     await page.waitForURL((u) => u.pathname === '/welcome' || u.pathname === '/');
     token = await storedToken(page);
@@ -200,6 +206,12 @@ describe('prep that ticks itself off (embedded)', { timeout: 240_000 }, () => {
     const stored = await api<GroupPrep>('GET', `/groups/${groupId}/prep`);
     expect(stored.items.find((i) => i.text.includes('dragon'))!.carried_from).toEqual([run.id()]);
     await page.screenshot({ path: `${SHOTS}/carried-1280.png` });
+    // The checklist found the live and the ended session in the campaign's own list; no
+    // screen read the whole library (any list of it asked is one first page, `limit=` without `after=`).
+    expect(lists.some((u) => u.searchParams.get('group_id') === groupId)).toBe(true);
+    const wholeLibrary = (u: URL) =>
+      !u.searchParams.has('group_id') && (!u.searchParams.has('limit') || u.searchParams.has('after'));
+    expect(lists.filter(wholeLibrary).map(String)).toEqual([]);
     expect(errors).toEqual([]);
   });
 

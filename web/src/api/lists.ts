@@ -1,4 +1,4 @@
-import { apiRequest, listRequest } from './http.ts';
+import { apiRequest, apiRequestPage, listRequest } from './http.ts';
 import type { GroupSummaryItem, TranscriptSummaryItem } from './types.ts';
 
 /** GET /groups, every page; failures give an empty list. */
@@ -6,9 +6,37 @@ export function listGroups(): Promise<GroupSummaryItem[]> {
   return listRequest<GroupSummaryItem>('/groups', { errorMessage: 'Failed to load groups' });
 }
 
-/** GET /transcripts, every page; failures give an empty list. */
-export function listTranscripts(): Promise<TranscriptSummaryItem[]> {
-  return listRequest<TranscriptSummaryItem>('/transcripts', { errorMessage: 'Failed to load transcripts' });
+/**
+ * GET /transcripts?group_id=: one group's sessions, newest session first, page by page (a
+ * campaign's sessions, never the whole library). Every page by default; with `enough`, it
+ * stops after the first page for which `enough(loaded so far)` holds. Failures give an empty
+ * list.
+ */
+export async function listGroupTranscripts(
+  groupId: string,
+  opts: { limit?: number; enough?: (loaded: readonly TranscriptSummaryItem[]) => boolean } = {},
+): Promise<TranscriptSummaryItem[]> {
+  const options = {
+    query: { group_id: groupId, limit: opts.limit },
+    errorMessage: 'Failed to load transcripts',
+  };
+  const items: TranscriptSummaryItem[] = [];
+  const seen = new Set<string>();
+  try {
+    let next: string | null = null;
+    do {
+      if (next !== null) seen.add(next);
+      const page: { items: TranscriptSummaryItem[]; next: string | null } =
+        await apiRequestPage<TranscriptSummaryItem>('/transcripts', next, options);
+      items.push(...page.items);
+      if (opts.enough?.(items)) break;
+      next = page.next !== null && !seen.has(page.next) ? page.next : null;
+    } while (next !== null);
+    return items;
+  } catch (error) {
+    console.warn(`Could not load the sessions of group ${groupId}`, error);
+    return [];
+  }
 }
 
 /**

@@ -27,6 +27,12 @@ export const queryKeys = {
   transcripts: ['transcripts'] as const,
   transcript: (id: string) => ['transcripts', 'detail', id] as const,
   activeSessions: ['transcripts', 'active'] as const,
+  /**
+   * One group's sessions (GET /transcripts?group_id=): `latest` its newest up to the last ended
+   * one, `all` every page of them. Under queryKeys.transcripts, so invalidating that refreshes it.
+   */
+  groupTranscripts: (groupId: string, part: 'latest' | 'all') =>
+    ['transcripts', 'group', groupId, part] as const,
   notes: (id: string) => ['notes', id] as const,
   userStats: (start: string, end: string) => ['users', 'stats', start, end] as const,
 };

@@ -4,7 +4,7 @@ import toast from 'react-hot-toast';
 import { Link, useParams } from 'react-router-dom';
 import { getCodex, mergeCodexEntries, type CodexKind } from '../../api/codex.ts';
 import { errorDetail } from '../../api/http.ts';
-import { listGroups, listTranscripts } from '../../api/lists.ts';
+import { listGroups, listGroupTranscripts } from '../../api/lists.ts';
 import { cacheTimes, queryKeys } from '../../app/query-client.ts';
 import { Spinner } from '../../components/Spinner.tsx';
 import { findGroup, groupRouteId } from '../groups/session-data.ts';
@@ -29,9 +29,10 @@ export function CodexPage() {
   const [selected, setSelected] = useState<string[]>([]);
   const [into, setInto] = useState('');
   const groups = useQuery({ queryKey: queryKeys.groups, queryFn: listGroups, ...cacheTimes.groupList });
+  // The names of the campaign's sessions, for its mentions: the group's sessions, not the library.
   const transcripts = useQuery({
-    queryKey: queryKeys.transcripts,
-    queryFn: listTranscripts,
+    queryKey: queryKeys.groupTranscripts(groupId, 'all'),
+    queryFn: () => listGroupTranscripts(groupId),
     ...cacheTimes.transcriptList,
   });
   const codex = useQuery({

@@ -1,6 +1,6 @@
 import { PLANNING_SUGGESTIONS_MESSAGE } from '@chronicler/contracts';
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
 import { listGroups } from '../../api/lists.ts';
 import type { GroupSummaryItem } from '../../api/types.ts';
@@ -38,7 +38,6 @@ function GroupNotFound() {
 
 function PlanningWorkspace({ group }: { group: GroupSummaryItem }) {
   const routeId = groupRouteId(group);
-  const groupKeys = useMemo(() => [group.id, routeId], [group.id, routeId]);
   const narrow = useMediaQuery(NARROW_QUERY);
   const { editor, editorRef, initialDocument } = usePlanningDocument(routeId);
   const [docOpen, setDocOpen] = useState(
@@ -77,7 +76,7 @@ function PlanningWorkspace({ group }: { group: GroupSummaryItem }) {
         />
 
         <PlanningEditorPanel editor={editor} open={docOpen} onClose={() => setDocOpen(false)}>
-          <PrepChecklist groupId={routeId} groupKeys={groupKeys} />
+          <PrepChecklist groupId={routeId} />
         </PlanningEditorPanel>
       </div>
     </div>

@@ -1,9 +1,9 @@
 import { formatOffset, type PrepItem, type PrepUpdate } from '@chronicler/contracts';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { EditorContent, useEditor, type Editor } from '@tiptap/react';
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Link } from 'react-router-dom';
-import { listTranscripts } from '../../../api/lists.ts';
+import { listGroupTranscripts } from '../../../api/lists.ts';
 import { carryPrep, createPrepItem, deletePrepItem, getPrep, updatePrepItem } from '../../../api/prep.ts';
 import type { TranscriptSummaryItem } from '../../../api/types.ts';
 import { queryKeys } from '../../../app/query-client.ts';
@@ -24,6 +24,9 @@ import {
 const SYNC_MS = 800;
 /** How often the page looks for a live session of the campaign to start. */
 const SESSIONS_POLL_MS = 5000;
+/** Sessions per page of the campaign's list: the newest are the ones asked after. */
+const SESSIONS_PAGE = 10;
+const isEnded = (session: TranscriptSummaryItem): boolean => !isActive(session);
 
 const momentHref = (item: PrepItem) =>
   item.moment ? `/sessions/${item.moment.transcript_id}#t=${formatOffset(item.moment.seconds)}` : '';
@@ -90,7 +93,14 @@ async function syncChecklist(editor: Editor, groupId: string, stored: readonly P
   return changed;
 }
 
-function ChecklistEditor({ groupId, plan }: { groupId: string; plan: readonly PrepItem[] }) {
+// Memoised: the session list's polls re-render the checklist, never the editor a user types in.
+const ChecklistEditor = memo(function ChecklistEditor({
+  groupId,
+  plan,
+}: {
+  groupId: string;
+  plan: readonly PrepItem[];
+}) {
   const queryClient = useQueryClient();
   const planRef = useRef(plan);
   planRef.current = plan;
@@ -165,7 +175,7 @@ function ChecklistEditor({ groupId, plan }: { groupId: string; plan: readonly Pr
       ) : null}
     </>
   );
-}
+});
 
 /** After a session: what came up, what did not, and carrying the rest into the next plan. */
 function PlannedAndHappened(props: {
@@ -233,23 +243,20 @@ function PlannedAndHappened(props: {
  * themselves with their moment (prep_update on the session's live socket); after it, the
  * 'Planned and what happened' view carries the rest into the next plan.
  */
-export function PrepChecklist({ groupId, groupKeys }: { groupId: string; groupKeys: readonly string[] }) {
+export function PrepChecklist({ groupId }: { groupId: string }) {
   const queryClient = useQueryClient();
   const prep = useQuery({ queryKey: prepKey(groupId), queryFn: () => getPrep(groupId) });
+  // The campaign's newest sessions, newest first, up to its last ended one: enough to find the
+  // live session and the last ended one, whatever the size of the library.
   const sessions = useQuery({
-    queryKey: queryKeys.transcripts,
-    queryFn: listTranscripts,
+    queryKey: queryKeys.groupTranscripts(groupId, 'latest'),
+    queryFn: () =>
+      listGroupTranscripts(groupId, { limit: SESSIONS_PAGE, enough: (loaded) => loaded.some(isEnded) }),
     refetchInterval: SESSIONS_POLL_MS,
   });
-  const ofGroup = useMemo(
-    () =>
-      (sessions.data ?? [])
-        .filter((s) => s.group_id && groupKeys.includes(s.group_id))
-        .sort((a, b) => Date.parse(b.session_timestamp) - Date.parse(a.session_timestamp)),
-    [sessions.data, groupKeys],
-  );
+  const ofGroup = sessions.data ?? [];
   const live = ofGroup.find(isActive) ?? null;
-  const lastEnded = ofGroup.find((s) => !isActive(s)) ?? null;
+  const lastEnded = ofGroup.find(isEnded) ?? null;
 
   const onPrep = useCallback((update: PrepUpdate) => applyPrepUpdate(queryClient, update), [queryClient]);
   const onEnd = useCallback(() => {
@@ -257,11 +264,11 @@ export function PrepChecklist({ groupId, groupKeys }: { groupId: string; groupKe
     void queryClient.invalidateQueries({ queryKey: prepKey(groupId) });
   }, [groupId, queryClient]);
   const status = useLivePrep(live?.id ?? null, onPrep, onEnd);
+  const plan = useMemo(() => (prep.data?.items ?? []).filter((i) => i.closed_in === null), [prep.data]);
 
   if (prep.isPending) return <p className="muted">Loading the prep checklist...</p>;
   if (prep.isError) return <p className="prep-error">Failed to load the prep checklist</p>;
   const items = prep.data.items;
-  const plan = items.filter((i) => i.closed_in === null);
   const cameUpLive = live ? plan.filter((i) => i.moment?.transcript_id === live.id) : [];
 
   return (
