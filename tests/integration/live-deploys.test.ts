@@ -10,10 +10,10 @@ import type { ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall } from '../support/api.ts';
-import { followReadiness, startBalancer, type Backend } from '../support/balancer.ts';
+import { balanceGateways, type BalancedGateways } from '../support/balancer.ts';
 import { localSignIn } from '../support/auth.ts';
 import { LiveViewer } from '../support/live-viewer.ts';
-import { freePort, startSystem, testMode, waitFor, type TestSystem } from '../support/system.ts';
+import { startSystem, testMode, waitFor, type TestSystem } from '../support/system.ts';
 
 /** Kills a process with SIGKILL (no shutdown: in-flight messages unacked, sockets cut). */
 async function kill9(child: ChildProcess): Promise<void> {
@@ -28,9 +28,7 @@ describe.runIf(testMode === 'cluster')(
   () => {
     let system: TestSystem;
     let bus: Bus;
-    let balancer: { url: string; close(): void };
-    const backends: Backend[] = [];
-    let readiness: { stop(): void } | undefined;
+    let balancer: BalancedGateways;
     let owner: { token: string; id: string };
 
     beforeAll(async () => {
@@ -40,23 +38,8 @@ describe.runIf(testMode === 'cluster')(
         // The chart's preStop delay (done by the process), then the sockets moved in slices.
         env: { AUTH_LOCAL_ENABLED: 'true', SHUTDOWN_DELAY_MS: '1000', LIVE_DRAIN_MS: '5000' },
       });
-      const portB = await freePort();
-      await system.spawn!('gateway', { key: 'gateway-b', env: { PORT: String(portB) } });
-      const ops = system.opsUrls!();
-      backends.push(
-        {
-          name: 'a',
-          port: Number(new URL(system.url).port),
-          ops: ops.get('gateway')!,
-          ready: false,
-          connections: 0,
-        },
-        { name: 'b', port: portB, ops: ops.get('gateway-b')!, ready: false, connections: 0 },
-      );
-      // The endpoints controller: readiness polled all along.
-      readiness = followReadiness(backends);
-      await waitFor(() => backends.every((b) => b.ready), 60_000);
-      balancer = await startBalancer(backends);
+      // The balancer in front of two gateways, readiness followed all along.
+      balancer = await balanceGateways(system);
       bus = await createBus({
         natsUrl: system.env.NATS_URL,
         prefix: system.env.BUS_PREFIX!,
@@ -68,7 +51,6 @@ describe.runIf(testMode === 'cluster')(
       owner = { token: r.cookie, id: r.body.user!.id };
     }, 180_000);
     afterAll(async () => {
-      readiness?.stop();
       balancer?.close();
       await bus?.close();
       await system?.stop();
@@ -142,7 +124,7 @@ describe.runIf(testMode === 'cluster')(
 
     it('1,000 sockets joining 10 live sessions at once, over both gateways, all join and all receive the next line', async () => {
       const sessions = await Promise.all(Array.from({ length: 10 }, (_, i) => session(`Storm ${i}`, 0)));
-      const gateways = backends.map((b) => `http://127.0.0.1:${b.port}`);
+      const gateways = balancer.backends.map((b) => `http://127.0.0.1:${b.port}`);
       // All at once, as a gateway restart's viewers come back (each socket: a handshake, then a join).
       const viewers = Array.from(
         { length: 1_000 },

@@ -14,9 +14,9 @@ import { parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall } from '../support/api.ts';
 import { localSignIn } from '../support/auth.ts';
-import { followReadiness, startBalancer, type Backend, type Balancer } from '../support/balancer.ts';
+import { balanceGateways, type BalancedGateways } from '../support/balancer.ts';
 import { CRD3_DIR } from '../support/crd3.ts';
-import { freePort, repoRoot, startSystem, testMode, waitFor, type TestSystem } from '../support/system.ts';
+import { repoRoot, startSystem, testMode, waitFor, type TestSystem } from '../support/system.ts';
 
 interface K8sObject {
   kind: string;
@@ -63,12 +63,9 @@ describe.runIf(testMode === 'cluster')(
   'a live replay through gateway restarts with the chart default ingest key',
   () => {
     let system: TestSystem;
-    let balancer: Balancer;
-    let readiness: { stop(): void } | undefined;
-    const backends: Backend[] = [];
+    let balancer: BalancedGateways;
     let ingestKey: string;
     let owner: { token: string; id: string };
-    let portB: number;
 
     beforeAll(async () => {
       const chart = chartDefaultIngestKey();
@@ -81,34 +78,18 @@ describe.runIf(testMode === 'cluster')(
         // Each gateway process gets the key as its pod would (only the gateway reads it).
         env: { AUTH_LOCAL_ENABLED: 'true', SHUTDOWN_DELAY_MS: '1000', LIVE_INGEST_KEY: ingestKey },
       });
-      portB = await freePort();
-      await system.spawn!('gateway', { key: 'gateway-b', env: { PORT: String(portB) } });
-      const ops = system.opsUrls!();
-      backends.push(
-        {
-          name: 'a',
-          port: Number(new URL(system.url).port),
-          ops: ops.get('gateway')!,
-          ready: false,
-          connections: 0,
-        },
-        { name: 'b', port: portB, ops: ops.get('gateway-b')!, ready: false, connections: 0 },
-      );
-      readiness = followReadiness(backends);
-      await waitFor(() => backends.every((b) => b.ready), 60_000);
-      balancer = await startBalancer(backends);
+      balancer = await balanceGateways(system);
       const r = await localSignIn(system.url, 'gm');
       owner = { token: r.cookie, id: r.body.user!.id };
     }, 180_000);
     afterAll(async () => {
-      readiness?.stop();
       balancer?.close();
       await system?.stop();
     });
 
     /** SIGTERM (a rollout), a clean exit, then the same gateway started again and ready. */
     async function restart(key: 'gateway' | 'gateway-b'): Promise<void> {
-      const backend = backends[key === 'gateway' ? 0 : 1]!;
+      const backend = balancer.backends[key === 'gateway' ? 0 : 1];
       const child = system.children.get(key)!;
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       child.kill('SIGTERM');
@@ -116,7 +97,7 @@ describe.runIf(testMode === 'cluster')(
       backend.ready = false;
       const next = await system.spawn!('gateway', {
         key,
-        env: key === 'gateway-b' ? { PORT: String(portB) } : {},
+        env: key === 'gateway-b' ? { PORT: String(backend.port) } : {},
       });
       expect(next.pid).toBeGreaterThan(0);
       backend.ops = system.opsUrls!().get(key)!;
@@ -156,7 +137,7 @@ describe.runIf(testMode === 'cluster')(
       expect(afterA).toBeGreaterThan(before);
       expect(afterB).toBeGreaterThan(afterA);
       expect(afterB).toBeLessThan(turns.length);
-      expect(backends.every((b) => b.connections > 0)).toBe(true);
+      expect(balancer.backends.every((b) => b.connections > 0)).toBe(true);
       expect(result.finals).toBe(turns.length);
       const transcript = async () =>
         (await apiCall<Transcript>(balancer.url, 'GET', `/transcripts/${result.transcriptId}`, owner.token))

@@ -4,7 +4,7 @@
 // when the connection is refused (ingress-nginx's proxy_next_upstream).
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from './system.ts';
+import { freePort, waitFor, type TestSystem } from './system.ts';
 
 /** A gateway as the balancer sees it: where to connect, where to ask readiness. */
 export interface Backend {
@@ -68,4 +68,48 @@ export function followReadiness(backends: Backend[], everyMs = 100): { stop(): v
       polling = false;
     },
   };
+}
+
+/** Two gateways behind a balancer, their readiness followed until `close()`. */
+export interface BalancedGateways extends Balancer {
+  /** The system's own gateway (`gateway`), then the extra one (`gateway-b`), as the balancer sees them. */
+  backends: [Backend, Backend];
+}
+
+/**
+ * Starts one more gateway process of a cluster system (`gateway-b` in its children, on a port
+ * of its own) and puts both gateways behind a balancer once each one's /readyz answers, with
+ * their readiness polled all along, as the endpoints controller does. `close()` stops the
+ * polling and the balancer; the processes go with the system.
+ */
+export async function balanceGateways(system: TestSystem): Promise<BalancedGateways> {
+  const portB = await freePort();
+  await system.spawn!('gateway', { key: 'gateway-b', env: { PORT: String(portB) } });
+  const ops = system.opsUrls!();
+  const backends: [Backend, Backend] = [
+    {
+      name: 'a',
+      port: Number(new URL(system.url).port),
+      ops: ops.get('gateway')!,
+      ready: false,
+      connections: 0,
+    },
+    { name: 'b', port: portB, ops: ops.get('gateway-b')!, ready: false, connections: 0 },
+  ];
+  const readiness = followReadiness(backends);
+  try {
+    await waitFor(() => backends.every((b) => b.ready), 60_000);
+    const balancer = await startBalancer(backends);
+    return {
+      url: balancer.url,
+      backends,
+      close() {
+        readiness.stop();
+        balancer.close();
+      },
+    };
+  } catch (err) {
+    readiness.stop();
+    throw err;
+  }
 }
