@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort, waitFor, type TestSystem } from './system.ts';
 
 /** A gateway as the balancer sees it: where to connect, where to ask readiness. */
-export interface Backend {
+interface Backend {
   name: string;
   port: number;
   ops: string;
@@ -16,12 +16,12 @@ export interface Backend {
   connections: number;
 }
 
-export interface Balancer {
+interface Balancer {
   url: string;
   close(): void;
 }
 
-export async function startBalancer(backends: Backend[]): Promise<Balancer> {
+async function startBalancer(backends: Backend[]): Promise<Balancer> {
   let turn = 0;
   const server = net.createServer((client) => {
     client.pause();
@@ -55,7 +55,7 @@ export async function startBalancer(backends: Backend[]): Promise<Balancer> {
 }
 
 /** The endpoints controller: polls every backend's /readyz until stopped. */
-export function followReadiness(backends: Backend[], everyMs = 100): { stop(): void } {
+function followReadiness(backends: Backend[], everyMs = 100): { stop(): void } {
   let polling = true;
   void (async () => {
     while (polling) {
