@@ -27,7 +27,7 @@ import {
   updateTranscriptRpc,
   updateTranscriptSummaryRpc,
 } from '@chronicler/contracts';
-import { call, callEncoded, ServiceError, type EncodedJson } from '@chronicler/kit';
+import { call, callEncoded, callEncodedPage, ServiceError, type EncodedJson } from '@chronicler/kit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
@@ -70,7 +70,9 @@ export default async function transcriptRoutes(fastify: FastifyInstance): Promis
     async (req, reply) => {
       const paging = pageRequest(req.query);
       const filters = listFilters(req.query);
-      const page = await call(bus, listTranscriptsPageRpc, {
+      // The page's items are sent as the JSON text they came in, as for one session below:
+      // parsing and serialising them again was a tenth of the gateway's work on a list.
+      const page = await callEncodedPage(bus, listTranscriptsPageRpc, {
         owner_id: req.user!.id,
         ...paging,
         ...(filters.search !== undefined ? { search: filters.search } : {}),
@@ -82,7 +84,7 @@ export default async function transcriptRoutes(fastify: FastifyInstance): Promis
         group_id: filters.group_id,
         ungrouped: filters.ungrouped ? 'true' : undefined,
       });
-      return page.items;
+      return sendJsonText(reply, page.items);
     },
   );
 

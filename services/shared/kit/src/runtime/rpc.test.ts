@@ -14,6 +14,7 @@ import { ServiceError } from '../errors.ts';
 import {
   call,
   callEncoded,
+  callEncodedPage,
   consume,
   listen,
   PAYLOAD_BLOB_MAX_AGE_MS,
@@ -38,6 +39,16 @@ async function natsAvailable(): Promise<boolean> {
     return false;
   }
 }
+
+const pageRpc = rpc(
+  'group',
+  'page-test',
+  Type.Object({ owner_id: Type.String({ minLength: 1 }), order: Type.String() }),
+  Type.Object({
+    items: Type.Array(Type.Object({ name: Type.String() })),
+    next: Type.Union([Type.String(), Type.Null()]),
+  }),
+);
 
 const echoRpc = rpc(
   'group',
@@ -181,6 +192,31 @@ function describeRpc(label: string, makeBus: MakeBus, natsStream?: (prefix: stri
       for (const name of puts.flat()) expect(await client.blobs.info(PAYLOAD_BUCKET, name)).toBeNull();
       const err = await serviceErrorOf(callEncoded(client, echoRpc, { owner_id: 'u1', text: 'refuse' }));
       expect([err.code, err.message]).toEqual(['not_found', 'No such echo']);
+    });
+
+    it('callEncodedPage gives a page as its cursor and the JSON text of its items, in any key order', async () => {
+      const prefix = uniquePrefix();
+      const server = await newBus(prefix);
+      const client = await newBus(prefix);
+      // Names that look like the end of a page must not end the items early.
+      const items = [{ name: '],"next":null}' }, { name: 'a "quoted" 🐉\n' }, { name: ',"next":"x"}' }];
+      await served(server, pageRpc, (req) => {
+        if (req.order === 'next-first') return { next: 'b64_-Cursor', items };
+        if (req.order === 'empty') return { items: [], next: null };
+        if (req.order === 'odd-cursor') return { items, next: 'not base64url "quoted"' };
+        return { items, next: req.order === 'last' ? null : 'b64_-Cursor' };
+      });
+      for (const [order, next, expected] of [
+        ['items-first', 'b64_-Cursor', items],
+        ['last', null, items],
+        ['next-first', 'b64_-Cursor', items],
+        ['empty', null, []],
+        ['odd-cursor', 'not base64url "quoted"', items],
+      ] as const) {
+        const page = await callEncodedPage(client, pageRpc, { owner_id: 'u1', order });
+        expect(page.items).toBeInstanceOf(EncodedJson);
+        expect([order, JSON.parse(page.items.text), page.next]).toEqual([order, expected, next]);
+      }
     });
 
     it('validates a large request after reading it: a wrong shape is bad_request and its blob is gone', async () => {
