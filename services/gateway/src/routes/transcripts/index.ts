@@ -43,11 +43,12 @@ import audioRoutes from './audio.ts';
 const TRANSCRIPT_BODY_LIMIT = Math.ceil(2.5 * 1024 * 1024);
 
 /**
- * Answers with JSON text as it is: fastify sends a string of a JSON content type unchanged,
- * so the route's response schema (kept for the API description) does not serialise it again.
+ * Answers with JSON as it came from the bus: fastify sends a string or bytes of a JSON content
+ * type unchanged, so the route's response schema (kept for the API description) does not
+ * serialise it again, and bytes read from NATS are not decoded only to be encoded again.
  */
 function sendJsonText(reply: FastifyReply, json: EncodedJson): FastifyReply {
-  return reply.type('application/json; charset=utf-8').send(json.text);
+  return reply.type('application/json; charset=utf-8').send(json.body);
 }
 
 /** /api/transcripts: sessions of the signed-in user. */

@@ -80,7 +80,9 @@ export abstract class BaseBus<M, E> implements Bus {
     headers: Headers | undefined,
     timeoutMs: number,
     subject: string,
-  ): Promise<string | undefined>;
+    /** The reply's bytes as they came, where the transport has bytes (for `encoded`). */
+    asBytes: boolean,
+  ): Promise<string | Uint8Array | undefined>;
   protected abstract applyStream(def: StreamDefinition, config: StreamConfigRecord): Promise<void>;
   protected abstract store(
     full: string,
@@ -124,8 +126,11 @@ export abstract class BaseBus<M, E> implements Bus {
       const full = this.ns.subject(subject);
       const timeoutMs = opts.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
       const data = this.encode(payload, subject);
-      return this.sendRequest(full, data, headers, timeoutMs, subject).then((text) =>
-        opts.encoded ? (unwrapEncodedReply(text, subject) as Res) : unwrapReply<Res>(text, subject),
+      const encoded = opts.encoded === true;
+      return this.sendRequest(full, data, headers, timeoutMs, subject, encoded).then((reply) =>
+        encoded
+          ? (unwrapEncodedReply(reply, subject) as Res)
+          : unwrapReply<Res>(reply as string | undefined, subject),
       );
     });
   }

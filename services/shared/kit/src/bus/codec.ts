@@ -3,13 +3,40 @@ import { ServiceError } from '../errors.ts';
 // How payloads travel: JSON text, serialised on send (so a handler never shares an object
 // with its caller), as UTF-8 bytes on the wire.
 
+const utf8Decoder = new TextDecoder();
+
 /**
- * A reply that is already JSON text. The kit's `serve` serialises a result once to measure it
- * (and moves a large one to the blob store); this carries that text into the reply envelope
- * instead of serialising the same value a second time.
+ * A value that is already JSON: as text, or as the UTF-8 bytes it came in. The kit's `serve`
+ * serialises a result once to measure it (and moves a large one to the blob store); this
+ * carries that text into the reply envelope instead of serialising the same value a second
+ * time. A reply read with `callEncoded` from NATS keeps the message's bytes, which a caller
+ * that passes them on (the gateway answering a browser) sends without decoding them.
  */
 export class EncodedJson {
-  constructor(readonly text: string) {}
+  #text: string | undefined;
+  readonly #bytes: Uint8Array | undefined;
+
+  constructor(json: string | Uint8Array) {
+    if (typeof json === 'string') this.#text = json;
+    else this.#bytes = json;
+  }
+
+  /** The JSON text (decoded from the bytes on first use). */
+  get text(): string {
+    this.#text ??= utf8Decoder.decode(this.#bytes);
+    return this.#text;
+  }
+
+  /** Its length: bytes when it holds bytes, else UTF-16 units. */
+  get size(): number {
+    return this.#bytes ? this.#bytes.byteLength : this.#text!.length;
+  }
+
+  /** What to send on as it is: the bytes it came in (no copy), else the text. */
+  get body(): string | Buffer {
+    const b = this.#bytes;
+    return b ? Buffer.from(b.buffer, b.byteOffset, b.byteLength) : this.#text!;
+  }
 }
 
 const preEncoded = new WeakMap<object, string>();
@@ -56,7 +83,6 @@ export function decodePayload(text: string | undefined): unknown {
 }
 
 const EMPTY_BYTES = new Uint8Array(0);
-const utf8Decoder = new TextDecoder();
 
 /** UTF-8 bytes of a message. Buffer.from: a slice of Node's pool, 2-3x cheaper than TextEncoder for small text. */
 export function toBytes(text: string | undefined): Uint8Array {

@@ -205,9 +205,11 @@ export class NatsBus extends BaseBus<Msg, Uint8Array> {
     headers: Headers | undefined,
     timeoutMs: number,
     subject: string,
-  ): Promise<string | undefined> {
+    asBytes: boolean,
+  ): Promise<string | Uint8Array | undefined> {
     return this.replies.request(full, data, timeoutMs, toNatsHeaders(headers)).then(
-      (reply) => fromBytes(reply.data),
+      // nats.js gives each message bytes of its own (a view of what the socket read): kept as they are.
+      (reply) => (asBytes ? reply.data : fromBytes(reply.data)),
       (err: unknown) => {
         if (err instanceof RequestFailed) {
           if (err.reason === 'no-responders') throw noResponders(subject);

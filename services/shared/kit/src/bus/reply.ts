@@ -1,6 +1,6 @@
 import { ServiceError, httpStatusFor, type ServiceErrorCode } from '../errors.ts';
 import type { Logger } from '../logger.ts';
-import { EncodedJson, decodePayload } from './codec.ts';
+import { EncodedJson, decodePayload, fromBytes } from './codec.ts';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 5000;
 
@@ -73,6 +73,8 @@ export function unwrapReply<Res>(text: string | undefined, subject: string): Res
 
 /** How okReply begins the text of a result. */
 const OK_DATA_PREFIX = '{"ok":true,"data":';
+const OK_DATA_PREFIX_BYTES = Buffer.from(OK_DATA_PREFIX, 'latin1');
+const CLOSING_BRACE = 0x7d;
 
 /**
  * Like unwrapReply, but a result comes as its JSON text (EncodedJson), cut out of the envelope
@@ -80,7 +82,21 @@ const OK_DATA_PREFIX = '{"ok":true,"data":';
  * browser), parsing it only to serialise it again costs two passes over it (a 500,000-character
  * session: its largest copies). undefined for a result of undefined; an error as unwrapReply.
  */
-export function unwrapEncodedReply(text: string | undefined, subject: string): EncodedJson | undefined {
+export function unwrapEncodedReply(
+  reply: string | Uint8Array | undefined,
+  subject: string,
+): EncodedJson | undefined {
+  if (reply instanceof Uint8Array) {
+    // The same cut on the message's bytes (a view, no copy): the prefix is ASCII.
+    if (reply.byteLength > OK_DATA_PREFIX_BYTES.byteLength && reply[reply.byteLength - 1] === CLOSING_BRACE) {
+      const head = reply.subarray(0, OK_DATA_PREFIX_BYTES.byteLength);
+      if (Buffer.from(head.buffer, head.byteOffset, head.byteLength).equals(OK_DATA_PREFIX_BYTES)) {
+        return new EncodedJson(reply.subarray(OK_DATA_PREFIX_BYTES.byteLength, reply.byteLength - 1));
+      }
+    }
+    reply = fromBytes(reply);
+  }
+  const text = reply;
   // okReply writes every result as exactly this prefix, the result's JSON and the closing brace.
   if (text !== undefined && text.startsWith(OK_DATA_PREFIX) && text.endsWith('}')) {
     return new EncodedJson(text.slice(OK_DATA_PREFIX.length, -1));

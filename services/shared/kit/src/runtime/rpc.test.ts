@@ -183,6 +183,9 @@ function describeRpc(label: string, makeBus: MakeBus, natsStream?: (prefix: stri
       const small = await callEncoded(client, echoRpc, { owner_id: 'u1', text: quoted });
       expect(small).toBeInstanceOf(EncodedJson);
       expect(small.text).toBe(JSON.stringify({ text: quoted, length: quoted.length }));
+      // From NATS the reply's bytes are kept to be sent on as they are; in-process, its text.
+      expect(Buffer.isBuffer(small.body)).toBe(label === 'NATS');
+      expect(Buffer.from(small.body).toString('utf8')).toBe(small.text);
       expect(puts.flat()).toEqual([]);
       // A reply too large for a message is read from its blob as text, and the blob deleted.
       const text = bigText();

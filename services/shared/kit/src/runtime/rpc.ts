@@ -185,14 +185,19 @@ export async function callEncoded<R extends Rpc>(
   const what = `Reply of ${endpoint.subject}`;
   const reply = await send(bus, endpoint, request, { ...opts, encoded: true });
   // A bus that parsed the reply anyway (one that does not know `encoded`) gives the value.
-  const text = reply instanceof EncodedJson ? reply.text : JSON.stringify(reply);
-  if (text === undefined) throw new ServiceError('internal', `${what} is empty`);
+  const json =
+    reply instanceof EncodedJson
+      ? reply
+      : reply === undefined
+        ? undefined
+        : new EncodedJson(JSON.stringify(reply));
+  if (json === undefined) throw new ServiceError('internal', `${what} is empty`);
   // Only a reference is this short and begins so: a real reply is a contract's shape.
-  if (text.length < 80 && text.startsWith(`{"${REF_KEY}"`)) {
-    const name = referencedBlob(JSON.parse(text));
+  if (json.size < 80 && json.text.startsWith(`{"${REF_KEY}"`)) {
+    const name = referencedBlob(JSON.parse(json.text));
     if (name !== null) return new EncodedJson(await readBlob(bus, name, what));
   }
-  return new EncodedJson(text);
+  return json;
 }
 
 /** What a page reply (`pageOf`: `{ items, next }`) begins with, and how its cursor ends it. */
