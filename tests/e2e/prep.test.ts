@@ -84,23 +84,61 @@ describe('prep that ticks itself off (embedded)', { timeout: 240_000 }, () => {
     const editor = checklist.getByRole('textbox', { name: 'Prepared items' });
     await editor.locator('li.prep-task').nth(1).waitFor({ timeout: 20_000 });
     const last = editor.locator('li.prep-task').nth(1).locator('p');
-    await last.click();
-    // The caret at the end of the last item, however its line wraps (Control+End on a phone-width
-    // line that wraps stopped at the end of its first visual line).
-    await last.evaluate((p) => {
-      const dom = globalThis as unknown as {
-        document: {
-          createRange(): { selectNodeContents(n: unknown): void; collapse(toStart: boolean): void };
+    // The caret at the end of the last item, however its line wraps: a click on the right end of
+    // the item's last visual line, then End (Control+End on a phone-width line that wraps stopped
+    // at the end of its first visual line). The editor takes its selection from the page's through
+    // the asynchronous `selectionchange` event, and on focus it may put its own back: the caret is
+    // placed again until the editor itself holds it there, or Enter splits the line it had before.
+    const placeCaret = async () => {
+      await last.scrollIntoViewIfNeeded();
+      const box = await last.evaluate((p) => {
+        const dom = globalThis as unknown as {
+          document: {
+            createRange(): {
+              selectNodeContents(n: unknown): void;
+              getClientRects(): ArrayLike<{ right: number; top: number; height: number; width: number }>;
+            };
+          };
         };
-        getSelection(): { removeAllRanges(): void; addRange(r: unknown): void };
-      };
-      const range = dom.document.createRange();
-      range.selectNodeContents(p);
-      range.collapse(false);
-      const selection = dom.getSelection();
-      selection.removeAllRanges();
-      selection.addRange(range);
-    });
+        const range = dom.document.createRange();
+        range.selectNodeContents(p);
+        const rects = Array.from(range.getClientRects()).filter((r) => r.width > 0);
+        const r = rects[rects.length - 1]!;
+        return { x: r.right - 1, y: r.top + r.height / 2 };
+      });
+      await page.mouse.click(box.x, box.y);
+      await page.keyboard.press('End');
+    };
+    const caretAtEnd = () =>
+      editor.evaluate((el) => {
+        const state = (
+          el as unknown as {
+            editor?: {
+              state: {
+                selection: {
+                  empty: boolean;
+                  $from: { parentOffset: number; parent: { textContent: string; content: { size: number } } };
+                };
+              };
+            };
+          }
+        ).editor?.state;
+        const { empty, $from } = state?.selection ?? { empty: false, $from: null };
+        return (
+          empty &&
+          $from?.parent.textContent === 'Introduce Captain Varla' &&
+          $from.parentOffset === $from.parent.content.size
+        );
+      });
+    await expect
+      .poll(
+        async () => {
+          if (!(await caretAtEnd())) await placeCaret();
+          return caretAtEnd();
+        },
+        { timeout: 20_000 },
+      )
+      .toBe(true);
     await page.keyboard.press('Enter');
     await page.keyboard.type('The dragon attacks the bridge at Highcliff');
     // The typed line is saved as an item of the plan.
