@@ -293,4 +293,48 @@ describe('prep that ticks itself off (embedded)', { timeout: 240_000 }, () => {
     expect(await item.getAttribute('data-checked')).toBe('false');
     expect(errors).toEqual([]);
   });
+
+  it('saves a line once when the user goes on typing in it while it is being saved', async () => {
+    const group = await api<{ id: string }>('POST', '/groups', { name: 'Wildemount' });
+    await page.goto(`/groups/${group.id}/planning`);
+    await page.getByRole('button', { name: 'OPEN DOC' }).click();
+    const editor = page.locator('.prep').getByRole('textbox', { name: 'Prepared items' });
+    await editor.locator('li.prep-task p').first().click();
+    // The first save of the line is held until more of it is typed.
+    let held = () => {};
+    const saving = new Promise<void>((resolve) => (held = resolve));
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const prepPath = `/api/groups/${group.id}/prep`;
+    const isPrep = (url: URL) => url.pathname === prepPath;
+    await page.route(isPrep, async (route) => {
+      if (route.request().method() === 'POST') {
+        held();
+        await released;
+      }
+      await route.continue();
+    });
+    try {
+      await page.keyboard.type('Ask the sage');
+      await saving;
+      await page.keyboard.type(' about the map');
+      release();
+      await expect
+        .poll(
+          async () => (await api<GroupPrep>('GET', `/groups/${group.id}/prep`)).items.map((i) => i.text),
+          {
+            timeout: 20_000,
+          },
+        )
+        .toEqual(['Ask the sage about the map']);
+      // And the checklist holds it once.
+      await expect
+        .poll(() => editor.locator('li.prep-task > div').allInnerTexts(), { timeout: 10_000 })
+        .toEqual(['Ask the sage about the map']);
+    } finally {
+      release();
+      await page.unroute(isPrep);
+    }
+    expect(errors).toEqual([]);
+  });
 });

@@ -64,11 +64,14 @@ async function syncChecklist(editor: Editor, groupId: string, stored: readonly P
       if (!row.text) continue;
       const created = await createPrepItem(groupId, row.text);
       if (row.checked) await updatePrepItem(groupId, created.id, { done: true });
-      // Its place may have moved while the request ran: find the row again by its text.
-      const again = checklistRows(editor).find(
-        (r, i, all) =>
-          r.text === row.text && (!r.prepId || all.findIndex((o) => o.prepId === r.prepId) !== i),
+      // Its place may have moved while the request ran: find the row again by its text, or by
+      // the text it began with if the user went on typing in it (the next sync sends the rest;
+      // left without its id, the row would be saved a second time and the item added twice).
+      const unsaved = checklistRows(editor).filter(
+        (r, i, all) => !r.prepId || all.findIndex((o) => o.prepId === r.prepId) !== i,
       );
+      const again =
+        unsaved.find((r) => r.text === row.text) ?? unsaved.find((r) => r.text.startsWith(row.text));
       if (again) setRowAttrs(editor, again.pos, { prepId: created.id });
       changed = true;
       continue;
