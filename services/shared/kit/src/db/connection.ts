@@ -1,6 +1,7 @@
 import type { PGlite } from '@electric-sql/pglite';
 import type { Pool, PoolClient } from 'pg';
 import type { Logger } from '../logger.ts';
+import type { StatementNames } from './prepared.ts';
 import type { DatabaseHandle } from './types.ts';
 
 /**
@@ -89,6 +90,8 @@ export async function withPoolClient<T>(
   pool: Pool,
   logger: Logger,
   fn: (conn: Connection) => Promise<T>,
+  /** Prepares parameterised statements under these names (transactions; not migrations' DDL). */
+  names?: StatementNames,
 ): Promise<T> {
   const client: PoolClient = await pool.connect();
   let broken: Error | undefined;
@@ -101,7 +104,9 @@ export async function withPoolClient<T>(
   client.on('error', onError);
 
   const run = async (sql: string, params?: unknown[]): Promise<Record<string, unknown>[]> =>
-    (await client.query<Record<string, unknown>>(sql, params)).rows;
+    names
+      ? names.run(client, sql, params, false)
+      : (await client.query<Record<string, unknown>>(sql, params)).rows;
 
   const conn: Connection = {
     query: run,

@@ -408,6 +408,52 @@ if (DATABASE_URL) {
         await handle.close();
       }
     });
+
+    /** The statements the pool's one connection has prepared: the view is per connection. */
+    const prepared = async (handle: DatabaseHandle): Promise<string[]> =>
+      (
+        await handle.query<{ statement: string }>(
+          'select statement from pg_prepared_statements order by prepare_time',
+        )
+      ).map((r) => r.statement);
+
+    it('prepares a statement with parameters once per connection and runs it again by name', async () => {
+      const handle = await openDatabase({ url: scratch.url, poolSize: 1 });
+      try {
+        const sql = 'select $1::int + 1 as n';
+        for (const n of [1, 2, 3]) expect(await handle.query(sql, [n])).toEqual([{ n: n + 1 }]);
+        await handle.transaction(async (tx) => {
+          expect(await tx.query(sql, [10])).toEqual([{ n: 11 }]);
+        });
+        // Prepared once, for the pool and its transactions alike; without parameters nothing is.
+        expect(await prepared(handle)).toEqual([sql]);
+      } finally {
+        await handle.close();
+      }
+    });
+
+    it('prepares a statement again when a migration changed the columns it reads', async () => {
+      const handle = await openDatabase({ url: scratch.url, poolSize: 1 });
+      try {
+        await handle.query('create table stale_plan (a int)');
+        await handle.query('insert into stale_plan values (1)');
+        const sql = 'select * from stale_plan where a = $1';
+        expect(await handle.query(sql, [1])).toEqual([{ a: 1 }]);
+        // PostgreSQL refuses the prepared statement now ("cached plan must not change result type").
+        await handle.query('alter table stale_plan add column b text');
+        expect(await handle.query(sql, [1])).toEqual([{ a: 1, b: null }]);
+        // In a transaction the refusal aborts it: the caller sees it once, and its retry passes.
+        const inTx = 'select * from stale_plan where a = $1 and true';
+        await handle.transaction((tx) => tx.query(inTx, [1]));
+        await handle.query('alter table stale_plan add column c text');
+        await expect(handle.transaction((tx) => tx.query(inTx, [1]))).rejects.toMatchObject({
+          code: '0A000',
+        });
+        expect(await handle.transaction((tx) => tx.query(inTx, [1]))).toEqual([{ a: 1, b: null, c: null }]);
+      } finally {
+        await handle.close();
+      }
+    });
   });
 } else {
   console.info('db.test.ts: PostgreSQL variants skipped because DATABASE_URL is not set');

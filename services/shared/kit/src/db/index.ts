@@ -7,6 +7,7 @@ import { ServiceError } from '../errors.ts';
 import { createLogger } from '../logger.ts';
 import { createKeyedSerializer, pgliteConnection, registerInternals, withPoolClient } from './connection.ts';
 import type { Connection, TxRunner } from './connection.ts';
+import { StatementNames } from './prepared.ts';
 import { traceQueries } from './tracing.ts';
 import type { DatabaseHandle, OpenDatabaseOptions, Queryable } from './types.ts';
 
@@ -117,7 +118,8 @@ async function openPostgres(url: string, opts: OpenDatabaseOptions): Promise<Dat
   });
 
   let closing: Promise<void> | undefined;
-  const query = traceQueries('postgresql', 'pg', async (sql, params) => (await pool.query(sql, params)).rows);
+  const names = new StatementNames();
+  const query = traceQueries('postgresql', 'pg', (sql, params) => names.run(pool, sql, params, true));
 
   const handle: DatabaseHandle = {
     kind: 'postgres',
@@ -125,7 +127,9 @@ async function openPostgres(url: string, opts: OpenDatabaseOptions): Promise<Dat
       return (await unavailableWhenUnreachable(query(sql, params))) as T[];
     },
     transaction: (fn) =>
-      unavailableWhenUnreachable(withPoolClient(pool, logger, (conn) => transactionOn(conn, 'pg', fn))),
+      unavailableWhenUnreachable(
+        withPoolClient(pool, logger, (conn) => transactionOn(conn, 'pg', fn), names),
+      ),
     ping: () => pingWith(() => pool.query('select 1')),
     close() {
       closing ??= pool.end();
