@@ -1,4 +1,5 @@
 import type { HealthResponse } from '@chronicler/contracts';
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrivateNatsServer } from '../support/nats-server.ts';
 import { startSystem, testMode, waitFor, type TestSystem } from '../support/system.ts';
@@ -34,6 +35,27 @@ describe.runIf(testMode === 'cluster')('cluster mode: ten processes', () => {
       status: 'idle',
       detail: 'no DISCORD_BOT_TOKEN',
     });
+  });
+
+  it('runs summary and admin-stats below the default CPU priority (every thread), the others at it', () => {
+    /** The nice value of each thread of a process (Linux: /proc/<pid>/task/<tid>/stat, field 19). */
+    const nices = (pid: number): Map<number, number> =>
+      new Map(
+        fs.readdirSync(`/proc/${pid}/task`).map((tid) => {
+          const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+          // The command name (field 2) may hold spaces: the fields after it follow its closing ')'.
+          return [Number(tid), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])];
+        }),
+      );
+    for (const [name, child] of system.children) {
+      const threads = nices(child.pid!);
+      expect(threads.size, name).toBeGreaterThan(1);
+      const want = name === 'summary' || name === 'admin-stats' ? 10 : 0;
+      // The main thread (tid = pid), which serves, and every other thread; those of the offline
+      // AI pool may sit lower still (AI_OFFLINE_NICE), never higher.
+      expect(threads.get(child.pid!), name).toBe(want);
+      expect(Math.min(...threads.values()), name).toBe(want);
+    }
   });
 
   it('reconnects by itself after nats-server stops and starts again, without restarting a process', async () => {

@@ -210,8 +210,9 @@ describe.runIf(testMode === 'embedded')('Kubernetes delivery: chart, kustomize, 
       for (const e of podSpecOf(w).containers[0]!.env ?? []) have.add(e.name);
     // OPS_PORT_BASE is how `pnpm start:cluster` numbers ports on one machine: no pod reads it.
     // SHARD_COUNT is left to Discord's recommendation by default (services.voice-bot.shardCount
-    // sets it: the shard test below reads it from the all-on values).
-    const unset = new Set(['OPS_PORT_BASE', 'SHARD_COUNT']);
+    // sets it: the shard test below reads it from the all-on values). PROCESS_NICE is each
+    // service's own choice unless set; a pod's CPU is its own, so the chart leaves it be.
+    const unset = new Set(['OPS_PORT_BASE', 'SHARD_COUNT', 'PROCESS_NICE']);
     const missing = [...documentedVariables()].filter((v) => !have.has(v) && !unset.has(v));
     expect(missing).toEqual([]);
   });

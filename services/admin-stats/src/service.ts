@@ -55,6 +55,8 @@ export const AdminStatsConfigSchema = Type.Composite([
 export default defineService({
   name: 'admin-stats',
   version: packageVersion(import.meta.url),
+  // Usage counts can wait: on a shared host they give way to live lines and requests.
+  nice: 10,
   config: AdminStatsConfigSchema,
   migrationsDir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../migrations'),
   async start(ctx) {

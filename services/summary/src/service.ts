@@ -28,6 +28,9 @@ import { characterRecap, previously } from './handlers/stories.ts';
 export default defineService({
   name: 'summary',
   version: packageVersion(import.meta.url),
+  // Summaries and the codex are batch work: 200 sessions ending together wait for spare CPU on a
+  // shared host instead of taking it from the lines still flowing to viewers.
+  nice: 10,
   config: Type.Composite([
     AiConfigSchema,
     Type.Object({

@@ -47,6 +47,13 @@ export interface ServiceDefinition<C extends TObject = TObject> {
   checkConfig?(config: Static<C>): { variable: string; message: string }[];
   /** Committed SQL migrations, applied to the service's schema at start. */
   migrationsDir?: string;
+  /**
+   * How far below the default CPU priority (Linux nice, 0-19) the service runs as a process of
+   * its own; PROCESS_NICE overrides it. Work that can wait (a summary, a usage count) gives way,
+   * on a host it shares, to the work a user waits on: lines reaching viewers, requests. Not
+   * applied in embedded mode, where services share one process.
+   */
+  nice?: number;
   start(ctx: ServiceContext<Static<C>>): Promise<StartedService | void>;
 }
 

@@ -9,6 +9,7 @@ import { runMigrationJob } from './migration-job.ts';
 import { openPlatform, PlatformConfigSchema, type Platform } from './platform.ts';
 import { loadServiceConfig, startService, type RunningService, type ServiceDefinition } from './service.ts';
 import { installProcessPolicy } from './process-policy.ts';
+import { lowerProcessPriority } from './priority.ts';
 import { onShutdownSignal } from './shutdown.ts';
 
 /**
@@ -45,6 +46,8 @@ const StandaloneConfigSchema = Type.Object({
   ...OpsConfigSchema.properties,
   ...LogConfigSchema.properties,
   ...ReleaseConfigSchema.properties,
+  /** The process's CPU priority below the default (Linux nice); the service's own choice when unset. */
+  PROCESS_NICE: Type.Optional(Type.Integer({ minimum: 0, maximum: 19 })),
 });
 
 function exitOnConfigError(err: unknown, log: Logger): void {
@@ -88,6 +91,9 @@ export async function runStandalone<C extends TObject>(def: ServiceDefinition<C>
     throw err;
   }
   await startTelemetry(def.name);
+  const nice = cfg.PROCESS_NICE ?? def.nice ?? 0;
+  if (nice > 0)
+    log.info({ nice, threads: lowerProcessPriority(nice) }, 'running below the default CPU priority');
 
   const checks: ReadinessCheck[] = [];
   let ops: OpsServer;
