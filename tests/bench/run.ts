@@ -11,6 +11,7 @@ import { benchLiveJoin } from './live-join.ts';
 import { benchOfflineAi } from './offline-ai.ts';
 import { benchServiceMemory } from './service-memory.ts';
 import { benchSearch } from './search.ts';
+import { benchSearchIndex } from './search-index.ts';
 import { benchUploadMemory } from './upload-memory.ts';
 import { benchVoice } from './voice.ts';
 
@@ -28,6 +29,7 @@ const benches: Record<string, () => Promise<void>> = {
   'offline-ai': benchOfflineAi,
   'service-memory': benchServiceMemory,
   search: benchSearch,
+  'search-index': benchSearchIndex,
   voice: benchVoice,
   load: () => import('./load.ts').then((m) => m.benchLoad()),
 };

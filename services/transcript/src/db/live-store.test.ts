@@ -195,3 +195,54 @@ describe('live finals are stored at their place the moment they arrive', () => {
     expect(view.lines.map((l) => l.seq)).toEqual([1, 2, 3, 4, 5]);
   });
 });
+
+describe("a live session's search entries", () => {
+  /** The session's line entries, each with the transaction that last wrote its row. */
+  const entries = async (id: string) =>
+    bed.db.query<{ ord: number; seconds: number | null; body: string; written: string }>(
+      `select ord, seconds, body, xmin::text as written from "${bed.schema}".search_entries
+        where transcript_id = $1 and kind = 3 order by ord`,
+      [id],
+    );
+  const withoutWrites = (rows: Awaited<ReturnType<typeof entries>>) =>
+    rows.map(({ ord, seconds, body }) => ({ ord: Number(ord), seconds: Number(seconds), body }));
+
+  it('are made as its lines are stored, and its end keeps them instead of indexing its text again', async () => {
+    const id = await session();
+    await store.append(final(id, 1));
+    await store.append({ ...final(id, 2), speaker_info: { displayName: 'Vex', user_id: 'u-vex' } });
+    await store.append({ ...final(id, 3), start_seconds: 3725.6 });
+    const live = await entries(id);
+    expect(withoutWrites(live)).toEqual([
+      { ord: 0, seconds: 1, body: '1: Line 1' },
+      { ord: 1, seconds: 2, body: 'Vex: Line 2' },
+      { ord: 2, seconds: 3725, body: '1: Line 3' },
+    ]);
+    expect(await store.end(endOf(id, 3))).toMatchObject({ kind: 'ended' });
+    expect((await contentOf(id)).content).toContain('[01:02:05] 1: Line 3');
+    // The same rows, not one of them written again (each would have cost its tsvector).
+    expect(await entries(id)).toEqual(live);
+  });
+
+  it('follow the text where it differs from them: only those rows are written', async () => {
+    const id = await session();
+    await store.append(final(id, 1));
+    await store.append(final(id, 3));
+    await store.append(final(id, 4));
+    await store.end(endOf(id, 4));
+    await age(id, 31);
+    await store.closeGaps(30);
+    // Line 2 was lost: the text has three lines, so Line 3 and Line 4 move up one place.
+    const after = await entries(id);
+    expect(withoutWrites(after)).toEqual([
+      { ord: 0, seconds: 1, body: '1: Line 1' },
+      { ord: 1, seconds: 3, body: '1: Line 3' },
+      { ord: 2, seconds: 4, body: '1: Line 4' },
+    ]);
+    const written = new Set(after.map((e) => e.written));
+    // The first line's entry stayed as it was stored; the moved ones were written by the end.
+    expect(written.size).toBe(2);
+    expect(after[1]!.written).toBe(after[2]!.written);
+    expect(after[0]!.written).not.toBe(after[1]!.written);
+  });
+});
