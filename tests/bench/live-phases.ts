@@ -64,3 +64,59 @@ export function phaseFigures(
     };
   });
 }
+
+export interface SteadyWindows {
+  /** Finals in each window: as many as the ends' phase had. */
+  size: number;
+  windows: number;
+  medianP99Ms: number;
+  p90P99Ms: number;
+  maxP99Ms: number;
+  /** The share of steady windows whose p99 is below the ends' phase p99 (0.5: a typical window). */
+  endsRank: number;
+}
+
+/**
+ * The ends' phase holds few finals (about one per session), so its p99 is set by its few
+ * slowest: against the p99 of the whole steady part it looks worse by sample size alone. Here
+ * the steady part is cut into windows of as many consecutive finals (by publish time, a
+ * quarter of a window apart), each window's p99 taken the same way, and the ends' p99 ranked
+ * among them: like against like.
+ */
+export function steadyWindows(
+  publishedAt: Map<string, number>,
+  receipts: { key: string; at: number }[],
+  endsAt: number[],
+): SteadyWindows {
+  const firstEnd = Math.min(...endsAt);
+  const byFinal = new Map<string, number[]>();
+  for (const r of receipts) {
+    const from = publishedAt.get(r.key);
+    if (from === undefined) continue;
+    const xs = byFinal.get(r.key) ?? [];
+    xs.push(r.at - from);
+    byFinal.set(r.key, xs);
+  }
+  const ordered = [...publishedAt].sort((a, b) => a[1] - b[1]);
+  const steady = ordered.filter(([, from]) => from < firstEnd).map(([k]) => byFinal.get(k) ?? []);
+  const ends = ordered.filter(([, from]) => from >= firstEnd).map(([k]) => byFinal.get(k) ?? []);
+  const p99Of = (finals: number[][]) =>
+    percentile(
+      finals.flat().sort((a, b) => a - b),
+      99,
+    );
+  const size = Math.max(1, ends.length);
+  const step = Math.max(1, Math.floor(size / 4));
+  const p99s: number[] = [];
+  for (let i = 0; i + size <= steady.length; i += step) p99s.push(p99Of(steady.slice(i, i + size)));
+  p99s.sort((a, b) => a - b);
+  const endsP99 = p99Of(ends);
+  return {
+    size,
+    windows: p99s.length,
+    medianP99Ms: percentile(p99s, 50),
+    p90P99Ms: percentile(p99s, 90),
+    maxP99Ms: p99s.at(-1) ?? Number.NaN,
+    endsRank: p99s.length ? p99s.filter((x) => x < endsP99).length / p99s.length : Number.NaN,
+  };
+}
