@@ -329,6 +329,12 @@ describe.runIf(hasEspeak)(`server settings and consent (${testMode} mode)`, () =
         .find((m) => m.content.includes('has been empty'))!;
       const tid = sessionOf(stopped.content);
       await waitFor(() => rig.discord.botChannel(guild.id) === null, 30_000);
+      // The bot's end goes out on the bus; the transcript service stores it on its own time.
+      await waitFor(
+        async () =>
+          (await apiCall<Transcript>(rig.system.url, 'GET', `/transcripts/${tid}`, owner)).body.status === 'ended',
+        30_000,
+      );
       const t = await apiCall<Transcript>(rig.system.url, 'GET', `/transcripts/${tid}`, owner);
       expect(t.status).toBe(200);
       expect(t.body.status).toBe('ended');
