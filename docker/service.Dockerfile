@@ -25,7 +25,8 @@ RUN npm install -g --no-audit --no-fund "pnpm@${PNPM_VERSION}"
 WORKDIR /src
 # The store is filled from the lockfile alone, so this layer survives source edits.
 COPY pnpm-lock.yaml pnpm-workspace.yaml package.json ./
-# The patches pnpm-workspace.yaml's patchedDependencies name (@discordjs/voice's DAVE handling):
+# The patches pnpm-workspace.yaml's patchedDependencies name (@discordjs/voice's DAVE handling,
+# nats.js gathering a large message at its size):
 # pnpm checks their hashes against the lockfile's at fetch and install.
 COPY patches ./patches
 RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store pnpm fetch --store-dir /pnpm/store
