@@ -3,7 +3,14 @@ import type { Logger } from '../logger.ts';
 import { busDeliveries, busRedeliveries } from '../ops/metrics.ts';
 import { DEFAULT_DUPLICATE_WINDOW_MS, resolveConsumer, type ResolvedConsumer } from './durable.ts';
 import { BusInstruments, type ReplyCheck } from './instruments.ts';
-import { DEFAULT_REQUEST_TIMEOUT_MS, busClosed, unwrapEncodedReply, unwrapReply } from './reply.ts';
+import {
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  EncodedReply,
+  busClosed,
+  unwrapEncodedReply,
+  unwrapReply,
+  type Reply,
+} from './reply.ts';
 import { BusNamespace } from './subject.ts';
 import { copyHeaders } from './trace.ts';
 import type {
@@ -70,7 +77,7 @@ export abstract class BaseBus<M, E> implements Bus {
   /** The payload of a received message (a property: receiving creates no closure). */
   protected abstract readonly decode: (m: M) => unknown;
   /** Sends a request's reply; never throws. */
-  protected abstract respond(m: M, subject: string, reply: string): void;
+  protected abstract respond(m: M, subject: string, reply: Reply): void;
   protected abstract encode(payload: unknown, subject: string): E;
   protected abstract send(full: string, data: E, headers: Headers | undefined): void;
   /** The reply text to a request, or a ServiceError (unavailable, timeout, closed). */
@@ -139,7 +146,7 @@ export abstract class BaseBus<M, E> implements Bus {
     return this.addSubscription(subject, opts.queue, (m, inFlight) => {
       const meta = this.metaOf(m);
       const reply = this.instruments.answer(subject, meta, handler, m, this.decode, this.checkReply);
-      if (typeof reply === 'string') {
+      if (typeof reply === 'string' || reply instanceof EncodedReply) {
         this.respond(m, meta.subject, reply);
         return;
       }

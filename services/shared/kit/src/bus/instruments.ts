@@ -9,7 +9,7 @@ import {
   busRequests,
 } from '../ops/metrics.ts';
 import { tracingEnabled } from '../ops/telemetry.ts';
-import { errorReplyFor, okReply } from './reply.ts';
+import { errorReplyFor, okReply, type Reply } from './reply.ts';
 import {
   SpanKind,
   UNTRACED_SPAN,
@@ -32,7 +32,7 @@ function isThenable(v: unknown): v is PromiseLike<unknown> {
 }
 
 /** Refuses (throws) a reply that the transport cannot carry. */
-export type ReplyCheck = (reply: string, subject: string) => void;
+export type ReplyCheck = (reply: Reply, subject: string) => void;
 
 /** The labelled metric children of one request subject, looked up once instead of per request. */
 interface SubjectMetrics {
@@ -188,7 +188,7 @@ export class BusInstruments {
     return out;
   }
 
-  private replyFor(result: unknown, subject: string, check: ReplyCheck | undefined): string {
+  private replyFor(result: unknown, subject: string, check: ReplyCheck | undefined): Reply {
     try {
       const reply = okReply(result, subject, this.log);
       check?.(reply, subject);
@@ -223,7 +223,7 @@ export class BusInstruments {
     data: D,
     decode: (data: D) => unknown,
     check?: ReplyCheck,
-  ): string | Promise<string> {
+  ): Reply | Promise<Reply> {
     const subject = meta.subject;
     const started = performance.now();
     if (this.tracing) {

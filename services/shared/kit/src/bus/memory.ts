@@ -6,7 +6,7 @@ import type { ResolvedConsumer } from './durable.ts';
 import { FileBlobStore } from './memory-blobs.ts';
 import { Broker, CoreSub, type CoreMessage } from './memory-broker.ts';
 import { MemConsumerClient } from './memory-durable.ts';
-import { noResponders, requestTimedOut } from './reply.ts';
+import { noResponders, replyText, requestTimedOut, type Reply } from './reply.ts';
 import { subjectsOverlap } from './subject.ts';
 import type {
   BlobStore,
@@ -77,8 +77,9 @@ export class MemoryBus extends BaseBus<CoreMessage, string | undefined> {
   }
 
   /** As NATS refuses a reply above its max_payload. */
-  protected override readonly checkReply = (text: string, subject: string): void => {
-    if (this.tooLarge(text)) throw new ServiceError('payload_too_large', `Reply of ${subject} is too large`);
+  protected override readonly checkReply = (reply: Reply, subject: string): void => {
+    if (this.tooLarge(replyText(reply)))
+      throw new ServiceError('payload_too_large', `Reply of ${subject} is too large`);
   };
 
   protected sendRequest(
@@ -112,8 +113,8 @@ export class MemoryBus extends BaseBus<CoreMessage, string | undefined> {
     return { subject: this.ns.strip(m.subject), headers: { ...m.headers } };
   }
 
-  protected respond(m: CoreMessage, _subject: string, reply: string): void {
-    m.reply?.(reply);
+  protected respond(m: CoreMessage, _subject: string, reply: Reply): void {
+    m.reply?.(replyText(reply));
   }
 
   protected listen(full: string, queue: string | undefined, onMessage: (m: CoreMessage) => void) {

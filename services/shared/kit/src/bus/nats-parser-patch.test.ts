@@ -42,7 +42,10 @@ const hmsg = (subject: string, headers: string, payload: Uint8Array): Uint8Array
 describe('the patched nats.js parser', () => {
   it('delivers payloads that span reads byte for byte, in a buffer of exactly their size', () => {
     const payloads = [1, 65_535, 65_536, 65_537, 200_001, 500_000].map((n) => randomBytes(n));
-    const wire = Buffer.concat([...payloads.map((p, i) => msg(`s.${i}`, p)), msg('s.small', Buffer.from('x'))]);
+    const wire = Buffer.concat([
+      ...payloads.map((p, i) => msg(`s.${i}`, p)),
+      msg('s.small', Buffer.from('x')),
+    ]);
     // Reads of a socket's size, one byte short of it, and ones that cut every line and payload.
     for (const read of [65_536, 65_535, 7_919, 1_000_003]) {
       const got = parseInReads(wire, read);

@@ -35,7 +35,7 @@ import {
   toNatsHeaders,
   transportError,
 } from './nats-wire.ts';
-import { busClosed, errorReplyFor, noResponders, requestTimedOut } from './reply.ts';
+import { busClosed, errorReplyFor, noResponders, requestTimedOut, type Reply } from './reply.ts';
 import type {
   BlobStore,
   BusStatus,
@@ -244,11 +244,11 @@ export class NatsBus extends BaseBus<Msg, Uint8Array> {
   }
 
   /** Sends a reply with this turn's batch; published messages (no reply subject) need none. Never throws. */
-  protected respond(m: Msg, subject: string, reply: string): void {
+  protected respond(m: Msg, subject: string, reply: Reply): void {
     if (!m.reply) return;
     this.outbox.send(() => {
       try {
-        m.respond(toBytes(reply));
+        m.respond(typeof reply === 'string' ? toBytes(reply) : reply.toBytes());
       } catch (err) {
         if (natsCode(err) !== ErrorCode.MaxPayloadExceeded) {
           this.log.warn({ err, subject }, 'could not send a reply');
