@@ -18,12 +18,19 @@ import { Type } from '@sinclair/typebox';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CodexKeeper } from './codex/keeper.ts';
+import { paced } from './consumers/paced.ts';
 import { onReadyForSummary, READY_MAX_DELIVER } from './consumers/ready-for-summary.ts';
 import { SummaryStore } from './db/store.ts';
 import { RecapOnce } from './recap-once.ts';
 import { generateSession } from './handlers/generate-session.ts';
 import { checkDue, checkGroup, generateGroup } from './handlers/group-summary.ts';
 import { characterRecap, previously } from './handlers/stories.ts';
+
+/**
+ * Automatic summaries and codex readings rest twice as long as each job took before the next
+ * (consumers/paced.ts): at most a third of each consumer slot's time, beside `nice` below.
+ */
+const BACKGROUND_REST = 2;
 
 export default defineService({
   name: 'summary',
@@ -82,7 +89,7 @@ export default defineService({
             backoffMs: 5_000,
           },
           transcriptReadyForSummaryEvent,
-          onReadyForSummary(sessionDeps, ctx.logger),
+          paced(onReadyForSummary(sessionDeps, ctx.logger), BACKGROUND_REST),
         )
       : null;
     // After each session (ended, or summarised), its campaign's codex reads what is new. The
@@ -106,7 +113,7 @@ export default defineService({
                 backoffMs: 5_000,
               },
               event,
-              async ({ owner_id, transcript_id }, dctx) => {
+              paced(async ({ owner_id, transcript_id }, dctx) => {
                 const heartbeat = setInterval(() => dctx.working(), 10_000);
                 try {
                   await keeper.refreshSession(owner_id, transcript_id);
@@ -116,7 +123,7 @@ export default defineService({
                 } finally {
                   clearInterval(heartbeat);
                 }
-              },
+              }, BACKGROUND_REST),
             ),
           ),
         )
