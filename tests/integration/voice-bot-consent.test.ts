@@ -332,7 +332,8 @@ describe.runIf(hasEspeak)(`server settings and consent (${testMode} mode)`, () =
       // The bot's end goes out on the bus; the transcript service stores it on its own time.
       await waitFor(
         async () =>
-          (await apiCall<Transcript>(rig.system.url, 'GET', `/transcripts/${tid}`, owner)).body.status === 'ended',
+          (await apiCall<Transcript>(rig.system.url, 'GET', `/transcripts/${tid}`, owner)).body.status ===
+          'ended',
         30_000,
       );
       const t = await apiCall<Transcript>(rig.system.url, 'GET', `/transcripts/${tid}`, owner);
