@@ -13,12 +13,20 @@ import {
   transcriptEventsStream,
   transcriptReadyForSummaryEvent,
 } from '@chronicler/contracts';
-import { consume, defineService, Env, packageVersion, serve, ServiceError } from '@chronicler/kit';
+import {
+  consume,
+  defineService,
+  Env,
+  packageVersion,
+  pacedSlots,
+  serve,
+  ServiceError,
+  type DurableContext,
+} from '@chronicler/kit';
 import { Type } from '@sinclair/typebox';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CodexKeeper } from './codex/keeper.ts';
-import { paced } from './consumers/paced.ts';
 import { onReadyForSummary, READY_MAX_DELIVER } from './consumers/ready-for-summary.ts';
 import { SummaryStore } from './db/store.ts';
 import { RecapOnce } from './recap-once.ts';
@@ -27,10 +35,25 @@ import { checkDue, checkGroup, generateGroup } from './handlers/group-summary.ts
 import { characterRecap, previously } from './handlers/stories.ts';
 
 /**
- * Automatic summaries and codex readings rest twice as long as each job took before the next
- * (consumers/paced.ts): at most a third of each consumer slot's time, beside `nice` below.
+ * Automatic summaries and codex readings: each consumer's slots rest twice as long as a job took
+ * before the next (the kit's pacedSlots, at most 2 s): at most a third of each slot's time,
+ * beside `nice` below.
  */
 const BACKGROUND_REST = 2;
+const BACKGROUND_MAX_REST_MS = 2_000;
+
+/**
+ * A durable handler run through `slots` paced slots (the consumer's concurrency); a message that
+ * waits for one keeps its ack deadline.
+ */
+function paced<P>(slots: number, handler: (payload: P, dctx: DurableContext) => Promise<void>) {
+  const run = pacedSlots(slots, BACKGROUND_REST, { maxRestMs: BACKGROUND_MAX_REST_MS });
+  return (payload: P, dctx: DurableContext): Promise<void> =>
+    run(
+      () => handler(payload, dctx),
+      () => dctx.working(),
+    );
+}
 
 export default defineService({
   name: 'summary',
@@ -89,7 +112,7 @@ export default defineService({
             backoffMs: 5_000,
           },
           transcriptReadyForSummaryEvent,
-          paced(onReadyForSummary(sessionDeps, ctx.logger), BACKGROUND_REST),
+          paced(2, onReadyForSummary(sessionDeps, ctx.logger)),
         )
       : null;
     // After each session (ended, or summarised), its campaign's codex reads what is new. The
@@ -113,17 +136,20 @@ export default defineService({
                 backoffMs: 5_000,
               },
               event,
-              paced(async ({ owner_id, transcript_id }, dctx) => {
-                const heartbeat = setInterval(() => dctx.working(), 10_000);
-                try {
-                  await keeper.refreshSession(owner_id, transcript_id);
-                } catch (err) {
-                  // The session or its campaign is gone: nothing left to read.
-                  if (!(ServiceError.is(err) && err.code === 'not_found')) throw err;
-                } finally {
-                  clearInterval(heartbeat);
-                }
-              }, BACKGROUND_REST),
+              paced(
+                1,
+                async ({ owner_id, transcript_id }: { owner_id: string; transcript_id: string }, dctx) => {
+                  const heartbeat = setInterval(() => dctx.working(), 10_000);
+                  try {
+                    await keeper.refreshSession(owner_id, transcript_id);
+                  } catch (err) {
+                    // The session or its campaign is gone: nothing left to read.
+                    if (!(ServiceError.is(err) && err.code === 'not_found')) throw err;
+                  } finally {
+                    clearInterval(heartbeat);
+                  }
+                },
+              ),
             ),
           ),
         )

@@ -15,4 +15,5 @@ export * from './runtime/standalone.ts';
 export * from './runtime/shutdown.ts';
 export * from './runtime/process-policy.ts';
 export * from './runtime/in-order.ts';
+export * from './runtime/paced-slots.ts';
 export * from './outbox/event-outbox.ts';

@@ -15,6 +15,7 @@ import {
   assertValid,
   keyedSequence,
   liveLinesStored,
+  pacedSlots,
   RetryLater,
   type Bus,
   type Consumer,
@@ -27,7 +28,6 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { LiveSessionRow } from '../db/live-rows.ts';
 import { GAP_SECONDS_DEFAULT, LiveStore } from '../db/live-store.ts';
 import { lockedSweep } from './locked-sweep.ts';
-import { pacedSlots } from './paced-slots.ts';
 
 /** Part of the transcript service's configuration (see service.ts). */
 export const LiveGapConfigSchema = Type.Object({
@@ -46,6 +46,8 @@ const CONCURRENCY = 16;
  */
 const END_SLOTS = 2;
 const END_REST = 2;
+/** A close that took long (a database under load) needs no rest that long. */
+const END_MAX_REST_MS = 1_000;
 /** Dead-lettered only after minutes of failing (a database down that long). */
 const MAX_DELIVER = 120;
 const GAP_LOCK_KEY = 'transcript:live-gaps';
@@ -104,7 +106,7 @@ export async function startLiveConsumer(opts: {
     }
   }
 
-  const endSlot = pacedSlots(END_SLOTS, END_REST);
+  const endSlot = pacedSlots(END_SLOTS, END_REST, { maxRestMs: END_MAX_REST_MS });
 
   async function onEnd(payload: unknown, ctx: DurableContext): Promise<void> {
     assertValid(LiveSessionEndSchema, payload, 'live session end');

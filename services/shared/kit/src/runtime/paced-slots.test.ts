@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { pacedSlots, type Clock } from './paced-slots.ts';
+import { pacedSlots, type PaceClock } from './paced-slots.ts';
 
 /** A clock the jobs move, and the rests asked of it (each released by hand). */
-function clock(): Clock & { advance(ms: number): void; rests: { ms: number; end: () => void }[] } {
+function clock(): PaceClock & { advance(ms: number): void; rests: { ms: number; end: () => void }[] } {
   let t = 0;
   const rests: { ms: number; end: () => void }[] = [];
   return {
@@ -18,7 +18,7 @@ const flush = () => new Promise((r) => setImmediate(r));
 describe('paced slots', () => {
   it('runs at most `slots` jobs at once; a slot rests after its job before the next takes it', async () => {
     const c = clock();
-    const run = pacedSlots(2, 2, c);
+    const run = pacedSlots(2, 2, { maxRestMs: 1000, clock: c });
     const started: string[] = [];
     const job = (name: string, ms: number) => async () => {
       started.push(name);
@@ -43,7 +43,7 @@ describe('paced slots', () => {
 
   it('frees the slot after a failed job too, and a job that took no time frees it at once', async () => {
     const c = clock();
-    const run = pacedSlots(1, 2, c);
+    const run = pacedSlots(1, 2, { maxRestMs: 1000, clock: c });
     const failed = run(async () => {
       c.advance(5);
       throw new Error('database down');
@@ -56,5 +56,29 @@ describe('paced slots', () => {
     // No rest asked: the next job runs without waiting.
     await expect(run(async () => 'next')).resolves.toBe('next');
     expect(c.rests).toHaveLength(1);
+  });
+
+  it('never rests longer than maxRestMs', async () => {
+    const c = clock();
+    const run = pacedSlots(1, 2, { maxRestMs: 2000, clock: c });
+    await run(async () => c.advance(60_000));
+    expect(c.rests.map((r) => r.ms)).toEqual([2000]);
+    let second = false;
+    const next = run(async () => (second = true));
+    await flush();
+    expect(second).toBe(false);
+    c.rests[0]!.end();
+    await next;
+    expect(second).toBe(true);
+  });
+
+  it('rests on a timer that does not keep the process alive', async () => {
+    const run = pacedSlots(1, 1_000, { maxRestMs: 60_000 });
+    const before = process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    await run(async () => {
+      await new Promise((r) => setTimeout(r, 5));
+    });
+    // A rest of up to a minute is pending, and the process holds no timer for it.
+    expect(process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length).toBe(before);
   });
 });
