@@ -371,4 +371,61 @@ describe(`sessions and groups API (${testMode} mode)`, () => {
     expect((await groups(alice.token)).find((x) => x.id === g.id)?.name).toBe('Alice group');
     expect((await list(bob.token)).find((t) => t.id === bobSession.id)?.group_id).toBe('');
   });
+
+  it("reads a session again from the gateway's copy only while every write path leaves it unchanged", async () => {
+    const reads = async (result: string): Promise<number> => {
+      const text = await (await fetch(`${system.opsUrl!}/metrics`)).text();
+      const m = new RegExp(
+        `^chronicler_gateway_content_reads_total\\{result="${result}"\\} (\\d+)`,
+        'm',
+      ).exec(text);
+      return m ? Number(m[1]) : 0;
+    };
+    const content = 'GM: Ні, дракон прокинувся. 🐉\nAria: I cast fireball.\nBram: I hide.';
+    const s = await createSession(alice.token, { name: 'Cached', summary: 'kept', transcript: content });
+    const get = () => api<Transcript>('GET', `/transcripts/${s.id}`, alice.token);
+
+    const [first0, unchanged0, changed0] = [
+      await reads('first'),
+      await reads('unchanged'),
+      await reads('changed'),
+    ];
+    const first = await get();
+    expect(first.body).toMatchObject({ name: 'Cached', content, summary: 'kept' });
+    expect(await reads('first')).toBe(first0 + 1);
+    const again = await get();
+    expect(again).toEqual(first);
+    expect(await reads('unchanged')).toBe(unchanged0 + 1);
+
+    // Every write is seen by the next read: through the API, and straight in the database as a
+    // service that writes without the gateway would (the summary service, a live session's end).
+    expect((await api('PUT', `/transcripts/${s.id}/rename`, alice.token, { name: 'Renamed' })).status).toBe(
+      200,
+    );
+    expect((await get()).body).toMatchObject({ name: 'Renamed', content });
+    expect(
+      (await api('PATCH', `/transcripts/${s.id}/lines/2`, alice.token, { text: 'I cast sleep.' })).status,
+    ).toBe(200);
+    expect((await get()).body.content).toContain('Aria: I cast sleep.');
+    expect(
+      (await api('PUT', `/transcripts/${s.id}/summary`, alice.token, { summary: 'New summary' })).status,
+    ).toBe(200);
+    expect((await get()).body).toMatchObject({ summary: 'New summary', summary_outdated: false });
+    await system.platform!.db.query(
+      "update transcript.transcripts set name = 'Written elsewhere' where id = $1",
+      [s.id],
+    );
+    expect((await get()).body.name).toBe('Written elsewhere');
+    expect(await reads('changed')).toBe(changed0 + 4);
+    expect((await get()).body.name).toBe('Written elsewhere');
+    expect(await reads('unchanged')).toBe(unchanged0 + 2);
+
+    // The copy is alice's: bob gets a 404 for it, and after the delete so does alice.
+    expect(await api('GET', `/transcripts/${s.id}`, bob.token)).toEqual({
+      status: 404,
+      body: { detail: 'Transcript not found' },
+    });
+    expect((await api('DELETE', `/transcripts/${s.id}`, alice.token)).status).toBe(200);
+    expect(await get()).toEqual({ status: 404, body: { detail: 'Transcript not found' } });
+  });
 });

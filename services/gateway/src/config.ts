@@ -79,4 +79,11 @@ export const GatewayConfigSchema = Type.Object({
   ACCESS_LOG_SAMPLE: Type.Number({ default: 1, minimum: 0, maximum: 1 }),
   /** How long a gateway trusts a session check before asking the auth service again. */
   SESSION_CACHE_TTL_MS: Type.Integer({ default: 30_000, minimum: 0 }),
+  /**
+   * The most megabytes of session JSON a gateway keeps to answer GET /api/transcripts/{id}
+   * again when the transcript service says it is unchanged (lib/content-cache.ts). 0: none kept.
+   */
+  CONTENT_CACHE_MB: Type.Integer({ default: 32, minimum: 0, maximum: 4096 }),
+  /** How long a kept session may go unread before it is dropped (ms). */
+  CONTENT_CACHE_IDLE_MS: Type.Integer({ default: 600_000, minimum: 1000 }),
 });

@@ -38,6 +38,7 @@ import {
   revokeShareRpc,
   getLlmSummaryRpc,
   getNotesRpc,
+  getTranscriptIfChangedRpc,
   getTranscriptRpc,
   GROUP_EVENTS_STREAM,
   groupDeletedEvent,
@@ -97,7 +98,7 @@ import { editLine, listLineEdits } from './handlers/line-edits.ts';
 import { getSpeakers, putSpeakers } from './handlers/speakers.ts';
 import { getGroupSpotlight, getSessionSpotlight } from './handlers/spotlight.ts';
 import { retryAudio } from './handlers/retry-audio.ts';
-import { getTranscript } from './handlers/get-transcript.ts';
+import { getTranscript, getTranscriptIfChanged } from './handlers/get-transcript.ts';
 import { onGroupDeleted } from './handlers/group-deleted.ts';
 import { groupNames } from './handlers/group-names.ts';
 import { listActive } from './handlers/list-active.ts';
@@ -161,6 +162,7 @@ export default defineService({
     const subs = [
       serve(ctx.bus, groupMembersRpc, (req) => store.groupMembers(req.owner_id, req.group_ids)),
       serve(ctx.bus, getTranscriptRpc, getTranscript(store, live, names)),
+      serve(ctx.bus, getTranscriptIfChangedRpc, getTranscriptIfChanged(store, live)),
       serve(ctx.bus, editLineRpc, editLine(edits, names)),
       serve(ctx.bus, lineEditsRpc, listLineEdits(store, live, edits, names)),
       serve(ctx.bus, getSpeakersRpc, getSpeakers(store, live, names, ctx.bus, ctx.logger)),

@@ -156,6 +156,25 @@ export const getTranscriptRpc = rpc(
   TranscriptSchema,
 );
 
+/**
+ * svc.transcript.get-if-changed: GET /transcripts/{id} (stored labels, as `raw`), for a
+ * caller that keeps what it read (the gateway's content cache, issue 46). `version` names the
+ * stored state a reply's transcript is: null while the session is recorded (its content is
+ * the lines stored so far, which change without the session's row) and then never kept.
+ * With `known` equal to the current version the answer is `unchanged` and carries no
+ * transcript, after the same owner check as a read. The version is opaque to callers; a
+ * reply puts it first so that the transcript after it can be passed on as the JSON text it is.
+ */
+export const getTranscriptIfChangedRpc = rpc(
+  'transcript',
+  'get-if-changed',
+  Type.Object({ ...OwnedIdRequestSchema.properties, known: Type.Optional(Type.String({ maxLength: 64 })) }),
+  Type.Union([
+    Type.Object({ version: Type.Union([Type.String(), Type.Null()]), unchanged: Type.Literal(true) }),
+    Type.Object({ version: Type.Union([Type.String(), Type.Null()]), transcript: TranscriptSchema }),
+  ]),
+);
+
 /** svc.transcript.exists: whether the id is one of the owner's sessions, without reading its content. */
 export const transcriptExistsRpc = rpc(
   'transcript',

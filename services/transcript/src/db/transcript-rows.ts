@@ -108,24 +108,56 @@ export class TranscriptRows {
 
   /** One session with its content, or null when it is not the owner's. */
   async get(ownerId: string, id: string): Promise<Transcript | null> {
+    return (await this.getVersioned(ownerId, id))?.transcript ?? null;
+  }
+
+  /**
+   * One session with its content and the version of what was read (see `version`), from
+   * one row in one query: the version is exactly that of the transcript beside it.
+   */
+  async getVersioned(
+    ownerId: string,
+    id: string,
+  ): Promise<{ transcript: Transcript; version: string | null } | null> {
     if (!isUuid(id)) return null;
     const [r] = await this.db.query<Record<string, unknown>>(
-      `select ${ITEM_COLUMNS}, content,
-              (transcription_status = 'failed'
-                and (audio_blob <> ''
-                     or (source = 'live' and exists (select 1 from ${this.tracks} k where k.transcript_id = t.id))))
-                as retryable, summary_outdated
+      `select ${ITEM_COLUMNS}, content, ${this.retryable} as retryable, summary_outdated, xmin::text as row_version
          from ${this.table} t where id = $1 and owner_id = $2`,
       [id, ownerId],
     );
     if (!r) return null;
     const { preview: _preview, ...item } = toItem(r);
-    return {
+    const transcript: Transcript = {
       ...item,
       content: String(r.content),
       transcription_retryable: r.retryable === true,
       summary_outdated: r.summary_outdated === true,
     };
+    return { transcript, version: versionOf(r) };
+  }
+
+  /**
+   * The version of the owner's session as `getVersioned` would read it, without reading it;
+   * null when it is not the owner's. It is the row's `xmin`, the transaction that wrote this version of
+   * the row (every UPDATE writes a new one), with whether it is retryable, the one field read
+   * from another table. What else a reader shows (speaker names, a recording's lines so far)
+   * is not in it.
+   */
+  async version(ownerId: string, id: string): Promise<{ version: string | null } | null> {
+    if (!isUuid(id)) return null;
+    const [r] = await this.db.query<Record<string, unknown>>(
+      `select status, source, ${this.retryable} as retryable, xmin::text as row_version
+         from ${this.table} t where id = $1 and owner_id = $2`,
+      [id, ownerId],
+    );
+    return r ? { version: versionOf(r) } : null;
+  }
+
+  /** Whether a failed session can be queued again (its recording or tracks are kept), on the row `t`. */
+  private get retryable(): string {
+    return `(t.transcription_status = 'failed'
+               and (t.audio_blob <> ''
+                    or (t.source = 'live' and exists (select 1 from ${this.tracks} k where k.transcript_id = t.id))))`;
   }
 
   async getItem(ownerId: string, id: string): Promise<TranscriptListItem | null> {
@@ -257,3 +289,12 @@ export class TranscriptRows {
     return r ? r.content : null;
   }
 }
+
+/**
+ * A row's version: the transaction that wrote it, and whether it was retryable then; null for
+ * a live session being recorded, whose content is its lines so far, not the row's.
+ */
+const versionOf = (r: Record<string, unknown>): string | null =>
+  r.status === 'active' && r.source === 'live'
+    ? null
+    : `${String(r.row_version)}.${r.retryable === true ? 1 : 0}`;

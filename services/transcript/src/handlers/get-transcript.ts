@@ -1,5 +1,6 @@
 import {
   applySpeakerNames,
+  type getTranscriptIfChangedRpc,
   type getTranscriptRpc,
   type RpcRequest,
   type RpcResponse,
@@ -8,6 +9,7 @@ import type { LiveStore } from '../db/live-store.ts';
 import type { SpeakerNameStore } from '../db/speaker-names.ts';
 import type { TranscriptStore } from '../db/store.ts';
 import { rawSession } from '../tools/session-lines.ts';
+import { transcriptNotFound } from '../validation.ts';
 
 /**
  * svc.transcript.get: one session with its content (the kit's call/serve carry any size).
@@ -21,4 +23,28 @@ export const getTranscript =
     if (req.raw) return t;
     const named = new Map([...(await names.map(t.id)).values()].map((n) => [n.label, n.name]));
     return named.size ? { ...t, content: applySpeakerNames(t.content, named) } : t;
+  };
+
+/**
+ * svc.transcript.get-if-changed: what GET /transcripts/{id} shows (stored labels), with the
+ * version it is; `unchanged` when the caller already holds that version. Only a recorded
+ * session's row changes what this shows: its lines so far are read, never versioned.
+ */
+export const getTranscriptIfChanged =
+  (store: TranscriptStore, live: LiveStore) =>
+  async (
+    req: RpcRequest<typeof getTranscriptIfChangedRpc>,
+  ): Promise<RpcResponse<typeof getTranscriptIfChangedRpc>> => {
+    if (req.known !== undefined) {
+      const now = await store.version(req.owner_id, req.id);
+      if (!now) throw transcriptNotFound();
+      if (now.version !== null && now.version === req.known) return { version: now.version, unchanged: true };
+    }
+    const read = await store.getVersioned(req.owner_id, req.id);
+    if (!read) throw transcriptNotFound();
+    const { transcript: t, version } = read;
+    // Key order: the version first, so that the caller finds the transcript's text after it.
+    if (version === null)
+      return { version, transcript: { ...t, content: (await live.contentSoFar(t.id)) ?? '' } };
+    return { version, transcript: t };
   };

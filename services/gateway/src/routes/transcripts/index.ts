@@ -6,7 +6,7 @@ import {
   createManualTranscriptRpc,
   deleteTranscriptRpc,
   getNotesRpc,
-  getTranscriptRpc,
+  getTranscriptIfChangedRpc,
   IdParamsSchema,
   listActiveTranscriptsRpc,
   listTranscriptsPageRpc,
@@ -27,10 +27,18 @@ import {
   updateTranscriptRpc,
   updateTranscriptSummaryRpc,
 } from '@chronicler/contracts';
-import { call, callEncoded, callEncodedPage, ServiceError, type EncodedJson } from '@chronicler/kit';
+import {
+  call,
+  callEncoded,
+  callEncodedPage,
+  contentReads,
+  ServiceError,
+  type EncodedJson,
+} from '@chronicler/kit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { ContentCache, splitVersioned } from '../../lib/content-cache.ts';
 import { nextPageLink, PageQuery, pageRequest } from '../../lib/paging.ts';
 import { listFilters, TranscriptListQuery } from '../../lib/list-filters.ts';
 import { requireAuth } from '../../plugins/auth.ts';
@@ -47,8 +55,8 @@ const TRANSCRIPT_BODY_LIMIT = Math.ceil(2.5 * 1024 * 1024);
  * type unchanged, so the route's response schema (kept for the API description) does not
  * serialise it again, and bytes read from NATS are not decoded only to be encoded again.
  */
-function sendJsonText(reply: FastifyReply, json: EncodedJson): FastifyReply {
-  return reply.type('application/json; charset=utf-8').send(json.body);
+function sendJsonText(reply: FastifyReply, json: EncodedJson | Buffer): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(Buffer.isBuffer(json) ? json : json.body);
 }
 
 /** /api/transcripts: sessions of the signed-in user. */
@@ -56,6 +64,10 @@ export default async function transcriptRoutes(fastify: FastifyInstance): Promis
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.addHook('preHandler', requireAuth);
   const bus = app.ctx.bus;
+  const contents = new ContentCache({
+    maxBytes: app.ctx.config.CONTENT_CACHE_MB * 1024 * 1024,
+    idleMs: app.ctx.config.CONTENT_CACHE_IDLE_MS,
+  });
   await app.register(audioRoutes);
 
   // One page per request (see lib/paging.ts): the body stays the specification's list.
@@ -116,13 +128,43 @@ export default async function transcriptRoutes(fastify: FastifyInstance): Promis
     // The service's reply is sent as the JSON text it came in (a Transcript, as the schema
     // documents): parsing a 4-hour session's 500,000 characters only to serialise them again
     // was the gateway's largest cost on this route (issue 46).
+    // A session read before is kept (lib/content-cache.ts): the service is asked whether the
+    // version held is still the stored one, and the content crosses the bus only when not.
     async (req, reply) => {
-      const body = await callEncoded(bus, getTranscriptRpc, {
-        owner_id: req.user!.id,
-        id: req.params.id,
-        raw: true,
-      });
-      return sendJsonText(reply, body);
+      const owner = req.user!.id;
+      const id = req.params.id;
+      const held = contents.get(owner, id);
+      let answer;
+      try {
+        answer = splitVersioned(
+          await callEncoded(bus, getTranscriptIfChangedRpc, {
+            owner_id: owner,
+            id,
+            ...(held ? { known: held.version } : {}),
+          }),
+        );
+      } catch (err) {
+        if (ServiceError.is(err) && err.code === 'not_found') contents.drop(owner, id);
+        throw err;
+      }
+      if ('unchanged' in answer) {
+        if (held && answer.version === held.version) {
+          contentReads.inc({ result: 'unchanged' });
+          return sendJsonText(reply, held.body);
+        }
+        throw new ServiceError(
+          'internal',
+          'The transcript service answered unchanged to a version not asked about',
+        );
+      }
+      if (answer.version === null) {
+        contents.drop(owner, id);
+        contentReads.inc({ result: 'recording' });
+        return sendJsonText(reply, answer.transcript);
+      }
+      contentReads.inc({ result: held ? 'changed' : 'first' });
+      const kept = contents.hold(owner, id, answer.version, answer.transcript.body);
+      return sendJsonText(reply, kept.body);
     },
   );
 

@@ -52,6 +52,15 @@ export const httpRequestSeconds = new Histogram({
   registers: [registry],
 });
 
+export const contentReads = new Counter({
+  name: 'chronicler_gateway_content_reads_total',
+  help:
+    'Reads of one session through the gateway, by what crossed the bus: unchanged (the kept ' +
+    'copy was sent), first or changed (the content, now kept), recording (a session being recorded, never kept)',
+  labelNames: ['result'] as const,
+  registers: [registry],
+});
+
 export const liveSockets = new Gauge({
   name: 'chronicler_live_sockets',
   help: 'Live transcript sockets (socket.io) connected to this process',
