@@ -428,4 +428,35 @@ describe(`sessions and groups API (${testMode} mode)`, () => {
     expect((await api('DELETE', `/transcripts/${s.id}`, alice.token)).status).toBe(200);
     expect(await get()).toEqual({ status: 404, body: { detail: 'Transcript not found' } });
   });
+
+  it('answers 304 to a browser that holds the version still stored, and the new session after a write', async () => {
+    const s = await createSession(alice.token, { name: 'Revalidated', transcript: 'GM: The door creaks.' });
+    const get = (token: string, etag?: string) =>
+      fetch(`${system.url}/api/transcripts/${s.id}`, {
+        headers: { authorization: `Bearer ${token}`, ...(etag ? { 'if-none-match': etag } : {}) },
+      });
+    const first = await get(alice.token);
+    expect(first.status).toBe(200);
+    const etag = first.headers.get('etag')!;
+    expect(etag).toMatch(/^W\/"[0-9.]+"$/);
+    expect(first.headers.get('cache-control')).toBe('private, no-cache');
+    expect(await first.json()).toMatchObject({ name: 'Revalidated' });
+
+    const again = await get(alice.token, etag);
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe('');
+    // Another user holding the tag learns nothing: the owner check comes first.
+    expect((await get(bob.token, etag)).status).toBe(404);
+
+    expect((await api('PUT', `/transcripts/${s.id}/rename`, alice.token, { name: 'Renamed' })).status).toBe(
+      200,
+    );
+    const changed = await get(alice.token, etag);
+    expect(changed.status).toBe(200);
+    expect(changed.headers.get('etag')).not.toBe(etag);
+    expect(await changed.json()).toMatchObject({ name: 'Renamed' });
+    expect((await get(alice.token, changed.headers.get('etag')!)).status).toBe(304);
+    // A tag of another form is no version: the whole session.
+    expect((await get(alice.token, '"abc"')).status).toBe(200);
+  });
 });

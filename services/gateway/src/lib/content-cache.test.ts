@@ -1,6 +1,6 @@
 import { EncodedJson } from '@chronicler/kit';
 import { describe, expect, it } from 'vitest';
-import { ContentCache, splitVersioned } from './content-cache.ts';
+import { ContentCache, etagOf, etagVersion, splitVersioned } from './content-cache.ts';
 
 const transcript = { id: 'a', name: 'Tavern 🍺', content: 'GM: Ні.\nAria: "Yes"}' };
 
@@ -59,5 +59,16 @@ describe('ContentCache', () => {
     const none = new ContentCache({ maxBytes: 0, idleMs: 60_000 });
     none.hold('u', 'a', '1.0', 'x');
     expect(none.get('u', 'a')).toBeUndefined();
+  });
+});
+
+describe('ETags', () => {
+  it('reads back the versions it writes, weak or strong, and nothing else', () => {
+    expect(etagVersion(etagOf('123.0'))).toBe('123.0');
+    expect(etagVersion('"9.1"')).toBe('9.1');
+    expect(etagVersion('"abc", W/"7.0"')).toBe('7.0');
+    for (const other of [undefined, '', '*', '"abc"', 'W/"1.0', `"${'1'.repeat(65)}"`]) {
+      expect(etagVersion(other)).toBeUndefined();
+    }
   });
 });

@@ -68,6 +68,22 @@ export class ContentCache {
 
 const keyOf = (ownerId: string, id: string): string => `${ownerId}/${id}`;
 
+/** A version as an ETag: weak, since compression changes the bytes of one version. */
+export const etagOf = (version: string): string => `W/"${version}"`;
+
+/**
+ * The version a browser holds, from its If-None-Match (one of our ETags, weak or strong, or the
+ * first of a list that holds one); undefined for none or anything else.
+ */
+export function etagVersion(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  for (const tag of header.split(',')) {
+    const m = /^\s*(?:W\/)?"([0-9.]{1,64})"\s*$/.exec(tag);
+    if (m) return m[1];
+  }
+  return undefined;
+}
+
 const VERSION_KEY = '{"version":';
 const UNCHANGED_TAIL = ',"unchanged":true}';
 const TRANSCRIPT_KEY = ',"transcript":';

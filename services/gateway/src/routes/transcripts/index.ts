@@ -38,7 +38,7 @@ import {
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { ContentCache, splitVersioned } from '../../lib/content-cache.ts';
+import { ContentCache, etagOf, etagVersion, splitVersioned } from '../../lib/content-cache.ts';
 import { nextPageLink, PageQuery, pageRequest } from '../../lib/paging.ts';
 import { listFilters, TranscriptListQuery } from '../../lib/list-filters.ts';
 import { requireAuth } from '../../plugins/auth.ts';
@@ -57,6 +57,11 @@ const TRANSCRIPT_BODY_LIMIT = Math.ceil(2.5 * 1024 * 1024);
  */
 function sendJsonText(reply: FastifyReply, json: EncodedJson | Buffer): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(Buffer.isBuffer(json) ? json : json.body);
+}
+
+/** 304: the browser's copy (its If-None-Match) is the version still stored. */
+function notModified(reply: FastifyReply): FastifyReply {
+  return reply.code(304).send();
 }
 
 /** /api/transcripts: sessions of the signed-in user. */
@@ -129,42 +134,57 @@ export default async function transcriptRoutes(fastify: FastifyInstance): Promis
     // documents): parsing a 4-hour session's 500,000 characters only to serialise them again
     // was the gateway's largest cost on this route (issue 46).
     // A session read before is kept (lib/content-cache.ts): the service is asked whether the
-    // version held is still the stored one, and the content crosses the bus only when not.
+    // version held is still the stored one, and the content crosses the bus only when not. The
+    // version is also the answer's ETag: a browser that has it gets 304 and no body.
     async (req, reply) => {
       const owner = req.user!.id;
       const id = req.params.id;
       const held = contents.get(owner, id);
+      const browserHas = etagVersion(req.headers['if-none-match']);
+      const known = held?.version ?? browserHas;
       let answer;
       try {
         answer = splitVersioned(
           await callEncoded(bus, getTranscriptIfChangedRpc, {
             owner_id: owner,
             id,
-            ...(held ? { known: held.version } : {}),
+            ...(known !== undefined ? { known } : {}),
           }),
         );
       } catch (err) {
         if (ServiceError.is(err) && err.code === 'not_found') contents.drop(owner, id);
         throw err;
       }
-      if ('unchanged' in answer) {
-        if (held && answer.version === held.version) {
-          contentReads.inc({ result: 'unchanged' });
-          return sendJsonText(reply, held.body);
-        }
-        throw new ServiceError(
-          'internal',
-          'The transcript service answered unchanged to a version not asked about',
-        );
-      }
       if (answer.version === null) {
         contents.drop(owner, id);
         contentReads.inc({ result: 'recording' });
-        return sendJsonText(reply, answer.transcript);
+        // A session being recorded changes with every line: never answered from a cache.
+        reply.header('cache-control', 'no-store');
+      } else {
+        reply.header('etag', etagOf(answer.version)).header('cache-control', 'private, no-cache');
       }
-      contentReads.inc({ result: held ? 'changed' : 'first' });
-      const kept = contents.hold(owner, id, answer.version, answer.transcript.body);
-      return sendJsonText(reply, kept.body);
+      let body: Buffer | EncodedJson;
+      if ('unchanged' in answer) {
+        if (answer.version !== known) {
+          throw new ServiceError(
+            'internal',
+            'The transcript service answered unchanged to a version not asked about',
+          );
+        }
+        if (answer.version === browserHas) {
+          contentReads.inc({ result: 'not_modified' });
+          return notModified(reply);
+        }
+        contentReads.inc({ result: 'unchanged' });
+        body = held!.body;
+      } else if (answer.version === null) {
+        body = answer.transcript;
+      } else {
+        contentReads.inc({ result: held ? 'changed' : 'first' });
+        body = contents.hold(owner, id, answer.version, answer.transcript.body).body;
+        if (answer.version === browserHas) return notModified(reply);
+      }
+      return sendJsonText(reply, body);
     },
   );
 

@@ -56,7 +56,8 @@ export const contentReads = new Counter({
   name: 'chronicler_gateway_content_reads_total',
   help:
     'Reads of one session through the gateway, by what crossed the bus: unchanged (the kept ' +
-    'copy was sent), first or changed (the content, now kept), recording (a session being recorded, never kept)',
+    'copy was sent), not_modified (a 304: the browser holds that version), first or changed (the ' +
+    'content, now kept), recording (a session being recorded, never kept)',
   labelNames: ['result'] as const,
   registers: [registry],
 });
