@@ -376,6 +376,8 @@ describe(`security of sign-in, tokens and sockets (${testMode} mode)`, () => {
         headers: { cookie: `access_token=${cookie}`, origin: system.url, 'sec-fetch-site': 'same-origin' },
       });
       expect(own.status).toBe(200);
+      // The sessions the browser kept to revalidate go with the sign-out.
+      expect(own.headers.get('clear-site-data')).toBe('"cache"');
       expect(await authUser(system.url, { authorization: `Bearer ${cookie}` })).toEqual({
         authenticated: false,
       });

@@ -269,6 +269,9 @@ export default async function authRoutes(fastify: FastifyInstance): Promise<void
         if (r.session_id) app.forgetSession(r.session_id);
       }
       app.clearAuthCookies(req, reply);
+      // Sessions read are kept in the browser's HTTP cache to revalidate (ETag): a signed-out
+      // browser, perhaps a shared one, keeps none of them.
+      reply.header('clear-site-data', '"cache"');
       return { message: 'Logged out' };
     },
   );
