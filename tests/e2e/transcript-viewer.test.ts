@@ -410,6 +410,39 @@ describe('transcript viewer (embedded)', { timeout: 120_000 }, () => {
     expect(errors).toEqual([]);
   });
 
+  it('opens a session again from the copy the browser revalidated (304), and a renamed one anew', async () => {
+    const { page, errors, api, createSession } = await signIn(browser, system.url, 'Keyleth');
+    const session = await createSession(
+      'The Sunken Tomb',
+      crd3Transcript('C1E056', { timed: true, turns: 40 }),
+    );
+    // What the gateway answered reads of one session with (the browser shows a revalidated copy as a 200).
+    const reads = async (result: string): Promise<number> => {
+      const text = await (await fetch(`${system.opsUrl!}/metrics`)).text();
+      const m = new RegExp(
+        `^chronicler_gateway_content_reads_total\\{result="${result}"\\} (\\d+)`,
+        'm',
+      ).exec(text);
+      return m ? Number(m[1]) : 0;
+    };
+    await page.goto(`/sessions/${session.id}`);
+    await main(page).getByRole('heading', { level: 1, name: 'The Sunken Tomb' }).waitFor();
+    const notModified = await reads('not_modified');
+    await page.reload();
+    await main(page).getByRole('heading', { level: 1, name: 'The Sunken Tomb' }).waitFor();
+    expect(await reads('not_modified')).toBeGreaterThan(notModified);
+
+    // Renamed elsewhere: the browser's tag names an old version, and the new session comes whole.
+    const changed = await reads('changed');
+    expect((await api('PUT', `/transcripts/${session.id}/rename`, { name: 'The Risen Tomb' })).status).toBe(
+      200,
+    );
+    await page.reload();
+    await main(page).getByRole('heading', { level: 1, name: 'The Risen Tomb' }).waitFor();
+    expect(await reads('changed')).toBeGreaterThan(changed);
+    expect(errors).toEqual([]);
+  });
+
   it("shows a not-found state for another user's session and an unknown id", async () => {
     const owner = await signIn(browser, system.url, 'Grog');
     const session = await owner.createSession(
