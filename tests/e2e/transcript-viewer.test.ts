@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectFitsPhone, launchBrowser, newPage, signInLocally } from '../support/browser.ts';
+import { contentReads } from '../support/metrics.ts';
 import { crd3Blurb, crd3Transcript, crd3Turns, type Crd3Episode } from '../support/crd3.ts';
 import { startSystem, type TestSystem } from '../support/system.ts';
 
@@ -417,14 +418,7 @@ describe('transcript viewer (embedded)', { timeout: 120_000 }, () => {
       crd3Transcript('C1E056', { timed: true, turns: 40 }),
     );
     // What the gateway answered reads of one session with (the browser shows a revalidated copy as a 200).
-    const reads = async (result: string): Promise<number> => {
-      const text = await (await fetch(`${system.opsUrl!}/metrics`)).text();
-      const m = new RegExp(
-        `^chronicler_gateway_content_reads_total\\{result="${result}"\\} (\\d+)`,
-        'm',
-      ).exec(text);
-      return m ? Number(m[1]) : 0;
-    };
+    const reads = (result: string) => contentReads(system.opsUrl!, result);
     await page.goto(`/sessions/${session.id}`);
     await main(page).getByRole('heading', { level: 1, name: 'The Sunken Tomb' }).waitFor();
     const notModified = await reads('not_modified');

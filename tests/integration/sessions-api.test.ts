@@ -7,6 +7,7 @@ import { TranscriptStore } from '../../services/transcript/src/db/store.ts';
 import { onGroupDeleted } from '../../services/transcript/src/handlers/group-deleted.ts';
 import { apiCall } from '../support/api.ts';
 import { localSignIn } from '../support/auth.ts';
+import { contentReads } from '../support/metrics.ts';
 import { startSystem, testMode, waitFor, type TestSystem } from '../support/system.ts';
 
 interface Transcript extends Omit<TranscriptListItem, 'preview'> {
@@ -373,14 +374,7 @@ describe(`sessions and groups API (${testMode} mode)`, () => {
   });
 
   it("reads a session again from the gateway's copy only while every write path leaves it unchanged", async () => {
-    const reads = async (result: string): Promise<number> => {
-      const text = await (await fetch(`${system.opsUrl!}/metrics`)).text();
-      const m = new RegExp(
-        `^chronicler_gateway_content_reads_total\\{result="${result}"\\} (\\d+)`,
-        'm',
-      ).exec(text);
-      return m ? Number(m[1]) : 0;
-    };
+    const reads = (result: string) => contentReads(system.opsUrl!, result);
     const content = 'GM: Ні, дракон прокинувся. 🐉\nAria: I cast fireball.\nBram: I hide.';
     const s = await createSession(alice.token, { name: 'Cached', summary: 'kept', transcript: content });
     const get = () => api<Transcript>('GET', `/transcripts/${s.id}`, alice.token);
