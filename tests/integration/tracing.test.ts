@@ -271,7 +271,7 @@ describe(`tracing across the bus (${testMode} mode)`, () => {
     // reading it back is a trace of its own, with the same shape
     const read = await apiCall(system.url, 'GET', `/transcripts/${created.body.id}`, token);
     expect(read.status).toBe(200);
-    const get = await traceOf('GET', `/api/transcripts/${created.body.id}`, 'svc.transcript.get');
+    const get = await traceOf('GET', `/api/transcripts/${created.body.id}`, 'svc.transcript.get-if-changed');
     expect(get.http.traceId).not.toBe(httpSpan.traceId);
     expect(get.server.parentSpanId).toBe(get.client.spanId);
     expect(get.queries.map((q) => q.attributes['db.operation.name'])).toContain('SELECT');
