@@ -9,6 +9,7 @@ export * from './ops/routes.ts';
 export * from './ops/server.ts';
 export * from './ops/telemetry.ts';
 export * from './runtime/rpc.ts';
+export * from './runtime/encoded-parts.ts';
 export * from './runtime/platform.ts';
 export * from './runtime/service.ts';
 export * from './runtime/standalone.ts';

@@ -14,6 +14,7 @@ import type {
   Subscription,
 } from '../bus/types.ts';
 import { ServiceError } from '../errors.ts';
+import { splitPage } from './encoded-parts.ts';
 
 const checkers = new WeakMap<TSchema, TypeCheck<TSchema>>();
 
@@ -200,17 +201,11 @@ export async function callEncoded<R extends Rpc>(
   return json;
 }
 
-/** What a page reply (`pageOf`: `{ items, next }`) begins with, and how its cursor ends it. */
-const PAGE_ITEMS_KEY = '{"items":';
-const PAGE_NEXT_KEY = ',"next":';
-const PAGE_NEXT_TAIL = /^,"next":(null|"[A-Za-z0-9_-]*")\}$/;
-
 /**
  * Like `callEncoded`, for an Rpc whose reply is a page (`pageOf`): its cursor, and its items as
- * the JSON text of their array, never parsed here (the gateway answers a list with it). A page
- * built as `{ items, next }` and serialised by the kit ends with its cursor, which is null or
- * base64url: the items are the text between, found without reading them. Any other reply (keys
- * in another order, a cursor of other characters) is parsed and its items serialised again.
+ * the JSON text of their array, never parsed here (the gateway answers a list with it; see
+ * `splitPage`). Any other reply (keys in another order, a cursor of other characters) is
+ * parsed and its items serialised again.
  */
 export async function callEncodedPage<R extends Rpc>(
   bus: Bus,
@@ -218,20 +213,7 @@ export async function callEncodedPage<R extends Rpc>(
   request: RpcRequest<R>,
   opts?: RequestOptions,
 ): Promise<{ items: EncodedJson; next: string | null }> {
-  const { text } = await callEncoded(bus, endpoint, request, opts);
-  const at = text.lastIndexOf(PAGE_NEXT_KEY);
-  if (at > 0 && text.startsWith(`${PAGE_ITEMS_KEY}[`) && text[at - 1] === ']') {
-    const tail = PAGE_NEXT_TAIL.exec(text.slice(at));
-    if (tail) {
-      const next = tail[1] === 'null' ? null : tail[1]!.slice(1, -1);
-      return { items: new EncodedJson(text.slice(PAGE_ITEMS_KEY.length, at)), next };
-    }
-  }
-  const page = JSON.parse(text) as { items?: unknown; next?: unknown };
-  if (!Array.isArray(page.items) || (page.next !== null && typeof page.next !== 'string')) {
-    throw new ServiceError('internal', `Reply of ${endpoint.subject} is not a page`);
-  }
-  return { items: new EncodedJson(JSON.stringify(page.items)), next: page.next };
+  return splitPage(await callEncoded(bus, endpoint, request, opts), `Reply of ${endpoint.subject}`);
 }
 
 /** Sends a request (through the blob store when large); the reply as the bus gives it. */
