@@ -48,6 +48,7 @@ import {
   listActiveTranscriptsRpc,
   liveJoinRpc,
   liveStream,
+  listTranscriptsPageIfChangedRpc,
   listTranscriptsPageRpc,
   putNotesRpc,
   renameTranscriptRpc,
@@ -103,7 +104,7 @@ import { onGroupDeleted } from './handlers/group-deleted.ts';
 import { groupNames } from './handlers/group-names.ts';
 import { listActive } from './handlers/list-active.ts';
 import { liveJoin } from './handlers/live-join.ts';
-import { listPage } from './handlers/list-page.ts';
+import { listPage, listPageIfChanged } from './handlers/list-page.ts';
 import { getNotes, putNotes } from './handlers/notes.ts';
 import { renameTranscript } from './handlers/rename-transcript.ts';
 import { search } from './handlers/search.ts';
@@ -190,6 +191,7 @@ export default defineService({
       ),
       serve(ctx.bus, transcribeNowRpc, transcribeNow(store, audio, ctx.bus, outbox, speech)),
       serve(ctx.bus, listTranscriptsPageRpc, listPage(store)),
+      serve(ctx.bus, listTranscriptsPageIfChangedRpc, listPageIfChanged(store)),
       serve(ctx.bus, listActiveTranscriptsRpc, listActive(store, live)),
       serve(ctx.bus, liveJoinRpc, liveJoin(live)),
       serve(ctx.bus, updateTranscriptSummaryRpc, updateSummary(store)),

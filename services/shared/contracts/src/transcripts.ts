@@ -106,16 +106,36 @@ export const LIST_SEARCH_MAX = 200;
  * with `ungrouped`, only those in no group; with `search`, only those whose name or preview
  * holds it (any case), so that a browser pages through the matches instead of the library.
  */
+const ListPageRequestFields = {
+  ...PageRequestFields,
+  group_id: Type.Optional(Type.String()),
+  ungrouped: Type.Optional(Type.Boolean()),
+  search: Type.Optional(Type.String()),
+};
+
 export const listTranscriptsPageRpc = rpc(
   'transcript',
   'list-page',
-  Type.Object({
-    ...PageRequestFields,
-    group_id: Type.Optional(Type.String()),
-    ungrouped: Type.Optional(Type.Boolean()),
-    search: Type.Optional(Type.String()),
-  }),
+  Type.Object(ListPageRequestFields),
   pageOf(TranscriptListItemSchema),
+);
+
+/**
+ * svc.transcript.list-page-if-changed: the same page as list-page, for a caller that keeps
+ * what it read (the gateway's content cache, issue 46), with the `version` of the page: it
+ * changes when any session on the page is written, when one joins or leaves the page, and
+ * when whether a next page follows changes. With `known` equal to the current version the
+ * answer is `unchanged` and carries no page. The version is opaque to callers; a reply puts
+ * it first so that the page after it can be passed on as the JSON text it is.
+ */
+export const listTranscriptsPageIfChangedRpc = rpc(
+  'transcript',
+  'list-page-if-changed',
+  Type.Object({ ...ListPageRequestFields, known: Type.Optional(Type.String({ maxLength: 64 })) }),
+  Type.Union([
+    Type.Object({ version: Type.String(), unchanged: Type.Literal(true) }),
+    Type.Object({ version: Type.String(), page: pageOf(TranscriptListItemSchema) }),
+  ]),
 );
 
 /** svc.transcript.group-members: the owner's grouped session ids, by group id; `group_ids` narrows it. */

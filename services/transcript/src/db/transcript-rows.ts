@@ -44,13 +44,59 @@ export class TranscriptRows {
     after: ListCursor | null,
     limit: number,
     groupId?: string,
-    filter: { ungrouped?: boolean; search?: string } = {},
-  ): Promise<{ item: TranscriptListItem; cursor: ListCursor }[]> {
-    if (groupId !== undefined && !isUuid(groupId)) return [];
-    const pattern = filter.search ? `%${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+    filter: ListFilter = {},
+  ): Promise<{ item: TranscriptListItem; cursor: ListCursor; version: string }[]> {
+    const page = this.pageQuery(ownerId, after, limit, groupId, filter);
+    if (!page) return [];
     const rows = await this.db.query<Record<string, unknown>>(
-      `select ${ITEM_COLUMNS}, session_timestamp::text as ts_key, created_at::text as created_key
-         from ${this.table}
+      `select ${ITEM_COLUMNS}, session_timestamp::text as ts_key, created_at::text as created_key,
+              xmin::text as row_version
+         ${page.from}`,
+      page.params,
+    );
+    return rows.map((r) => ({
+      item: toItem(r),
+      cursor: { ts: String(r.ts_key), created: String(r.created_key), id: String(r.id) },
+      version: rowVersion(r.id, r.row_version),
+    }));
+  }
+
+  /**
+   * The versions of the rows `listPage` would answer with the same arguments, in its order,
+   * without reading them: each is the session's id and its row's `xmin` (every UPDATE writes
+   * a new row version, whoever writes it), so the list changes when a row on it is written or
+   * another row joins or leaves it. One row of text comes back, not the page.
+   */
+  async listPageVersions(
+    ownerId: string,
+    after: ListCursor | null,
+    limit: number,
+    groupId?: string,
+    filter: ListFilter = {},
+  ): Promise<string[]> {
+    const page = this.pageQuery(ownerId, after, limit, groupId, filter);
+    if (!page) return [];
+    const [r] = await this.db.query<{ versions: string }>(
+      `select coalesce(string_agg(p.id::text || '.' || p.row_version, ','
+                                  order by p.session_timestamp desc, p.created_at desc, p.id desc), '') as versions
+         from (select id, session_timestamp, created_at, xmin::text as row_version ${page.from}) p`,
+      page.params,
+    );
+    return r?.versions ? r.versions.split(',') : [];
+  }
+
+  /** The FROM ... LIMIT of a page of the list and its parameters; null when nothing can match. */
+  private pageQuery(
+    ownerId: string,
+    after: ListCursor | null,
+    limit: number,
+    groupId: string | undefined,
+    filter: ListFilter,
+  ): { from: string; params: unknown[] } | null {
+    if (groupId !== undefined && !isUuid(groupId)) return null;
+    const pattern = filter.search ? `%${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+    return {
+      from: `from ${this.table}
         where owner_id = $1
           and ($6::uuid is null or group_id = $6::uuid)
           and ($7::boolean is not true or group_id is null)
@@ -59,7 +105,7 @@ export class TranscriptRows {
                or (session_timestamp, created_at, id) < ($2::timestamptz, $3::timestamptz, $4::uuid))
         order by session_timestamp desc, created_at desc, id desc
         limit $5`,
-      [
+      params: [
         ownerId,
         after?.ts ?? null,
         after?.created ?? null,
@@ -69,11 +115,7 @@ export class TranscriptRows {
         filter.ungrouped === true,
         pattern,
       ],
-    );
-    return rows.map((r) => ({
-      item: toItem(r),
-      cursor: { ts: String(r.ts_key), created: String(r.created_key), id: String(r.id) },
-    }));
+    };
   }
 
   /** The owner's sessions being recorded, newest first; like list(), never reads content. */
@@ -288,6 +330,15 @@ export class TranscriptRows {
     );
     return r ? r.content : null;
   }
+}
+
+/** One row's version in a page's: its id and the transaction that wrote it. */
+const rowVersion = (id: unknown, xmin: unknown): string => `${String(id)}.${String(xmin)}`;
+
+/** Narrowing of a list page (listPage). */
+export interface ListFilter {
+  ungrouped?: boolean;
+  search?: string;
 }
 
 /**

@@ -8,6 +8,7 @@ import { LineEditStore } from '../db/line-edits.ts';
 import { LiveStore } from '../db/live-store.ts';
 import { TranscriptStore } from '../db/store.ts';
 import { getTranscriptIfChanged } from './get-transcript.ts';
+import { listPage, listPageIfChanged } from './list-page.ts';
 
 const migrationsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
 
@@ -34,12 +35,16 @@ afterAll(async () => {
   await bed?.close();
 });
 
-async function manualSession(owner: string, content: string): Promise<string> {
+async function manualSession(
+  owner: string,
+  content: string,
+  sessionTimestamp = '2024-05-01T18:00:00.000Z',
+): Promise<string> {
   const item = await store.createManual(
     owner,
     {
       name: 'The tavern',
-      sessionTimestamp: '2024-05-01T18:00:00.000Z',
+      sessionTimestamp,
       summary: '',
       content,
       preview: content.slice(0, 100),
@@ -153,5 +158,83 @@ describe('svc.transcript.get-if-changed', () => {
     const v = versionOf(ended);
     expect(v).not.toBeNull();
     expect(await read({ owner_id: owner, id, known: v! })).toEqual({ version: v, unchanged: true });
+  });
+});
+
+describe('svc.transcript.list-page-if-changed', () => {
+  type ListAnswer = Awaited<ReturnType<ReturnType<typeof listPageIfChanged>>>;
+  /** The page of a full answer (fails the test on `unchanged`). */
+  function pageOf(answer: ListAnswer) {
+    if (!('page' in answer)) throw new Error('expected a page, got unchanged');
+    return answer.page;
+  }
+
+  it('answers unchanged while the page is as held, and the new page after a write on it', async () => {
+    const list = listPageIfChanged(store);
+    const owner = randomUUID();
+    // Four sessions, newest last; a page of 2 holds the two newest.
+    const ids: string[] = [];
+    for (const day of ['01', '02', '03', '04']) {
+      ids.push(await manualSession(owner, `GM: Day ${day}.`, `2024-05-${day}T18:00:00.000Z`));
+    }
+    const [oldest, , third, newest] = ids as [string, string, string, string];
+    const first = await list({ owner_id: owner, limit: 2 });
+    const v1 = first.version;
+    expect(v1).toMatch(/^[0-9a-f]{32}$/);
+    // The same page as list-page, cursor and all.
+    expect(pageOf(first)).toEqual(await listPage(store)({ owner_id: owner, limit: 2 }));
+    expect(pageOf(first).items.map((i) => i.id)).toEqual([newest, third]);
+    expect(await list({ owner_id: owner, limit: 2, known: v1 })).toEqual({ version: v1, unchanged: true });
+
+    // A write to a session beyond the page (and beyond the row that tells a next page follows).
+    await store.rename(owner, oldest, 'Far back');
+    expect(await list({ owner_id: owner, limit: 2, known: v1 })).toEqual({ version: v1, unchanged: true });
+
+    // A rename on the page.
+    await store.rename(owner, newest, 'The dragon');
+    const renamed = await list({ owner_id: owner, limit: 2, known: v1 });
+    expect(renamed.version).not.toBe(v1);
+    expect(pageOf(renamed).items[0]).toMatchObject({ id: newest, name: 'The dragon' });
+
+    // A write straight in the database (as the summary service's, or by hand).
+    await bed.db.query(
+      `update "${bed.schema}".transcripts set summary = 'They met a dragon.' where id = $1`,
+      [third],
+    );
+    const summarised = await list({ owner_id: owner, limit: 2, known: renamed.version });
+    expect(pageOf(summarised).items[1]).toMatchObject({ id: third, summary: 'They met a dragon.' });
+
+    // A newer session joins the page; a deleted one leaves it.
+    const joined = await manualSession(owner, 'GM: Day 5.', '2024-05-05T18:00:00.000Z');
+    const withNew = await list({ owner_id: owner, limit: 2, known: summarised.version });
+    expect(pageOf(withNew).items.map((i) => i.id)).toEqual([joined, newest]);
+    expect((await store.deleteEnded(owner, joined)).outcome).toBe('deleted');
+    const afterDelete = await list({ owner_id: owner, limit: 2, known: withNew.version });
+    expect(pageOf(afterDelete).items.map((i) => i.id)).toEqual([newest, third]);
+    // Back to the same rows at the same versions: the same version as before the join.
+    expect(afterDelete.version).toBe(summarised.version);
+
+    // The last page: whether a next page follows is part of the version.
+    const tail = await list({ owner_id: owner, limit: 4 });
+    expect(pageOf(tail).next).toBeNull();
+    await manualSession(owner, 'GM: Day 0.', '2024-04-30T18:00:00.000Z');
+    const longer = await list({ owner_id: owner, limit: 4, known: tail.version });
+    expect(pageOf(longer).next).not.toBeNull();
+  });
+
+  it("never answers unchanged with another owner's version, and checks a request as list-page does", async () => {
+    const list = listPageIfChanged(store);
+    const owner = randomUUID();
+    await manualSession(owner, 'GM: Roll for initiative.');
+    const mine = await list({ owner_id: owner });
+    const theirs = await list({ owner_id: randomUUID(), known: mine.version });
+    expect(pageOf(theirs)).toEqual({ items: [], next: null });
+    expect(theirs.version).not.toBe(mine.version);
+    expect(await refusal(list({ owner_id: owner, search: 'x'.repeat(201), known: mine.version }))).toBe(
+      'bad_request',
+    );
+    expect(await refusal(list({ owner_id: owner, ungrouped: true, group_id: randomUUID() }))).toBe(
+      'bad_request',
+    );
   });
 });
