@@ -7,7 +7,7 @@ import { TranscriptStore } from '../../services/transcript/src/db/store.ts';
 import { onGroupDeleted } from '../../services/transcript/src/handlers/group-deleted.ts';
 import { apiCall } from '../support/api.ts';
 import { localSignIn } from '../support/auth.ts';
-import { contentReads } from '../support/metrics.ts';
+import { contentReads, listReads } from '../support/metrics.ts';
 import { startSystem, testMode, waitFor, type TestSystem } from '../support/system.ts';
 
 interface Transcript extends Omit<TranscriptListItem, 'preview'> {
@@ -451,6 +451,86 @@ describe(`sessions and groups API (${testMode} mode)`, () => {
     expect(await changed.json()).toMatchObject({ name: 'Renamed' });
     expect((await get(alice.token, changed.headers.get('etag')!)).status).toBe(304);
     // A tag of another form is no version: the whole session.
-    expect((await get(alice.token, '"abc"')).status).toBe(200);
+    expect((await get(alice.token, '"a-b"')).status).toBe(200);
+  });
+
+  it("lists a page again from the gateway's copy while it is unchanged, and revalidates a browser's (304)", async () => {
+    const reads = (result: string) => listReads(system.opsUrl!, result);
+    const carol = await localSignIn(system.url, `carol-${randomUUID().slice(0, 8)}`);
+    const token = carol.cookie;
+    const older = await createSession(token, {
+      name: 'Older',
+      transcript: 'GM: One.',
+      session_date: '2024-01-01T00:00:00.000Z',
+    });
+    const newer = await createSession(token, {
+      name: 'Newer',
+      transcript: 'GM: Two.',
+      session_date: '2024-02-01T00:00:00.000Z',
+    });
+    const get = (path: string, etag?: string) =>
+      fetch(`${system.url}/api${path}`, {
+        headers: { authorization: `Bearer ${token}`, ...(etag ? { 'if-none-match': etag } : {}) },
+      });
+    const names = async (r: Response) => ((await r.json()) as TranscriptListItem[]).map((t) => t.name);
+
+    const [first0, unchanged0, changed0, notModified0] = [
+      await reads('first'),
+      await reads('unchanged'),
+      await reads('changed'),
+      await reads('not_modified'),
+    ];
+    const first = await get('/transcripts?limit=1');
+    expect(first.status).toBe(200);
+    const etag = first.headers.get('etag')!;
+    expect(etag).toMatch(/^W\/"[0-9a-f]{32}"$/);
+    expect(first.headers.get('cache-control')).toBe('private, no-cache');
+    const link = first.headers.get('link');
+    expect(link).toMatch(/rel="next"/);
+    expect(await names(first)).toEqual(['Newer']);
+    expect(await reads('first')).toBe(first0 + 1);
+
+    // Read again: the kept page, with the same next-page link.
+    const again = await get('/transcripts?limit=1');
+    expect([again.headers.get('etag'), again.headers.get('link'), await names(again)]).toEqual([
+      etag,
+      link,
+      ['Newer'],
+    ]);
+    expect(await reads('unchanged')).toBe(unchanged0 + 1);
+    // A browser that holds the page: 304, no body.
+    const revalidated = await get('/transcripts?limit=1', etag);
+    expect([revalidated.status, await revalidated.text()]).toEqual([304, '']);
+    expect(await reads('not_modified')).toBe(notModified0 + 1);
+
+    // Every write to a session on the page is seen by the next read, through the API and
+    // straight in the database; a session that joins the page too.
+    expect((await api('PUT', `/transcripts/${newer.id}/rename`, token, { name: 'Renamed' })).status).toBe(
+      200,
+    );
+    const renamed = await get('/transcripts?limit=1', etag);
+    expect([renamed.status, await names(renamed)]).toEqual([200, ['Renamed']]);
+    await system.platform!.db.query("update transcript.transcripts set summary = 'Elsewhere' where id = $1", [
+      newer.id,
+    ]);
+    const summarised = (await (await get('/transcripts?limit=1')).json()) as TranscriptListItem[];
+    expect(summarised[0]).toMatchObject({ id: newer.id, summary: 'Elsewhere' });
+    await createSession(token, {
+      name: 'Newest',
+      transcript: 'GM: Three.',
+      session_date: '2024-03-01T00:00:00.000Z',
+    });
+    expect(await names(await get('/transcripts?limit=1'))).toEqual(['Newest']);
+    expect(await reads('changed')).toBe(changed0 + 3);
+    // Each page and each search is its own: the second page, and a search, read as they are.
+    expect(await names(await get('/transcripts?limit=2&q=older'))).toEqual(['Older']);
+    expect((await list(token)).map((t) => t.id)).toContain(older.id);
+
+    // Another user holding the tag gets their own list, not carol's.
+    const theirs = await fetch(`${system.url}/api/transcripts?limit=1`, {
+      headers: { authorization: `Bearer ${bob.token}`, 'if-none-match': etag },
+    });
+    expect(theirs.status).toBe(200);
+    expect(((await theirs.json()) as TranscriptListItem[]).every((t) => t.id !== newer.id)).toBe(true);
   });
 });

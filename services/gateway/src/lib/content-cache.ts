@@ -1,15 +1,15 @@
-import { EncodedJson, ServiceError } from '@chronicler/kit';
+import { contentCacheBytes } from '@chronicler/kit';
 import { LRUCache } from 'lru-cache';
 
-/** A session's JSON as the gateway last sent it, and the version the transcript service gave it. */
+/**
+ * A session's JSON (or a page of the list's) as the gateway last sent it, the version the
+ * transcript service gave it, and for a page the cursor of the next.
+ */
 export interface HeldContent {
   version: string;
   body: Buffer;
+  next?: string | null;
 }
-
-/** What svc.transcript.get-if-changed answered, its transcript left as the JSON it came in. */
-export type VersionedReply =
-  { version: string | null; unchanged: true } | { version: string | null; transcript: EncodedJson };
 
 export interface ContentCacheOptions {
   /** The most bytes of JSON held; the least recently read go first. */
@@ -19,8 +19,8 @@ export interface ContentCacheOptions {
 }
 
 /**
- * The sessions this gateway read lately, as the JSON bytes it answered with, by owner and id
- * (issue 46). A hit is never served on its own: every read asks the transcript service
+ * The sessions and pages of the session list this gateway read lately, as the JSON bytes it
+ * answered with, by owner and id (a session's, or a key naming the page and its filters; issue 46). A hit is never served on its own: every read asks the transcript service
  * whether the version held is still the stored one (after the same owner check as a read),
  * and only an `unchanged` answer sends the held bytes. What it saves is the content crossing
  * the bus and being read from PostgreSQL, not a check: a write anywhere (another gateway, the
@@ -38,7 +38,13 @@ export class ContentCache {
       sizeCalculation: (e) => Math.max(1, e.body.byteLength),
       ttl: opts.idleMs,
       updateAgeOnGet: true,
+      // Every way out (evicted for room, idle, replaced, dropped) updates the gauge.
+      disposeAfter: () => this.measure(),
     });
+  }
+
+  private measure(): void {
+    contentCacheBytes.set(this.entries.calculatedSize);
   }
 
   get(ownerId: string, id: string): HeldContent | undefined {
@@ -49,10 +55,19 @@ export class ContentCache {
    * Keeps a copy of `body` under `version` (a reply read from the bus may be a view into a
    * larger socket buffer, which must not stay alive with it); one larger than the cache is not kept.
    */
-  hold(ownerId: string, id: string, version: string, body: string | Buffer): HeldContent {
+  hold(
+    ownerId: string,
+    id: string,
+    version: string,
+    body: string | Buffer,
+    next?: string | null,
+  ): HeldContent {
     const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body);
-    const held = { version, body: bytes };
-    if (this.maxBytes > 0 && bytes.byteLength <= this.maxBytes) this.entries.set(keyOf(ownerId, id), held);
+    const held = next === undefined ? { version, body: bytes } : { version, body: bytes, next };
+    if (this.maxBytes > 0 && bytes.byteLength <= this.maxBytes) {
+      this.entries.set(keyOf(ownerId, id), held);
+      this.measure();
+    }
     return held;
   }
 
@@ -78,49 +93,8 @@ export const etagOf = (version: string): string => `W/"${version}"`;
 export function etagVersion(header: string | undefined): string | undefined {
   if (!header) return undefined;
   for (const tag of header.split(',')) {
-    const m = /^\s*(?:W\/)?"([0-9.]{1,64})"\s*$/.exec(tag);
+    const m = /^\s*(?:W\/)?"([0-9A-Za-z.]{1,64})"\s*$/.exec(tag);
     if (m) return m[1];
   }
   return undefined;
-}
-
-const VERSION_KEY = '{"version":';
-const UNCHANGED_TAIL = ',"unchanged":true}';
-const TRANSCRIPT_KEY = ',"transcript":';
-/** A version as the transcript service writes it (a transaction id and a flag), or null. */
-const VERSION_VALUE = /^(null|"[0-9.]{1,64}")/;
-
-/**
- * The parts of a get-if-changed reply: the version first (so the transcript's JSON is the
- * text after it, passed on without being parsed), as the service's result serialises. A reply
- * in any other form is parsed and its transcript serialised again.
- */
-export function splitVersioned(json: EncodedJson): VersionedReply {
-  const body = json.body;
-  const head = typeof body === 'string' ? body.slice(0, 96) : body.subarray(0, 96).toString('latin1');
-  if (head.startsWith(VERSION_KEY)) {
-    const value = VERSION_VALUE.exec(head.slice(VERSION_KEY.length));
-    if (value) {
-      const version = value[1] === 'null' ? null : value[1]!.slice(1, -1);
-      const at = VERSION_KEY.length + value[1]!.length;
-      const rest = head.slice(at);
-      if (rest === UNCHANGED_TAIL) return { version, unchanged: true };
-      const last = typeof body === 'string' ? body.charCodeAt(body.length - 1) : body[body.length - 1];
-      if (rest.startsWith(`${TRANSCRIPT_KEY}{`) && last === 0x7d) {
-        const from = at + TRANSCRIPT_KEY.length;
-        const text = typeof body === 'string' ? body.slice(from, -1) : body.subarray(from, body.length - 1);
-        return { version, transcript: new EncodedJson(text) };
-      }
-    }
-  }
-  const parsed = JSON.parse(json.text) as { version?: unknown; unchanged?: unknown; transcript?: unknown };
-  const version = typeof parsed.version === 'string' ? parsed.version : null;
-  if (parsed.unchanged === true) return { version, unchanged: true };
-  if (typeof parsed.transcript !== 'object' || parsed.transcript === null) {
-    throw new ServiceError(
-      'internal',
-      'svc.transcript.get-if-changed answered neither a transcript nor unchanged',
-    );
-  }
-  return { version, transcript: new EncodedJson(JSON.stringify(parsed.transcript)) };
 }

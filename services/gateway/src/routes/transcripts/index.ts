@@ -9,7 +9,7 @@ import {
   getTranscriptIfChangedRpc,
   IdParamsSchema,
   listActiveTranscriptsRpc,
-  listTranscriptsPageRpc,
+  listTranscriptsPageIfChangedRpc,
   NotesSchema,
   OkSchema,
   putNotesRpc,
@@ -30,15 +30,17 @@ import {
 import {
   call,
   callEncoded,
-  callEncodedPage,
   contentReads,
+  listReads,
   ServiceError,
+  splitPage,
+  splitVersioned,
   type EncodedJson,
 } from '@chronicler/kit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { ContentCache, etagOf, etagVersion, splitVersioned } from '../../lib/content-cache.ts';
+import { ContentCache, etagOf, etagVersion } from '../../lib/content-cache.ts';
 import { nextPageLink, PageQuery, pageRequest } from '../../lib/paging.ts';
 import { listFilters, TranscriptListQuery } from '../../lib/list-filters.ts';
 import { requireAuth } from '../../plugins/auth.ts';
@@ -64,6 +66,16 @@ function notModified(reply: FastifyReply): FastifyReply {
   return reply.code(304).send();
 }
 
+/** An `unchanged` answer is only ever right for the version the gateway named. */
+function checkUnchanged(version: string | null, known: string | undefined): void {
+  if (version !== known) {
+    throw new ServiceError(
+      'internal',
+      'The transcript service answered unchanged to a version not asked about',
+    );
+  }
+}
+
 /** /api/transcripts: sessions of the signed-in user. */
 export default async function transcriptRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -85,24 +97,64 @@ export default async function transcriptRoutes(fastify: FastifyInstance): Promis
         response: { 200: Type.Array(TranscriptListItemSchema) },
       },
     },
+    // A page read before is kept like a session (lib/content-cache.ts): the service checks
+    // whether the page's rows are still the versions held, and the page crosses the bus only
+    // when not. The version is the answer's ETag, so a browser's refetch of an unchanged page
+    // gets 304.
     async (req, reply) => {
+      const owner = req.user!.id;
       const paging = pageRequest(req.query);
       const filters = listFilters(req.query);
-      // The page's items are sent as the JSON text they came in, as for one session below:
-      // parsing and serialising them again was a tenth of the gateway's work on a list.
-      const page = await callEncodedPage(bus, listTranscriptsPageRpc, {
-        owner_id: req.user!.id,
+      const request = {
+        owner_id: owner,
         ...paging,
         ...(filters.search !== undefined ? { search: filters.search } : {}),
         ...(filters.group_id !== undefined ? { group_id: filters.group_id } : {}),
         ...(filters.ungrouped ? { ungrouped: true } : {}),
-      });
-      nextPageLink(req, reply, paging.limit, page.next, {
+      };
+      // The same page of the same list is the same key, whatever the query's order or spelling.
+      const key = `list:${JSON.stringify([paging.limit, paging.after ?? '', filters.search ?? '', filters.group_id ?? '', filters.ungrouped])}`;
+      const held = contents.get(owner, key);
+      const browserHas = etagVersion(req.headers['if-none-match']);
+      const known = held?.version ?? browserHas;
+      const answer = splitVersioned(
+        await callEncoded(bus, listTranscriptsPageIfChangedRpc, {
+          ...request,
+          ...(known !== undefined ? { known } : {}),
+        }),
+        'page',
+        'Reply of svc.transcript.list-page-if-changed',
+      );
+      const version = answer.version!;
+      reply.header('etag', etagOf(version)).header('cache-control', 'private, no-cache');
+      let items: Buffer | EncodedJson;
+      let next: string | null;
+      if ('unchanged' in answer) {
+        checkUnchanged(version, known);
+        if (version === browserHas) {
+          listReads.inc({ result: 'not_modified' });
+          return notModified(reply);
+        }
+        listReads.inc({ result: 'unchanged' });
+        items = held!.body;
+        next = held!.next ?? null;
+      } else {
+        const page = splitPage(answer.value, 'Reply of svc.transcript.list-page-if-changed');
+        next = page.next;
+        const kept = contents.hold(owner, key, version, page.items.body, next);
+        if (version === browserHas) {
+          listReads.inc({ result: 'not_modified' });
+          return notModified(reply);
+        }
+        listReads.inc({ result: held ? 'changed' : 'first' });
+        items = kept.body;
+      }
+      nextPageLink(req, reply, paging.limit, next, {
         q: filters.search,
         group_id: filters.group_id,
         ungrouped: filters.ungrouped ? 'true' : undefined,
       });
-      return sendJsonText(reply, page.items);
+      return sendJsonText(reply, items);
     },
   );
 
@@ -150,6 +202,8 @@ export default async function transcriptRoutes(fastify: FastifyInstance): Promis
             id,
             ...(known !== undefined ? { known } : {}),
           }),
+          'transcript',
+          'Reply of svc.transcript.get-if-changed',
         );
       } catch (err) {
         if (ServiceError.is(err) && err.code === 'not_found') contents.drop(owner, id);
@@ -165,12 +219,7 @@ export default async function transcriptRoutes(fastify: FastifyInstance): Promis
       }
       let body: Buffer | EncodedJson;
       if ('unchanged' in answer) {
-        if (answer.version !== known) {
-          throw new ServiceError(
-            'internal',
-            'The transcript service answered unchanged to a version not asked about',
-          );
-        }
+        checkUnchanged(answer.version, known);
         if (answer.version === browserHas) {
           contentReads.inc({ result: 'not_modified' });
           return notModified(reply);
@@ -178,11 +227,14 @@ export default async function transcriptRoutes(fastify: FastifyInstance): Promis
         contentReads.inc({ result: 'unchanged' });
         body = held!.body;
       } else if (answer.version === null) {
-        body = answer.transcript;
+        body = answer.value;
       } else {
+        body = contents.hold(owner, id, answer.version, answer.value.body).body;
+        if (answer.version === browserHas) {
+          contentReads.inc({ result: 'not_modified' });
+          return notModified(reply);
+        }
         contentReads.inc({ result: held ? 'changed' : 'first' });
-        body = contents.hold(owner, id, answer.version, answer.transcript.body).body;
-        if (answer.version === browserHas) return notModified(reply);
       }
       return sendJsonText(reply, body);
     },

@@ -62,6 +62,22 @@ export const contentReads = new Counter({
   registers: [registry],
 });
 
+export const listReads = new Counter({
+  name: 'chronicler_gateway_list_reads_total',
+  help:
+    'Reads of a page of the session list through the gateway, by what crossed the bus: ' +
+    'unchanged (the kept page was sent), not_modified (a 304: the browser holds that version), ' +
+    'first or changed (the page, now kept)',
+  labelNames: ['result'] as const,
+  registers: [registry],
+});
+
+export const contentCacheBytes = new Gauge({
+  name: 'chronicler_gateway_content_cache_bytes',
+  help: 'Bytes of sessions and list pages the gateway keeps to answer reads of unchanged versions (CONTENT_CACHE_MB bounds it)',
+  registers: [registry],
+});
+
 export const liveSockets = new Gauge({
   name: 'chronicler_live_sockets',
   help: 'Live transcript sockets (socket.io) connected to this process',
