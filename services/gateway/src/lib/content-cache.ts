@@ -44,7 +44,7 @@ export class ContentCache {
   }
 
   private measure(): void {
-    contentCacheBytes.set(this.entries.calculatedSize);
+    contentCacheBytes.set(this.bytes);
   }
 
   get(ownerId: string, id: string): HeldContent | undefined {
