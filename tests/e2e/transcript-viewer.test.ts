@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectFitsPhone, launchBrowser, newPage, signInLocally } from '../support/browser.ts';
-import { contentReads } from '../support/metrics.ts';
+import { contentReads, listReads } from '../support/metrics.ts';
 import { crd3Blurb, crd3Transcript, crd3Turns, type Crd3Episode } from '../support/crd3.ts';
 import { startSystem, type TestSystem } from '../support/system.ts';
 
@@ -419,12 +419,18 @@ describe('transcript viewer (embedded)', { timeout: 120_000 }, () => {
     );
     // What the gateway answered reads of one session with (the browser shows a revalidated copy as a 200).
     const reads = (result: string) => contentReads(system.opsUrl!, result);
+    // And the pages of the sidebar's list.
+    const listed = (result: string) => listReads(system.opsUrl!, result);
+    const sidebar = page.locator('.sidebar');
     await page.goto(`/sessions/${session.id}`);
     await main(page).getByRole('heading', { level: 1, name: 'The Sunken Tomb' }).waitFor();
-    const notModified = await reads('not_modified');
+    await sidebar.getByText('The Sunken Tomb').first().waitFor();
+    const [notModified, listNotModified] = [await reads('not_modified'), await listed('not_modified')];
     await page.reload();
     await main(page).getByRole('heading', { level: 1, name: 'The Sunken Tomb' }).waitFor();
+    await sidebar.getByText('The Sunken Tomb').first().waitFor();
     expect(await reads('not_modified')).toBeGreaterThan(notModified);
+    await expect.poll(() => listed('not_modified')).toBeGreaterThan(listNotModified);
 
     // Renamed elsewhere: the browser's tag names an old version, and the new session comes whole.
     const changed = await reads('changed');
@@ -434,6 +440,9 @@ describe('transcript viewer (embedded)', { timeout: 120_000 }, () => {
     await page.reload();
     await main(page).getByRole('heading', { level: 1, name: 'The Risen Tomb' }).waitFor();
     expect(await reads('changed')).toBeGreaterThan(changed);
+    // The sidebar's page changed with it: the new name, never the kept one.
+    await sidebar.getByText('The Risen Tomb').first().waitFor();
+    expect(await sidebar.getByText('The Sunken Tomb').count()).toBe(0);
     expect(errors).toEqual([]);
   });
 

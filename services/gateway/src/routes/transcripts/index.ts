@@ -125,7 +125,8 @@ export default async function transcriptRoutes(fastify: FastifyInstance): Promis
         'page',
         'Reply of svc.transcript.list-page-if-changed',
       );
-      const version = answer.version!;
+      const version = answer.version;
+      if (version === null) throw new ServiceError('internal', 'A page of the list came without a version');
       reply.header('etag', etagOf(version)).header('cache-control', 'private, no-cache');
       let items: Buffer | EncodedJson;
       let next: string | null;
