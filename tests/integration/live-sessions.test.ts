@@ -103,8 +103,14 @@ describe(`live sessions through the socket (${testMode} mode)`, () => {
 
     // While it runs it is an active session with real counters and this viewer connected.
     await v.untilLines(2);
-    const active = await api<ActiveSession[]>('GET', '/transcripts/active', alice.token);
-    const mine = active.body.find((s) => s.transcript_id === transcriptId);
+    // live-fanout hands a line to its viewers beside the transcript service's store, not
+    // behind it, so the stored counters may trail what the viewer has shown.
+    let mine: ActiveSession | undefined;
+    await waitFor(async () => {
+      const active = await api<ActiveSession[]>('GET', '/transcripts/active', alice.token);
+      mine = active.body.find((s) => s.transcript_id === transcriptId);
+      return (mine?.final_results ?? 0) >= 2;
+    });
     expect(mine).toMatchObject({ is_active: true, session_id: transcriptId });
     expect(mine!.final_results).toBeGreaterThanOrEqual(2);
     expect(mine!.connected_clients).toBeGreaterThanOrEqual(1);
