@@ -33,6 +33,48 @@ describe('ContentCache', () => {
   });
 });
 
+describe('a conditional read', () => {
+  const counted: string[] = [];
+  const count = (r: string) => counted.push(r);
+
+  it("keeps what came first, sends what it holds when unchanged, and 304 for the browser's own version", () => {
+    counted.length = 0;
+    const cache = new ContentCache({ maxBytes: 1000, idleMs: 60_000 });
+    const first = cache.begin('u', 'p', undefined);
+    expect(first.known).toBeUndefined();
+    expect(cache.settle(first, '1', { body: '[1]', next: 'c1' }, count)).toMatchObject({ next: 'c1' });
+
+    // The gateway names its version; the service says unchanged; the held bytes and cursor go out.
+    const again = cache.begin('u', 'p', undefined);
+    expect(again.known).toBe('1');
+    expect(cache.settle(again, '1', undefined, count)?.body.toString()).toBe('[1]');
+    // The browser holds that version: 304 whether the service said unchanged or sent it anew.
+    expect(cache.settle(cache.begin('u', 'p', etagOf('1')), '1', undefined, count)).toBeNull();
+    const other = new ContentCache({ maxBytes: 1000, idleMs: 60_000 });
+    const browserOnly = other.begin('u', 'p', etagOf('1'));
+    expect(browserOnly.known).toBe('1');
+    expect(other.settle(browserOnly, '1', { body: '[1]' }, count)).toBeNull();
+    expect(other.get('u', 'p')?.version).toBe('1');
+
+    // A write: the new version is kept and sent.
+    expect(
+      cache
+        .settle(cache.begin('u', 'p', etagOf('1')), '2', { body: '[2]', next: null }, count)
+        ?.body.toString(),
+    ).toBe('[2]');
+    expect(cache.get('u', 'p')).toMatchObject({ version: '2', next: null });
+    expect(counted).toEqual(['first', 'unchanged', 'not_modified', 'not_modified', 'changed']);
+  });
+
+  it('refuses an unchanged answer for a version it did not name', () => {
+    const cache = new ContentCache({ maxBytes: 1000, idleMs: 60_000 });
+    cache.hold('u', 'p', '1', '[1]');
+    expect(() => cache.settle(cache.begin('u', 'p', undefined), '2', undefined, count)).toThrow(
+      /not asked about/,
+    );
+  });
+});
+
 describe('ETags', () => {
   it('reads back the versions it writes, weak or strong, and nothing else', () => {
     expect(etagVersion(etagOf('123.0'))).toBe('123.0');

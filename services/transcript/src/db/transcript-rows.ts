@@ -65,7 +65,8 @@ export class TranscriptRows {
    * The versions of the rows `listPage` would answer with the same arguments, in its order,
    * without reading them: each is the session's id and its row's `xmin` (every UPDATE writes
    * a new row version, whoever writes it), so the list changes when a row on it is written or
-   * another row joins or leaves it. One row of text comes back, not the page.
+   * another row joins or leaves it. One row of text comes back, not the page: the versions
+   * joined with ',' (the empty string for an empty page).
    */
   async listPageVersions(
     ownerId: string,
@@ -73,16 +74,16 @@ export class TranscriptRows {
     limit: number,
     groupId?: string,
     filter: ListFilter = {},
-  ): Promise<string[]> {
+  ): Promise<string> {
     const page = this.pageQuery(ownerId, after, limit, groupId, filter);
-    if (!page) return [];
+    if (!page) return '';
     const [r] = await this.db.query<{ versions: string }>(
       `select coalesce(string_agg(p.id::text || '.' || p.row_version, ','
                                   order by p.session_timestamp desc, p.created_at desc, p.id desc), '') as versions
          from (select id, session_timestamp, created_at, xmin::text as row_version ${page.from}) p`,
       page.params,
     );
-    return r?.versions ? r.versions.split(',') : [];
+    return r?.versions ?? '';
   }
 
   /** The FROM ... LIMIT of a page of the list and its parameters; null when nothing can match. */

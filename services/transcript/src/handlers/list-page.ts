@@ -61,12 +61,12 @@ function pageOf(
 }
 
 /**
- * The version of a page: a digest of its rows' versions in order, the row past the page
- * included (it decides whether a next page follows). Computed alike from a read page and from
- * listPageVersions, so that a check and a read agree.
+ * The version of a page: a digest of its rows' versions in order, joined with ',', the row
+ * past the page included (it decides whether a next page follows). Computed alike from a read
+ * page and from listPageVersions' text, so that a check and a read agree.
  */
-const pageVersion = (rowVersions: string[]): string =>
-  createHash('sha256').update(rowVersions.join(',')).digest('hex').slice(0, 32);
+const pageVersion = (rowVersions: string): string =>
+  createHash('sha256').update(rowVersions).digest('hex').slice(0, 32);
 
 /** svc.transcript.list-page: one page of the owner's sessions, never their content. */
 export const listPage =
@@ -96,7 +96,7 @@ export const listPageIfChanged =
     const rows = await store.listPage(...args);
     // Key order: the version first, so that the caller finds the page's text after it.
     return {
-      version: pageVersion(rows.map((r) => r.version)),
+      version: pageVersion(rows.map((r) => r.version).join(',')),
       page: pageOf(rows, request.limit ?? LIST_PAGE_DEFAULT),
     };
   };

@@ -40,7 +40,7 @@ import {
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { ContentCache, etagOf, etagVersion } from '../../lib/content-cache.ts';
+import { ContentCache, etagOf } from '../../lib/content-cache.ts';
 import { nextPageLink, PageQuery, pageRequest } from '../../lib/paging.ts';
 import { listFilters, TranscriptListQuery } from '../../lib/list-filters.ts';
 import { requireAuth } from '../../plugins/auth.ts';
@@ -64,16 +64,6 @@ function sendJsonText(reply: FastifyReply, json: EncodedJson | Buffer): FastifyR
 /** 304: the browser's copy (its If-None-Match) is the version still stored. */
 function notModified(reply: FastifyReply): FastifyReply {
   return reply.code(304).send();
-}
-
-/** An `unchanged` answer is only ever right for the version the gateway named. */
-function checkUnchanged(version: string | null, known: string | undefined): void {
-  if (version !== known) {
-    throw new ServiceError(
-      'internal',
-      'The transcript service answered unchanged to a version not asked about',
-    );
-  }
 }
 
 /** /api/transcripts: sessions of the signed-in user. */
@@ -114,48 +104,35 @@ export default async function transcriptRoutes(fastify: FastifyInstance): Promis
       };
       // The same page of the same list is the same key, whatever the query's order or spelling.
       const key = `list:${JSON.stringify([paging.limit, paging.after ?? '', filters.search ?? '', filters.group_id ?? '', filters.ungrouped])}`;
-      const held = contents.get(owner, key);
-      const browserHas = etagVersion(req.headers['if-none-match']);
-      const known = held?.version ?? browserHas;
+      const read = contents.begin(owner, key, req.headers['if-none-match']);
       const answer = splitVersioned(
         await callEncoded(bus, listTranscriptsPageIfChangedRpc, {
           ...request,
-          ...(known !== undefined ? { known } : {}),
+          ...(read.known !== undefined ? { known: read.known } : {}),
         }),
         'page',
         'Reply of svc.transcript.list-page-if-changed',
       );
-      const version = answer.version;
-      if (version === null) throw new ServiceError('internal', 'A page of the list came without a version');
-      reply.header('etag', etagOf(version)).header('cache-control', 'private, no-cache');
-      let items: Buffer | EncodedJson;
-      let next: string | null;
-      if ('unchanged' in answer) {
-        checkUnchanged(version, known);
-        if (version === browserHas) {
-          listReads.inc({ result: 'not_modified' });
-          return notModified(reply);
-        }
-        listReads.inc({ result: 'unchanged' });
-        items = held!.body;
-        next = held!.next ?? null;
-      } else {
-        const page = splitPage(answer.value, 'Reply of svc.transcript.list-page-if-changed');
-        next = page.next;
-        const kept = contents.hold(owner, key, version, page.items.body, next);
-        if (version === browserHas) {
-          listReads.inc({ result: 'not_modified' });
-          return notModified(reply);
-        }
-        listReads.inc({ result: held ? 'changed' : 'first' });
-        items = kept.body;
-      }
-      nextPageLink(req, reply, paging.limit, next, {
+      if (answer.version === null)
+        throw new ServiceError('internal', 'A page of the list came without a version');
+      reply.header('etag', etagOf(answer.version)).header('cache-control', 'private, no-cache');
+      const page =
+        'unchanged' in answer
+          ? undefined
+          : splitPage(answer.value, 'Reply of svc.transcript.list-page-if-changed');
+      const sent = contents.settle(
+        read,
+        answer.version,
+        page && { body: page.items.body, next: page.next },
+        (result) => listReads.inc({ result }),
+      );
+      if (!sent) return notModified(reply);
+      nextPageLink(req, reply, paging.limit, sent.next ?? null, {
         q: filters.search,
         group_id: filters.group_id,
         ungrouped: filters.ungrouped ? 'true' : undefined,
       });
-      return sendJsonText(reply, items);
+      return sendJsonText(reply, sent.body);
     },
   );
 
@@ -192,16 +169,14 @@ export default async function transcriptRoutes(fastify: FastifyInstance): Promis
     async (req, reply) => {
       const owner = req.user!.id;
       const id = req.params.id;
-      const held = contents.get(owner, id);
-      const browserHas = etagVersion(req.headers['if-none-match']);
-      const known = held?.version ?? browserHas;
+      const read = contents.begin(owner, id, req.headers['if-none-match']);
       let answer;
       try {
         answer = splitVersioned(
           await callEncoded(bus, getTranscriptIfChangedRpc, {
             owner_id: owner,
             id,
-            ...(known !== undefined ? { known } : {}),
+            ...(read.known !== undefined ? { known: read.known } : {}),
           }),
           'transcript',
           'Reply of svc.transcript.get-if-changed',
@@ -211,33 +186,26 @@ export default async function transcriptRoutes(fastify: FastifyInstance): Promis
         throw err;
       }
       if (answer.version === null) {
-        contents.drop(owner, id);
-        contentReads.inc({ result: 'recording' });
         // A session being recorded changes with every line: never answered from a cache.
+        contents.drop(owner, id);
+        if ('unchanged' in answer)
+          throw new ServiceError(
+            'internal',
+            'The transcript service answered unchanged for a session being recorded',
+          );
+        contentReads.inc({ result: 'recording' });
         reply.header('cache-control', 'no-store');
-      } else {
-        reply.header('etag', etagOf(answer.version)).header('cache-control', 'private, no-cache');
+        return sendJsonText(reply, answer.value);
       }
-      let body: Buffer | EncodedJson;
-      if ('unchanged' in answer) {
-        checkUnchanged(answer.version, known);
-        if (answer.version === browserHas) {
-          contentReads.inc({ result: 'not_modified' });
-          return notModified(reply);
-        }
-        contentReads.inc({ result: 'unchanged' });
-        body = held!.body;
-      } else if (answer.version === null) {
-        body = answer.value;
-      } else {
-        body = contents.hold(owner, id, answer.version, answer.value.body).body;
-        if (answer.version === browserHas) {
-          contentReads.inc({ result: 'not_modified' });
-          return notModified(reply);
-        }
-        contentReads.inc({ result: held ? 'changed' : 'first' });
-      }
-      return sendJsonText(reply, body);
+      reply.header('etag', etagOf(answer.version)).header('cache-control', 'private, no-cache');
+      const sent = contents.settle(
+        read,
+        answer.version,
+        'unchanged' in answer ? undefined : { body: answer.value.body },
+        (result) => contentReads.inc({ result }),
+      );
+      if (!sent) return notModified(reply);
+      return sendJsonText(reply, sent.body);
     },
   );
 
