@@ -21,7 +21,9 @@ import { BusNamespace } from './subject.ts';
 import type { Bus, BusStatus } from './types.ts';
 import { deleteStreams, ownedBy } from '../../../../../tests/support/bus-namespace.ts';
 
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+// Set by the cluster pass of `pnpm test` (and .ci/run); the embedded pass unsets it, so these
+// run once and not again against the same server.
+const NATS_URL = process.env.NATS_URL ?? '';
 const NATS_SERVER_BIN = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
 
 /** Why the NATS tests cannot run here, or null when they can. */
@@ -42,7 +44,10 @@ async function natsUnavailable(url: string): Promise<string | null> {
   }
 }
 
-const unavailable = await natsUnavailable(NATS_URL);
+const unavailable =
+  NATS_URL === ''
+    ? 'NATS_URL is not set (e.g. nats://127.0.0.1:4222, a server started with -js)'
+    : await natsUnavailable(NATS_URL);
 
 /** Deletes the streams and buckets that tests created under their prefixes on the shared server. */
 async function deleteTestStreams(prefixes: Set<string>): Promise<void> {
