@@ -175,8 +175,9 @@ describe.runIf(hasEspeak)(`the voice bot's streams and limits (${testMode} mode)
   });
 
   describe('maximum length', () => {
-    // Short, so that the test waits 45 s and not the 8 hours of the default.
-    useRig({ MAX_SESSION_MINUTES: '0.75', SESSION_END_WARNING_MINUTES: '0.5' });
+    // Short, so that the test waits 24 s and not the 8 hours of the default: the warning
+    // comes 9 s in, after the line (a few seconds on a busy machine).
+    useRig({ MAX_SESSION_MINUTES: '0.4', SESSION_END_WARNING_MINUTES: '0.25' });
 
     it('warns the channel before the maximum length, then ends and saves the recording', async () => {
       const turns: Turn[] = [{ speaker: matt, text: 'This will be a long night' }];
@@ -186,7 +187,7 @@ describe.runIf(hasEspeak)(`the voice bot's streams and limits (${testMode} mode)
       await table.play(spoken);
       await viewer.untilLines(1, 30_000);
       await waitFor(
-        () => posted('reaches its maximum length of 45 seconds in 30 seconds').length > 0,
+        () => posted('reaches its maximum length of 24 seconds in 15 seconds').length > 0,
         60_000,
       );
       await viewer.untilEnded(90_000);
