@@ -16,5 +16,10 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 1,
     fileParallelism: false,
+    // As the integration files (../../vitest.config.ts): the worker keeps the services' modules
+    // it loaded for the next file instead of loading them all again, and each file's changes to
+    // process.env are taken back when it ends.
+    isolate: false,
+    setupFiles: ['tests/support/isolate-env.ts'],
   },
 });
