@@ -64,6 +64,23 @@ function firstLine(messages) {
   return line.length > 300 ? `${line.slice(0, 300)}…` : line;
 }
 
+// The processes the tests start (a service per process, the embedded runner, the replay and
+// admin CLIs) run the compiled services, as the images do: built here once, and again only
+// when a source is newer than its build (tests/support/system.ts `nodeEntry`).
+const build = spawnSync(
+  process.execPath,
+  [path.join(root, 'scripts/build.mjs'), '--services', '--if-stale'],
+  {
+    cwd: root,
+    stdio: 'inherit',
+  },
+);
+if (build.status !== 0) {
+  console.log('the services did not build: see above');
+  process.exit(1);
+}
+process.env.CHRONICLER_TEST_COMPILED = '1';
+
 const base = { ...process.env };
 for (const v of CLUSTER_VARS) delete base[v];
 

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall } from '../support/api.ts';
 import { localSignIn } from '../support/auth.ts';
 import { crd3Transcript, CRD3_DIR } from '../support/crd3.ts';
-import { repoRoot, startSystem, testMode, waitFor, type TestSystem } from '../support/system.ts';
+import { nodeEntry, repoRoot, startSystem, testMode, type TestSystem, waitFor } from '../support/system.ts';
 
 interface User {
   token: string;
@@ -41,15 +41,11 @@ function adminGrant(
   env: NodeJS.ProcessEnv,
 ): Promise<{ code: number; out: string; err: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', 'services/auth/src/cli/admin-grant.ts', ...args],
-      {
-        cwd: repoRoot,
-        env,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    const child = spawn(process.execPath, [...nodeEntry('services/auth/src/cli/admin-grant.ts'), ...args], {
+      cwd: repoRoot,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));

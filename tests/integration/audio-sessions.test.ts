@@ -13,11 +13,12 @@ import { apiCall } from '../support/api.ts';
 import { localSignIn } from '../support/auth.ts';
 import {
   createTestDatabase,
+  nodeEntry,
   repoRoot,
   startSystem,
   testMode,
-  waitFor,
   type TestSystem,
+  waitFor,
 } from '../support/system.ts';
 import { phrasesWav, wav } from '../support/audio.ts';
 import { execFileSync, spawn } from 'node:child_process';
@@ -700,7 +701,7 @@ describe(`audio sessions (${testMode} mode)`, () => {
         SPEECH_PROVIDER: 'deepgram',
         TRANSCRIPTION_BASE_URL: 'http://127.0.0.1:1/v1',
       });
-      const child = spawn(process.execPath, ['--import', 'tsx', 'services/transcript/src/main.ts'], {
+      const child = spawn(process.execPath, nodeEntry('services/transcript/src/main.ts'), {
         cwd: repoRoot,
         env,
         stdio: ['ignore', 'pipe', 'pipe'],

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort, repoRoot, testMode, waitFor } from '../support/system.ts';
+import { freePort, nodeEntry, repoRoot, testMode, waitFor } from '../support/system.ts';
 
 // Every service process, as the chart runs it, given a password in every URL it reads (NATS,
 // PostgreSQL, Redis, the speech and AI servers) where nothing listens. Operators read the logs
@@ -56,7 +56,7 @@ async function baseEnv(): Promise<NodeJS.ProcessEnv> {
  * anything (that it runs below the default CPU priority, say), so the wait is for the words.
  */
 async function runService(name: string, env: NodeJS.ProcessEnv, until?: RegExp): Promise<Run> {
-  const child = spawn(process.execPath, ['--import', 'tsx', `services/${name}/src/main.ts`], {
+  const child = spawn(process.execPath, nodeEntry(`services/${name}/src/main.ts`), {
     cwd: repoRoot,
     env: { ...env, OPS_PORT: String(await freePort()), PORT: String(await freePort()) },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -11,12 +11,13 @@ import { localSignIn } from '../support/auth.ts';
 import { LiveViewer } from '../support/live-viewer.ts';
 import {
   freePort,
+  nodeEntry,
   repoRoot,
   startSystem,
   stopChild,
   testMode,
-  waitFor,
   type TestSystem,
+  waitFor,
 } from '../support/system.ts';
 
 const OUTAGE_MS = 30_000;
@@ -53,7 +54,7 @@ describe.runIf(testMode === 'cluster')('a gateway through a Redis outage (cluste
     // A second gateway whose Redis (socket.io adapter, rate limits, caches) is this test's.
     const port = await freePort();
     gatewayUrl = `http://127.0.0.1:${port}`;
-    gateway = spawn(process.execPath, ['--import', 'tsx', 'services/gateway/src/main.ts'], {
+    gateway = spawn(process.execPath, nodeEntry('services/gateway/src/main.ts'), {
       cwd: repoRoot,
       env: {
         ...system.env,

@@ -7,7 +7,15 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall } from '../support/api.ts';
 import { localSignIn } from '../support/auth.ts';
-import { createTestDatabase, freePort, repoRoot, stopChild, testMode, waitFor } from '../support/system.ts';
+import {
+  createTestDatabase,
+  freePort,
+  nodeEntry,
+  repoRoot,
+  stopChild,
+  testMode,
+  waitFor,
+} from '../support/system.ts';
 
 // A rolling upgrade: this release's migration Jobs have run, and the previous release's pods
 // still serve on the schema they left. The previous release is the commit before the newest
@@ -64,7 +72,7 @@ describe.runIf(testMode === 'cluster')('the previous release on this release’s
     const base = { PATH: process.env.PATH, DATABASE_URL: db.url, LOG_LEVEL: 'warn' };
     // This release's migration Jobs, in the chart's order.
     for (const name of SERVICE_NAMES.filter((n) => SERVICE_NEEDS[n].schema)) {
-      const job = spawn(process.execPath, ['--import', 'tsx', `services/${name}/src/main.ts`], {
+      const job = spawn(process.execPath, nodeEntry(`services/${name}/src/main.ts`), {
         cwd: repoRoot,
         env: { ...base, MIGRATIONS: 'job' },
         stdio: 'inherit',

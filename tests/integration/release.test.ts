@@ -5,7 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, freePort, repoRoot, testMode, waitFor } from '../support/system.ts';
+import { createTestDatabase, freePort, nodeEntry, repoRoot, testMode, waitFor } from '../support/system.ts';
 
 // A process as the chart (or `pnpm start`) runs it: its exit code, its log lines, its ops port.
 interface Run {
@@ -18,7 +18,7 @@ const runs: Run[] = [];
 const dirs: string[] = [];
 
 function run(entry: string, env: NodeJS.ProcessEnv): Run {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+  const child = spawn(process.execPath, nodeEntry(entry), {
     cwd: repoRoot,
     env: { PATH: process.env.PATH, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
