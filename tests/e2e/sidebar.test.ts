@@ -104,13 +104,11 @@ describe('sidebar transcript browser', () => {
     const groupsList = sidebar().getByRole('region', { name: 'Groups' });
     const ungroupedList = sidebar().getByRole('region', { name: 'Ungrouped Transcripts' });
     await ungroupedList.getByText('Arrival at Kraghammer').waitFor();
-    expect(await names(groupsList)).toEqual(['Vox Machina']);
+    await expect.poll(() => names(groupsList)).toEqual(['Vox Machina']);
     await groupsList.getByText('2 sessions', { exact: true }).waitFor();
-    expect(await names(ungroupedList)).toEqual([
-      'Arrival at Kraghammer',
-      'The Feywild Crossing',
-      'Recap Night',
-    ]);
+    await expect
+      .poll(() => names(ungroupedList))
+      .toEqual(['Arrival at Kraghammer', 'The Feywild Crossing', 'Recap Night']);
 
     const item = (name: string) => ungroupedList.getByRole('link', { name: new RegExp(`^${name}`) });
     expect(await item('Arrival at Kraghammer').locator('.session-badge').allTextContents()).toEqual(['Live']);
@@ -127,21 +125,19 @@ describe('sidebar transcript browser', () => {
 
     // Search: names of groups and transcripts, previews of transcripts, any case.
     await search().fill('FEYWILD');
-    expect(await names(sidebar())).toEqual(['The Feywild Crossing']);
+    await expect.poll(() => names(sidebar())).toEqual(['The Feywild Crossing']);
     await search().fill('vox');
-    expect(await names(sidebar())).toEqual(['Vox Machina']);
+    await expect.poll(() => names(sidebar())).toEqual(['Vox Machina']);
     const previewWord = firstLine.split(' ').slice(3, 5).join(' ').toLowerCase();
     await search().fill(previewWord);
-    expect(await names(sidebar())).toContain('The Feywild Crossing');
+    await expect.poll(() => names(sidebar())).toContain('The Feywild Crossing');
     await search().fill('beholder lair');
     await sidebar().getByText('No matching groups or transcripts found.', { exact: true }).waitFor();
     expect(await sidebar().locator('.browser-item').count()).toBe(0);
     await search().fill('');
-    expect(await names(ungroupedList)).toEqual([
-      'Arrival at Kraghammer',
-      'The Feywild Crossing',
-      'Recap Night',
-    ]);
+    await expect
+      .poll(() => names(ungroupedList))
+      .toEqual(['Arrival at Kraghammer', 'The Feywild Crossing', 'Recap Night']);
 
     await page.screenshot({ path: `${SHOTS}/sidebar-groups-1280.png` });
 
@@ -161,11 +157,11 @@ describe('sidebar transcript browser', () => {
     const view = sidebar().getByRole('region', { name: 'Vox Machina' });
     await view.waitFor();
     expect(await search().getAttribute('placeholder')).toBe('Search transcripts in group...');
-    expect(await names(view)).toEqual(['Whitestone Siege', 'Into the Underdark']);
+    await expect.poll(() => names(view)).toEqual(['Whitestone Siege', 'Into the Underdark']);
     expect(await view.getByRole('button', { name: 'Back to Group Dashboard' }).count()).toBe(0);
 
     await search().fill('WHITESTONE');
-    expect(await names(view)).toEqual(['Whitestone Siege']);
+    await expect.poll(() => names(view)).toEqual(['Whitestone Siege']);
     await search().fill('Kraghammer');
     await view.getByText('No matching transcripts found in this group.', { exact: true }).waitFor();
     await search().fill('');
@@ -197,7 +193,7 @@ describe('sidebar transcript browser', () => {
     await view.getByRole('button', { name: 'Back to Group Dashboard' }).waitFor();
     await page.goto(`/?group=${ids.vox}`);
     await view.waitFor();
-    expect(await names(view)).toEqual(['Whitestone Siege', 'Into the Underdark']);
+    await expect.poll(() => names(view)).toEqual(['Whitestone Siege', 'Into the Underdark']);
     await sidebar().getByRole('link', { name: 'Dashboard' }).click();
     await page.waitForURL(`${system.url}/`);
     await sidebar().getByRole('region', { name: 'Groups' }).waitFor();
@@ -243,7 +239,7 @@ describe('sidebar transcript browser', () => {
     await phone.getByRole('button', { name: 'Open sidebar' }).click();
     await drawer.getByRole('searchbox').waitFor({ state: 'visible' });
     await drawer.getByRole('searchbox').fill('recap');
-    expect(await names(drawer)).toEqual(['Recap Night']);
+    await expect.poll(() => names(drawer)).toEqual(['Recap Night']);
     await drawer.getByRole('searchbox').fill('');
     await drawer.getByText('Arrival at Kraghammer').waitFor();
     await expectFitsPhone(phone);
