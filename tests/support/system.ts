@@ -214,8 +214,12 @@ export async function startSystem(opts: StartOptions = {}): Promise<TestSystem> 
     delete env.NATS_URL;
     delete env.DATABASE_URL;
     delete env.REDIS_URL;
-    if (!opts.env?.DATA_DIR) {
-      cpSync(path.join(await pgliteTemplate(), 'pglite'), path.join(dataDir, 'pglite'), { recursive: true });
+    // A data directory without a database (this start's own, or one a test gave so that a
+    // restart finds its data) gets the migrated template instead of an initdb in WASM; one
+    // that has a database (a restart) keeps it.
+    const pglite = path.join(env.DATA_DIR!, 'pglite');
+    if (!existsSync(pglite)) {
+      cpSync(path.join(await pgliteTemplate(), 'pglite'), pglite, { recursive: true });
     }
   } else {
     for (const v of ['NATS_URL', 'DATABASE_URL', 'REDIS_URL']) {
