@@ -215,8 +215,8 @@ describe(`live lines in order without waiting (${testMode} mode)`, () => {
         '10',
         '--url',
         system.url,
-        '--token',
-        machineKey,
+        // Joined to its option: a key may begin with '-', which parseArgs would take for an option.
+        `--token=${machineKey}`,
         '--name',
         'Interrupted',
       ],
