@@ -34,23 +34,24 @@ export function endSpread(endsAt: number[]): EndSpread {
 }
 
 /**
- * Latencies split at the first session's end: `steady` (published before any session ended)
+ * Latencies split at the first session's end (of the finals `only` keeps): `steady` (published before any session ended)
  * and `ends` (published from then on, while the sessions end around them).
  */
 export function phaseFigures(
   publishedAt: Map<string, number>,
   receipts: { key: string; at: number }[],
   endsAt: number[],
+  only: (key: string) => boolean = () => true,
 ): PhaseFigures[] {
   const firstEnd = Math.min(...endsAt);
   const phaseOf = (from: number) => (from < firstEnd ? 0 : 1);
   const names = ['steady (before any session ends)', 'while the sessions end'];
   const latencies: number[][] = [[], []];
   const finals = [0, 0];
-  for (const from of publishedAt.values()) finals[phaseOf(from)]!++;
+  for (const [k, from] of publishedAt) if (only(k)) finals[phaseOf(from)]!++;
   for (const r of receipts) {
     const from = publishedAt.get(r.key);
-    if (from !== undefined) latencies[phaseOf(from)]!.push(r.at - from);
+    if (from !== undefined && only(r.key)) latencies[phaseOf(from)]!.push(r.at - from);
   }
   return names.map((phase, i) => {
     const xs = latencies[i]!.sort((a, b) => a - b);
@@ -87,6 +88,7 @@ export function steadyWindows(
   publishedAt: Map<string, number>,
   receipts: { key: string; at: number }[],
   endsAt: number[],
+  only: (key: string) => boolean = () => true,
 ): SteadyWindows {
   const firstEnd = Math.min(...endsAt);
   const byFinal = new Map<string, number[]>();
@@ -97,7 +99,7 @@ export function steadyWindows(
     xs.push(r.at - from);
     byFinal.set(r.key, xs);
   }
-  const ordered = [...publishedAt].sort((a, b) => a[1] - b[1]);
+  const ordered = [...publishedAt].filter(([k]) => only(k)).sort((a, b) => a[1] - b[1]);
   const steady = ordered.filter(([, from]) => from < firstEnd).map(([k]) => byFinal.get(k) ?? []);
   const ends = ordered.filter(([, from]) => from >= firstEnd).map(([k]) => byFinal.get(k) ?? []);
   const p99Of = (finals: number[][]) =>

@@ -1,27 +1,30 @@
 // Live sessions end to end, in cluster mode with one process per service on NATS,
-// PostgreSQL and Redis: BENCH_LIVE_SESSIONS (200) replayed CRD3 sessions published onto
-// the bus exactly as the pipeline does (busSink), each watched by BENCH_LIVE_VIEWERS (10)
-// socket.io viewers (the web client's behaviour: tests/support/live-viewer.ts) = 2000
-// websocket connections from this process. Measures, on one clock (this process's
-// performance.now()), the latency from just before a final is published to each viewer's
-// receipt of its final_update / user_final_update (p50, p99, max), and checks that every
-// viewer ends holding exactly its session's lines 1..n, none twice. Side by side in the same
-// run: a bare socket.io server (no adapter, no bus) in a child process, driven by the very
-// same replay schedule over IPC, to the same 2000 viewers. Also: the gateway's memory per
-// connected socket (its /metrics before and after the viewers joined), the CPU each
-// process used, and where the time goes hop by hop (this process also listens to
-// live.*.line and fanout.* on the bus).
+// PostgreSQL and Redis: BENCH_LIVE_SESSIONS (200) replayed CRD3 sessions that end together and
+// BENCH_LIVE_FLOWING (50) that go on speaking meanwhile, published onto the bus exactly as the
+// pipeline does (busSink), each watched by BENCH_LIVE_VIEWERS (10) socket.io viewers (the web
+// client's behaviour: tests/support/live-viewer.ts) = 2500 websocket connections. The viewers
+// live in processes of their own (live-viewers.ts; real viewers are separate browsers): the
+// ending sessions' in two, the flowing sessions' in a third. Measures the latency from just
+// before a final is published to each viewer's receipt of its final_update /
+// user_final_update (p50, p99, max; the hosts' clocks put on this process's by the shortest
+// of 20 pings), and checks that every viewer ends holding exactly its session's lines 1..n,
+// none twice. Side by side in the same run: a bare socket.io server (no adapter, no bus) in a
+// child process, driven by the very same replay schedule over IPC, to the same viewers. Also:
+// the gateway's memory per connected socket (its /metrics before and after the viewers
+// joined), the CPU each process used, and where the time goes hop by hop (this process also
+// listens to live.*.line and fanout.* on the bus).
 //
 // Budgets (#43): p99 publish -> browser socket under 30 ms, and under 100 ms with one core kept
-// busy, nothing lost or repeated, 200 sessions x 10 viewers on a 2-core machine. Per phase
-// (#46): the lines still flowing while the sessions end (all within about one turn) keep the
-// steady part's p99. The ends' phase holds only about one final per session, so its p99 is
-// also ranked among the steady part's windows of as many finals (like against like: a small
-// sample's p99 is its few slowest). BENCH_LIVE_DUMP=<file> writes each final's hop times.
+// busy, nothing lost or repeated, on a 2-core machine. Per phase (#46: "200 live sessions
+// ending within the same second do not raise the live p99 of the lines still flowing"): the
+// 200 ending sessions speak their lines, wait until the last of them has, and publish their
+// ends together; the flowing sessions' lines after that burst (BENCH_LIVE_AFTER_TURNS more
+// each, while the ends' work runs: storing, usage, summaries) keep the p99 those same
+// sessions had before it. The ends' p99 is also ranked among the steady part's windows of as
+// many finals (like against like: a small sample's p99 is its few slowest).
+// BENCH_LIVE_DUMP=<file> writes each final's hop times.
 //
 // Needs NATS_URL, DATABASE_URL and REDIS_URL (defaults: the local servers); skipped without.
-// The viewers run in this process, so its own event loop is part of every latency measured
-// (both columns alike); the client handler only stamps the time and keeps the line.
 import {
   LiveSocketEvents,
   liveJoinRpc,
@@ -44,11 +47,9 @@ import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import v8 from 'node:v8';
-import vm from 'node:vm';
+import pg from 'pg';
 import { localSignIn } from '../support/auth.ts';
 import { CRD3_EPISODES, crd3Turns } from '../support/crd3.ts';
-import { LiveViewer } from '../support/live-viewer.ts';
 import { freePort, repoRoot, startSystem, waitFor, type TestSystem } from '../support/system.ts';
 import {
   endSpread,
@@ -58,6 +59,7 @@ import {
   type PhaseFigures,
   type SteadyWindows,
 } from './live-phases.ts';
+import { finalKey as key, ViewerHost, type HostReport, type ViewerChecks } from './live-viewers.ts';
 import { percentile, printTable } from './report.ts';
 
 const int = (name: string, fallback: number): number => {
@@ -72,6 +74,14 @@ const WORDS = Math.max(1, int('BENCH_LIVE_WORDS', 6));
 /** Interims before each final, as the pipeline sends them (replaySession's default is 2). */
 const INTERIMS = int('BENCH_LIVE_INTERIMS', 2);
 const TURN_MS = Math.max(0.6, WORDS / 2.5) * 1000;
+/**
+ * Sessions still flowing while the SESSIONS others end, and how many more lines they speak
+ * after the last of those (at one every TURN_MS: the window in which the ends' work is done).
+ */
+const FLOWING = int('BENCH_LIVE_FLOWING', 50);
+const AFTER_TURNS = int('BENCH_LIVE_AFTER_TURNS', 10);
+/** Processes holding the ending sessions' viewers (the flowing sessions' have one of their own). */
+const ENDING_HOSTS = 2;
 /** Viewers connected at once while the audience gathers. */
 const CONNECT_BATCH = 100;
 
@@ -248,8 +258,6 @@ function turnPool(): ReplayTurn[] {
   return pool;
 }
 
-const key = (transcriptId: string, utteranceId: string): string => `${transcriptId}|${utteranceId}`;
-
 /** CPU ticks (user + system) of a process from /proc; 0 when it is gone. */
 function procTicks(pid: number): number {
   try {
@@ -289,29 +297,35 @@ const machineTicks = (): { busy: number; total: number } => {
 
 /**
  * CPU use of process groups between start() and stop(), in % of one core. The groups are
- * looked up at both ends (PostgreSQL starts a backend per connection), per process id.
+ * looked up at both ends (PostgreSQL starts a backend per connection), per process id; a
+ * `quick` start or stop (the boundary between phases, in the middle of a burst) reuses the
+ * groups last looked up by this meter or the one it came from, and only reads their ticks.
  */
-function cpuMeter(groups: () => Map<string, number[]>) {
-  const ticks = () =>
-    new Map([...groups()].map(([name, pids]) => [name, new Map(pids.map((p) => [p, procTicks(p)]))]));
+function cpuMeter(groups: () => Map<string, number[]>, known: { groups?: Map<string, number[]> } = {}) {
+  const lookUp = (quick: boolean) => {
+    if (!quick || !known.groups) known.groups = groups();
+    return known.groups;
+  };
+  const ticks = (quick: boolean) =>
+    new Map([...lookUp(quick)].map(([name, pids]) => [name, new Map(pids.map((p) => [p, procTicks(p)]))]));
   let t0 = 0;
   let before = new Map<string, Map<number, number>>();
   let machine0 = machineTicks();
   return {
     /** A meter of its own over the same processes (e.g. for one phase of a run). */
-    another: () => cpuMeter(groups),
-    start() {
+    another: () => cpuMeter(groups, known),
+    start(quick = false) {
       t0 = performance.now();
-      before = ticks();
+      before = ticks(quick);
       machine0 = machineTicks();
     },
-    stop(): {
+    stop(quick = false): {
       rows: { process: string; cpuPercentOfOneCore: number }[];
       machineBusyPercent: number;
       othersPercentOfOneCore: number;
     } {
       const seconds = (performance.now() - t0) / 1000;
-      const after = ticks();
+      const after = ticks(quick);
       const machine = machineTicks();
       const rows = [...after]
         .map(([process, pids]) => {
@@ -369,7 +383,7 @@ interface RunOptions {
   cpu: ReturnType<typeof cpuMeter>;
 }
 
-interface RunResult {
+interface RunResult extends ViewerChecks {
   label: string;
   sessions: number;
   viewers: number;
@@ -379,22 +393,21 @@ interface RunResult {
   p99Ms: number;
   maxMs: number;
   finalsPerSec: number;
-  lost: number;
-  duplicated: number;
-  wrongText: number;
-  caughtUpByJoin: number;
-  notEnded: number;
-  connectErrors: number;
   latencies: number[];
   publishedAt: Map<string, number>;
   viewerReceipts: { key: string; at: number }[];
   ackMs: number[];
   server: { before: Mem; after: Mem; perSocketRss: number; perSocketHeap: number };
   clientPerSocketHeap: number;
+  /** The bench process's (publisher's) event loop, and the worst of the viewer hosts'. */
   loopDelayP99Ms: number;
   loopDelayMaxMs: number;
+  hostLoopDelayP99Ms: number;
+  /** Every final, split at the burst of ends. */
   phases: PhaseFigures[];
-  /** The ends' p99 among the steady part's windows of as many finals. */
+  /** The sessions still flowing (the lines the ends must not slow), split the same way. */
+  flowingPhases: PhaseFigures[];
+  /** The ends' p99 among the steady windows of the flowing sessions, of as many finals. */
   steadyWindows: SteadyWindows;
   ends: EndSpread;
   /** When the first session's end was published (this process's clock). */
@@ -404,8 +417,8 @@ interface RunResult {
   endRejoins: number;
   cpu: ReturnType<ReturnType<typeof cpuMeter>['stop']>;
   /**
-   * The same by phase: from the gate to the first end published, and from then until every
-   * viewer saw its session end (the ends' own work: storing, summaries, codex, leaving rooms).
+   * The same by phase: from the gate to the burst of ends, and from then until every viewer
+   * saw its session end (the ends' own work: storing, summaries, codex, leaving rooms).
    */
   cpuByPhase: {
     steady: ReturnType<ReturnType<typeof cpuMeter>['stop']>;
@@ -414,35 +427,46 @@ interface RunResult {
   seconds: number;
 }
 
-function collector(): () => void {
-  v8.setFlagsFromString('--expose-gc');
-  return vm.runInNewContext('gc') as () => void;
-}
+/** The viewer hosts' process ids while a run has them (the CPU meters read them). */
+const viewerPids: number[] = [];
 
 /**
  * One measured run: starts the sessions held at a gate, waits until the server knows them,
- * connects and joins every viewer (memory before and after), then opens the gate (each
- * session released at its own moment within one turn, so finals come evenly) and waits
- * until every viewer has seen its session end.
+ * connects and joins every viewer in its host process (memory before and after), then opens
+ * the gate (each session released at its own moment within one turn, so finals come evenly).
+ * The SESSIONS ending sessions speak TURNS lines and then wait until all of them have, so
+ * that their ends are published together (within milliseconds); the FLOWING sessions speak
+ * AFTER_TURNS more lines, the lines that flow while the others end. Waits until every viewer
+ * has seen its session end.
  */
 async function runLive(o: RunOptions): Promise<RunResult> {
-  const gc = collector();
   let openGate!: () => void;
   const gate = new Promise<void>((r) => (openGate = r));
+  let openEnds!: () => void;
+  const endsGate = new Promise<void>((r) => (openEnds = r));
+  let atTheirEnd = 0;
   const releasedAt = new Map<string, number>();
   const publishedAt = new Map<string, number>();
   const ackMs: number[] = [];
   const endsAt: number[] = [];
+  const burstAt: number[] = [];
   const steadyCpu = o.cpu.another();
   const endsCpu = o.cpu.another();
   let steadyCpuUse: RunResult['cpuByPhase']['steady'] | undefined;
   const texts = new Map<string, string[]>();
+  const flowing = new Set<string>();
   const ids: Promise<string>[] = [];
   const replays: Promise<unknown>[] = [];
 
-  for (let i = 0; i < SESSIONS; i++) {
-    const turns = Array.from({ length: TURNS }, (_, k) => o.pool[(i * TURNS + k) % o.pool.length]!);
-    const delayMs = (i / SESSIONS) * TURN_MS;
+  for (let i = 0; i < SESSIONS + FLOWING; i++) {
+    const ending = i < SESSIONS;
+    const count = ending ? TURNS : TURNS + AFTER_TURNS;
+    const turns = Array.from(
+      { length: count },
+      (_, k) => o.pool[(i * (TURNS + AFTER_TURNS) + k) % o.pool.length]!,
+    );
+    // Both kinds spread evenly over one turn.
+    const delayMs = ending ? (i / SESSIONS) * TURN_MS : ((i - SESSIONS + 0.5) / FLOWING) * TURN_MS;
     let started!: (id: string) => void;
     ids.push(new Promise<string>((r) => (started = r)));
     // Held at the gate until the audience is in: the first thing a session sends after its
@@ -467,12 +491,17 @@ async function runLive(o: RunOptions): Promise<RunResult> {
         }
         return o.sink.send(transcriptId, utterances);
       },
-      end: (transcriptId, e) => {
+      end: async (transcriptId, e) => {
+        if (ending) {
+          if (++atTheirEnd === SESSIONS) openEnds();
+          await endsGate;
+        }
         if (endsAt.length === 0) {
-          steadyCpuUse = steadyCpu.stop();
-          endsCpu.start();
+          steadyCpuUse = steadyCpu.stop(true);
+          endsCpu.start(true);
         }
         endsAt.push(performance.now());
+        if (ending) burstAt.push(performance.now());
         return o.sink.end(transcriptId, e);
       },
       close: () => o.sink.close(),
@@ -487,6 +516,7 @@ async function runLive(o: RunOptions): Promise<RunResult> {
             id,
             turns.map((t) => t.text),
           );
+          if (!ending) flowing.add(id);
           started(id);
         },
         onFinal: ({ transcriptId, utteranceId, publishedAt: at }) => {
@@ -500,136 +530,133 @@ async function runLive(o: RunOptions): Promise<RunResult> {
   const transcriptIds = await Promise.all(ids);
   await Promise.all(transcriptIds.map((id) => o.sessionKnown(id)));
 
-  // Memory before the audience: the server's, and this process's after a full collection.
-  gc();
-  const clientBefore = process.memoryUsage().heapUsed;
+  // The viewers: the ending sessions' over ENDING_HOSTS processes, the flowing ones' in one more.
   const serverBefore = await medianMem(5, 1000, o.serverMemory);
-
-  const viewers: LiveViewer[] = [];
-  const receipts: { key: string; at: number }[] = [];
-  for (let b = 0; b < transcriptIds.length * VIEWERS; b += CONNECT_BATCH) {
-    const batch: LiveViewer[] = [];
-    for (let n = b; n < Math.min(b + CONNECT_BATCH, transcriptIds.length * VIEWERS); n++) {
-      const transcriptId = transcriptIds[n % transcriptIds.length]!;
-      batch.push(
-        new LiveViewer(o.url, transcriptId, o.token, {
-          // The whole client-side cost of a final here: LiveViewer stamps `at` first thing.
-          onFinal: (e, at) => receipts.push({ key: key(transcriptId, e.utterance_id), at }),
-        }),
-      );
-    }
-    viewers.push(...batch);
-    await waitFor(() => batch.every((v) => v.joined !== null), 60_000, 50).catch(() => {
-      throw new Error(
-        `${o.label}: ${batch.filter((v) => !v.joined).length} of ${batch.length} viewers did not join; ` +
-          `errors: ${JSON.stringify(batch.flatMap((v) => v.errors).slice(0, 3))}`,
-      );
-    });
-  }
-  await sleep(3000);
-  const serverAfter = await medianMem(5, 1000, o.serverMemory);
-  gc();
-  const clientAfter = process.memoryUsage().heapUsed;
-
-  // The replay.
-  const loop = monitorEventLoopDelay({ resolution: 10 });
-  loop.enable();
-  o.cpu.start();
-  steadyCpu.start();
-  const t0 = performance.now();
-  openGate();
-  await Promise.all(replays);
-  let notEnded = 0;
-  await Promise.all(
-    viewers.map((v) =>
-      v.untilEnded(60_000).catch(() => {
-        notEnded++;
-      }),
+  const hostsOf = [
+    ...Array.from({ length: ENDING_HOSTS }, (_, h) =>
+      transcriptIds.slice(0, SESSIONS).filter((_, i) => i % ENDING_HOSTS === h),
     ),
-  );
-  const seconds = (performance.now() - t0) / 1000;
-  const cpu = o.cpu.stop();
-  const cpuByPhase = { steady: steadyCpuUse ?? steadyCpu.stop(), ends: endsCpu.stop() };
-  loop.disable();
+    transcriptIds.slice(SESSIONS),
+  ].filter((s) => s.length > 0);
+  const hosts = await Promise.all(hostsOf.map(() => ViewerHost.start()));
+  viewerPids.splice(0, viewerPids.length, ...hosts.map((h) => h.pid));
+  try {
+    const joined = await Promise.all(
+      hosts.map((h, n) =>
+        h.connect({
+          url: o.url,
+          token: o.token,
+          viewers: VIEWERS,
+          batch: CONNECT_BATCH,
+          sessions: hostsOf[n]!.map((transcriptId) => ({ transcriptId, texts: texts.get(transcriptId)! })),
+        }),
+      ),
+    );
+    await sleep(3000);
+    const serverAfter = await medianMem(5, 1000, o.serverMemory);
+    // The clocks once more, right before measuring.
+    await Promise.all(hosts.map((h) => h.syncClock()));
 
-  // What each viewer holds against what was spoken.
-  let lost = 0;
-  let duplicated = 0;
-  let wrongText = 0;
-  let caughtUpByJoin = 0;
-  let connectErrors = 0;
-  let rejoins = 0;
-  let endRejoins = 0;
-  for (const v of viewers) {
-    rejoins += v.rejoins;
-    endRejoins += v.endRejoins;
-    const expected = texts.get(v.transcriptId) ?? [];
-    const live = new Set<number>();
-    for (const f of v.finalsReceived) {
-      if (live.has(f.seq)) duplicated++;
-      live.add(f.seq);
+    // The replay.
+    const loop = monitorEventLoopDelay({ resolution: 10 });
+    loop.enable();
+    for (const h of hosts) h.start();
+    o.cpu.start();
+    steadyCpu.start();
+    const t0 = performance.now();
+    openGate();
+    await Promise.all(replays);
+    const reports = await Promise.all(hosts.map((h) => h.finish(60_000)));
+    const seconds = (performance.now() - t0) / 1000;
+    const cpu = o.cpu.stop();
+    const cpuByPhase = { steady: steadyCpuUse ?? steadyCpu.stop(), ends: endsCpu.stop() };
+    loop.disable();
+
+    const sum = (f: (r: HostReport) => number) => reports.reduce((n, r) => n + f(r), 0);
+    const receipts = reports.flatMap((r) => r.receipts.map(([k, at]) => ({ key: k, at })));
+    const latencies: number[] = [];
+    for (const r of receipts) {
+      const from = publishedAt.get(r.key);
+      if (from !== undefined) latencies.push(r.at - from);
     }
-    for (let seq = 1; seq <= expected.length; seq++) {
-      const line = v.lines.get(seq);
-      if (!line) lost++;
-      else {
-        if (line.text !== expected[seq - 1]) wrongText++;
-        if (!live.has(seq)) caughtUpByJoin++;
-      }
+    latencies.sort((a, b) => a - b);
+    const published = [...publishedAt.values()];
+    const spanS = (Math.max(...published) - Math.min(...published)) / 1000;
+    const sockets = joined.reduce((n, j) => n + j.sockets, 0);
+    const isFlowing = (k: string) => flowing.has(k.slice(0, k.indexOf('|')));
+    return {
+      label: o.label,
+      sessions: transcriptIds.length,
+      viewers: sockets,
+      finals: publishedAt.size,
+      pairs: latencies.length,
+      p50Ms: percentile(latencies, 50),
+      p99Ms: percentile(latencies, 99),
+      maxMs: latencies.at(-1) ?? Number.NaN,
+      finalsPerSec: publishedAt.size / spanS,
+      lost: sum((r) => r.lost),
+      duplicated: sum((r) => r.duplicated),
+      wrongText: sum((r) => r.wrongText),
+      caughtUpByJoin: sum((r) => r.caughtUpByJoin),
+      notEnded: sum((r) => r.notEnded),
+      connectErrors: sum((r) => r.connectErrors),
+      latencies,
+      publishedAt,
+      viewerReceipts: receipts,
+      ackMs: ackMs.sort((a, b) => a - b),
+      server: {
+        before: serverBefore,
+        after: serverAfter,
+        perSocketRss: (serverAfter.rss - serverBefore.rss) / sockets,
+        perSocketHeap: (serverAfter.heapUsed - serverBefore.heapUsed) / sockets,
+      },
+      clientPerSocketHeap: joined.reduce((n, j) => n + j.heapAfter - j.heapBefore, 0) / sockets,
+      loopDelayP99Ms: loop.percentile(99) / 1e6,
+      loopDelayMaxMs: loop.max / 1e6,
+      hostLoopDelayP99Ms: Math.max(...reports.map((r) => r.loopDelayP99Ms)),
+      phases: phaseFigures(publishedAt, receipts, endsAt),
+      flowingPhases: phaseFigures(publishedAt, receipts, endsAt, isFlowing),
+      steadyWindows: steadyWindows(publishedAt, receipts, endsAt, isFlowing),
+      ends: endSpread(burstAt),
+      firstEndAt: Math.min(...endsAt),
+      rejoins: sum((r) => r.rejoins),
+      endRejoins: sum((r) => r.endRejoins),
+      cpu,
+      cpuByPhase,
+      seconds,
+    };
+  } finally {
+    await Promise.all(hosts.map((h) => h.stop()));
+    viewerPids.length = 0;
+  }
+}
+
+/**
+ * When each line of a run was stored (transcript_lines.stored_at, the storing transaction's
+ * start), on this process's clock: how long the lines of the sessions still going waited to be
+ * stored while the others' ends were closed.
+ */
+async function readStoredAt(dbUrl: string, r: RunResult, into: Map<string, number>): Promise<void> {
+  const client = new pg.Client({ connectionString: dbUrl });
+  await client.connect();
+  try {
+    const ids = [...new Set([...r.publishedAt.keys()].map((k) => k.slice(0, k.indexOf('|'))))];
+    const found = await client.query<{ table_schema: string }>(
+      `select table_schema from information_schema.tables where table_name = 'transcript_lines'`,
+    );
+    const schema = found.rows[0]?.table_schema;
+    if (!schema) return;
+    const { rows } = await client.query<{ transcript_id: string; utterance_id: string; at: string }>(
+      `select transcript_id, utterance_id, extract(epoch from stored_at) * 1000 as at
+         from ${client.escapeIdentifier(schema)}.transcript_lines where transcript_id = any($1::uuid[])`,
+      [ids],
+    );
+    for (const row of rows) {
+      into.set(key(row.transcript_id, row.utterance_id), Number(row.at) - performance.timeOrigin);
     }
-    // Lines beyond the session's own are wrong too.
-    for (const seq of v.lines.keys()) if (seq < 1 || seq > expected.length) wrongText++;
-    connectErrors += v.errors.length;
-    v.close();
+  } finally {
+    await client.end();
   }
-  const latencies: number[] = [];
-  for (const r of receipts) {
-    const from = publishedAt.get(r.key);
-    if (from !== undefined) latencies.push(r.at - from);
-  }
-  latencies.sort((a, b) => a - b);
-  const published = [...publishedAt.values()];
-  const spanS = (Math.max(...published) - Math.min(...published)) / 1000;
-  const sockets = viewers.length;
-  return {
-    label: o.label,
-    sessions: transcriptIds.length,
-    viewers: sockets,
-    finals: publishedAt.size,
-    pairs: latencies.length,
-    p50Ms: percentile(latencies, 50),
-    p99Ms: percentile(latencies, 99),
-    maxMs: latencies.at(-1) ?? Number.NaN,
-    finalsPerSec: publishedAt.size / spanS,
-    lost,
-    duplicated,
-    wrongText,
-    caughtUpByJoin,
-    notEnded,
-    connectErrors,
-    latencies,
-    publishedAt,
-    viewerReceipts: receipts,
-    ackMs: ackMs.sort((a, b) => a - b),
-    server: {
-      before: serverBefore,
-      after: serverAfter,
-      perSocketRss: (serverAfter.rss - serverBefore.rss) / sockets,
-      perSocketHeap: (serverAfter.heapUsed - serverBefore.heapUsed) / sockets,
-    },
-    clientPerSocketHeap: (clientAfter - clientBefore) / sockets,
-    loopDelayP99Ms: loop.percentile(99) / 1e6,
-    loopDelayMaxMs: loop.max / 1e6,
-    phases: phaseFigures(publishedAt, receipts, endsAt),
-    steadyWindows: steadyWindows(publishedAt, receipts, endsAt),
-    ends: endSpread(endsAt),
-    firstEndAt: Math.min(...endsAt),
-    rejoins,
-    endRejoins,
-    cpu,
-    cpuByPhase,
-    seconds,
-  };
 }
 
 export async function reachable(url: string, fallbackPort: number): Promise<boolean> {
@@ -733,11 +760,12 @@ export async function benchLive(): Promise<void> {
   Object.assign(process.env, urls);
 
   const pool = turnPool();
-  const sockets = SESSIONS * VIEWERS;
+  const sockets = (SESSIONS + FLOWING) * VIEWERS;
   console.log(
-    `\nlive: ${SESSIONS} sessions x ${VIEWERS} viewers = ${sockets} sockets, ${TURNS} finals a session ` +
-      `(${WORDS} words, one every ${(TURN_MS / 1000).toFixed(1)} s, ${INTERIMS} interims before each), ` +
-      `~${((SESSIONS / TURN_MS) * 1000).toFixed(0)} finals/s; ${os.cpus().length} cores`,
+    `\nlive: ${SESSIONS} sessions ending together + ${FLOWING} flowing on, x ${VIEWERS} viewers = ` +
+      `${sockets} sockets, ${TURNS} finals a session (the flowing ones ${AFTER_TURNS} more; ${WORDS} words, ` +
+      `one every ${(TURN_MS / 1000).toFixed(1)} s, ${INTERIMS} interims before each), ` +
+      `~${(((SESSIONS + FLOWING) / TURN_MS) * 1000).toFixed(0)} finals/s; ${os.cpus().length} cores`,
   );
 
   // 1. The bare socket.io baseline, before the cluster starts (nothing else running).
@@ -769,7 +797,8 @@ export async function benchLive(): Promise<void> {
           () =>
             new Map([
               ['socket.io server', [bare.child.pid!]],
-              ['bench (clients)', [process.pid]],
+              ['bench (publisher)', [process.pid]],
+              ['viewers (their processes)', [...viewerPids]],
             ]),
         ),
       });
@@ -790,6 +819,7 @@ export async function benchLive(): Promise<void> {
   let result: RunResult;
   let resultBusy: RunResult;
   const fanoutAt = new Map<string, number>();
+  const storedAt = new Map<string, number>();
   try {
     const opsPort = await freePort();
     await stopChild(system.children.get('gateway')!);
@@ -819,7 +849,8 @@ export async function benchLive(): Promise<void> {
     const liveBus = bus;
     const groups = () => {
       const g = new Map<string, number[]>([...system.children].map(([name, c]) => [name, [c.pid!]]));
-      g.set('bench (clients)', [process.pid]);
+      g.set('bench (publisher)', [process.pid]);
+      g.set('viewers (their processes)', [...viewerPids]);
       for (const [n, pids] of pidsNamed(['nats-server', 'postgres', 'redis-server'])) g.set(n, pids);
       return g;
     };
@@ -855,11 +886,13 @@ export async function benchLive(): Promise<void> {
         cpu: cpuMeter(groups),
       });
     result = await clusterRun('chronicler cluster (bus, store, gateway)');
+    await readStoredAt(system.env.DATABASE_URL!, result, storedAt);
     // The night's end is part of the run (every session closed and summarised automatically);
     // the busy run starts once that work is done, as the next night would, not during it.
     const settled = await summariesSettled(system.url, token, 300_000);
     console.log(`quiet run's sessions ended and summarised: ${settled}`);
     resultBusy = await busy(() => clusterRun('chronicler cluster, one core kept busy'));
+    await readStoredAt(system.env.DATABASE_URL!, resultBusy, storedAt);
   } finally {
     await bus?.close();
     await system.stop();
@@ -881,16 +914,19 @@ export async function benchLive(): Promise<void> {
     caughtUpByJoin: r.caughtUpByJoin,
     notEnded: r.notEnded,
     benchLoopP99Ms: r.loopDelayP99Ms,
+    viewerLoopP99Ms: r.hostLoopDelayP99Ms,
   });
   printTable(
-    `live: publish -> viewer final_update, ${SESSIONS} sessions x ${VIEWERS} viewers (one clock, this process)`,
+    `live: publish -> viewer final_update, ${SESSIONS} + ${FLOWING} sessions x ${VIEWERS} viewers (one clock: this process, the viewer hosts synced to it)`,
     [row(result), row(bareResult), row(resultBusy), row(bareBusy)],
   );
   printTable(
     'live: per phase, the lines still flowing while the sessions end against the steady part before',
-    [result, bareResult, resultBusy, bareBusy].flatMap((r) =>
-      r.phases.map((p) => ({
+    [result, bareResult, resultBusy, bareBusy].flatMap((r) => [
+      ...r.phases.slice(0, 1).map((p) => ({ path: r.label, sessions: 'all', ...p })),
+      ...r.flowingPhases.map((p) => ({
         path: r.label,
+        sessions: `${FLOWING} flowing`,
         ...p,
         rejoins: r.rejoins,
         rejoinsForAnEnd: r.endRejoins,
@@ -898,7 +934,7 @@ export async function benchLive(): Promise<void> {
         endsSpanS: r.ends.spanS,
         endsInBusiestSecond: r.ends.busiestSecond,
       })),
-    ),
+    ]),
   );
   console.log(
     `ratio chronicler/bare socket.io: p50 ${(result.p50Ms / bareResult.p50Ms).toFixed(1)}x, ` +
@@ -914,7 +950,12 @@ export async function benchLive(): Promise<void> {
       const from = r.publishedAt.get(k);
       return from !== undefined && (from < r.firstEndAt ? 0 : 1) === phase;
     };
-    const h = { ack: phase === undefined ? r.ackMs : [], store: [] as number[], gateway: [] as number[] };
+    const h = {
+      ack: phase === undefined ? r.ackMs : [],
+      store: [] as number[],
+      gateway: [] as number[],
+      stored: [] as number[],
+    };
     for (const v of r.viewerReceipts) {
       const fanned = fanoutAt.get(v.key);
       if (fanned !== undefined && inPhase(v.key)) h.gateway.push(v.at - fanned);
@@ -922,24 +963,32 @@ export async function benchLive(): Promise<void> {
     for (const [k, from] of r.publishedAt) {
       const fanned = fanoutAt.get(k);
       if (fanned !== undefined && inPhase(k)) h.store.push(fanned - from);
+      const stored = storedAt.get(k);
+      if (stored !== undefined && inPhase(k)) h.stored.push(stored - from);
     }
     return h;
   };
   if (process.env.BENCH_LIVE_DUMP) {
-    // Per final: times after its publish (ms) at each hop, for a closer look at the tail.
-    const seen = new Map<string, number[]>();
-    for (const r of result.viewerReceipts) {
-      const xs = seen.get(r.key) ?? [];
-      xs.push(r.at);
-      seen.set(r.key, xs);
-    }
-    const records = [...result.publishedAt].map(([k, from]) => ({
-      final: k,
-      publishedAt: from,
-      publishedAtEpochMs: performance.timeOrigin + from,
-      fanoutMs: (fanoutAt.get(k) ?? Number.NaN) - from,
-      viewersMs: (seen.get(k) ?? []).map((at) => at - from),
-    }));
+    // Per final of both Chronicler runs: times after its publish (ms) at each hop, for a closer
+    // look at the tail.
+    const records = [result, resultBusy].flatMap((r) => {
+      const seen = new Map<string, number[]>();
+      for (const v of r.viewerReceipts) {
+        const xs = seen.get(v.key) ?? [];
+        xs.push(v.at);
+        seen.set(v.key, xs);
+      }
+      return [...r.publishedAt].map(([k, from]) => ({
+        run: r.label,
+        final: k,
+        publishedAt: from,
+        publishedAtEpochMs: performance.timeOrigin + from,
+        firstEndAt: r.firstEndAt,
+        fanoutMs: (fanoutAt.get(k) ?? Number.NaN) - from,
+        storedMs: (storedAt.get(k) ?? Number.NaN) - from,
+        viewersMs: (seen.get(k) ?? []).map((at) => at - from),
+      }));
+    });
     writeFileSync(process.env.BENCH_LIVE_DUMP, JSON.stringify(records));
     console.log(`per-final timings written to ${process.env.BENCH_LIVE_DUMP}`);
   }
@@ -960,6 +1009,7 @@ export async function benchLive(): Promise<void> {
       hop('publish -> fanout.<tid> (live-fanout: consume from LIVE, hand on; no PostgreSQL)', hops.store),
       hop('fanout.<tid> -> viewer (the gateways holding its viewers, socket.io, client)', hops.gateway),
       hop('publish -> viewer (end to end)', [...r.latencies]),
+      hop('publish -> stored (transcript: consume from LIVE, PostgreSQL stored_at)', hops.stored),
     ]);
     const [steady, ends] = [hopsOf(r, 0), hopsOf(r, 1)];
     printTable(`live: where the time goes per phase (${r.label})`, [
@@ -967,6 +1017,8 @@ export async function benchLive(): Promise<void> {
       hop('steady: fanout.<tid> -> viewer', steady.gateway),
       hop('while the sessions end: publish -> fanout.<tid>', ends.store),
       hop('while the sessions end: fanout.<tid> -> viewer', ends.gateway),
+      hop('steady: publish -> stored', steady.stored),
+      hop('while the sessions end: publish -> stored', ends.stored),
     ]);
   }
 
@@ -1029,7 +1081,7 @@ export async function benchLive(): Promise<void> {
     memRow('bare socket.io server', bareResult),
   ]);
   console.log(
-    `bench process (clients): ${(result.clientPerSocketHeap / KB).toFixed(1)} KB heap per socket.io-client viewer ` +
+    `viewer processes: ${(result.clientPerSocketHeap / KB).toFixed(1)} KB heap per socket.io-client viewer ` +
       `(after a full collection)`,
   );
 
@@ -1058,19 +1110,20 @@ export async function benchLive(): Promise<void> {
     [result, bareResult, P99_BUDGET_MS],
     [resultBusy, bareBusy, BUSY_P99_BUDGET_MS],
   ] as const) {
-    const [steady, ends] = r.phases;
-    const [bareSteady, bareEnds] = bareRun.phases;
+    const [steady, ends] = r.flowingPhases;
+    const [bareSteady, bareEnds] = bareRun.flowingPhases;
     console.log(
-      `session ends (${r.label}): p99 of the lines flowing while ${r.ends.ended} sessions end ` +
-        `(${r.ends.busiestSecond} in the busiest second) ${ends!.p99Ms.toFixed(1)} ms against ` +
-        `${steady!.p99Ms.toFixed(1)} ms steady: ${(ends!.p99Ms / steady!.p99Ms).toFixed(2)}x; bare socket.io ` +
+      `session ends (${r.label}): p99 of the ${FLOWING} flowing sessions' lines while ${r.ends.ended} ` +
+        `others end (${r.ends.busiestSecond} in the busiest second, within ${(r.ends.spanS * 1000).toFixed(0)} ms) ` +
+        `${ends!.p99Ms.toFixed(1)} ms against ${steady!.p99Ms.toFixed(1)} ms steady: ` +
+        `${(ends!.p99Ms / steady!.p99Ms).toFixed(2)}x; bare socket.io ` +
         `${(bareEnds!.p99Ms / bareSteady!.p99Ms).toFixed(2)}x (${ends!.p99Ms < budget ? 'within' : 'OVER'} ` +
         `the ${budget} ms budget)`,
     );
     const w = r.steadyWindows;
     console.log(
-      `  like against like (${r.label}): the steady part's windows of ${w.size} finals have a p99 of ` +
-        `${w.medianP99Ms.toFixed(1)} ms (median of ${w.windows}), ${w.p90P99Ms.toFixed(1)} ms (p90), ` +
+      `  like against like (${r.label}): the flowing sessions' steady windows of ${w.size} finals have a ` +
+        `p99 of ${w.medianP99Ms.toFixed(1)} ms (median of ${w.windows}), ${w.p90P99Ms.toFixed(1)} ms (p90), ` +
         `${w.maxP99Ms.toFixed(1)} ms (max); the ends' p99 is above ${(w.endsRank * 100).toFixed(0)} % of them`,
     );
   }
