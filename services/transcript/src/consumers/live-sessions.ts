@@ -35,14 +35,21 @@ export const LiveGapConfigSchema = Type.Object({
   LIVE_GAP_SECONDS: Type.Number({ default: GAP_SECONDS_DEFAULT, minimum: 0.1 }),
 });
 
-/** Messages handled at once across sessions (each session's go one after another, see below). */
-const CONCURRENCY = 16;
+/**
+ * Messages handled at once across sessions (each session's go one after another, see below).
+ * An end waiting for its close (END_SLOTS) holds its message's slot: with 16, a burst of 200
+ * ends held every slot and the finals of the sessions still going waited seconds to be stored.
+ * The slots are many, so a burst of that size leaves room for the finals; a slot costs nothing
+ * while no message holds it, and PostgreSQL's pool bounds the work done at once.
+ */
+const CONCURRENCY = 256;
 /**
  * Session ends closed at a time on this replica, and how long each slot rests after a close
  * (times the close's own time): closing writes the session's content, its usage and summary
  * events, and the viewers' end, which for 200 sessions ending within a second took every core
  * from the lines still flowing. Paced, they close a few at a time; an end waits its turn (its
- * viewers are told when it is closed), the finals of other sessions do not.
+ * viewers are told when it is closed), the finals of other sessions do not (up to CONCURRENCY
+ * messages in flight).
  */
 const END_SLOTS = 2;
 const END_REST = 2;
