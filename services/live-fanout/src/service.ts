@@ -29,11 +29,15 @@ const START_TTL_MS = 24 * 60 * 60 * 1000;
 const startKey = (transcriptId: string) => `live-fanout:start:${transcriptId}`;
 /**
  * LIVE messages handled at once across sessions; each session's go one after another in the
- * order of the stream (a start before its finals). One at a time in all made every message
- * wait for the previous one's pull and confirmed ack, two round trips to NATS: on a busy
- * machine that bounded the whole stream's rate and lines queued behind other sessions'.
+ * order of the stream (a start before its finals). A message held its slot for a pull and a
+ * confirmed ack, two round trips to NATS, even the ends this service skips. One at a time in
+ * all bounded the whole stream's rate on a busy machine; 16 made the lines of the sessions
+ * still going reach their viewers up to 500 ms late behind 200 ends published within the same
+ * second (`pnpm bench live`), pulled a few at a time as slots freed. As many slots as a burst
+ * of ends takes them in one or two pulls (a slot costs nothing while no message holds it), and
+ * the acks are not confirmed (see the consumer below).
  */
-const CONCURRENCY = 16;
+const CONCURRENCY = 256;
 
 /**
  * live-fanout: reads LIVE with its own durable, beside the transcript service's, and hands each
@@ -93,6 +97,9 @@ export default defineService({
         stream: LIVE_STREAM,
         durable: 'live-fanout',
         concurrency: CONCURRENCY,
+        // A delivery done twice reaches the viewers twice, who keep one line per seq: no
+        // confirmed ack (a round trip holding the slot) for each message, ends included.
+        confirmAck: false,
         maxDeliver: 5,
         backoffMs: 200,
         // A killed replica's deliveries come again this soon; viewers drop repeats by seq.

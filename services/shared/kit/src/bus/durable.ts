@@ -18,6 +18,7 @@ export interface ResolvedConsumer {
   ackWaitMs: number;
   maxDeliver: number;
   concurrency: number;
+  confirmAck: boolean;
   deadLetterSubject: string;
   backoffMs: number;
   maxBackoffMs: number;
@@ -32,6 +33,7 @@ export function resolveConsumer(def: ConsumerDefinition): ResolvedConsumer {
     ackWaitMs: def.ackWaitMs ?? 30_000,
     maxDeliver: def.maxDeliver ?? 5,
     concurrency: def.concurrency ?? 1,
+    confirmAck: def.confirmAck ?? true,
     deadLetterSubject:
       def.deadLetterSubject ?? `dlq.${sanitizeName(def.stream)}.${sanitizeName(def.durable)}`,
     backoffMs: def.backoffMs ?? 1000,

@@ -257,6 +257,12 @@ export class NatsDurableConsumer implements Consumer {
       busDeliveries.inc({ ...labels, outcome: 'nak' });
       return;
     }
+    if (!this.cfg.confirmAck) {
+      // Work that may be done again: the slot is free now, a lost ack means one more delivery.
+      this.safely(() => m.ack());
+      busDeliveries.inc({ ...labels, outcome: 'ack' });
+      return;
+    }
     try {
       // Wait for the server's confirmation, so that "handler done" means "will not come back".
       await m.ackAck();

@@ -203,6 +203,40 @@ if (unavailable) {
     }, 30_000);
   });
 
+  describe('NatsBus acks not confirmed', () => {
+    it('acks without waiting for a confirmation: each message handed once, none left to redeliver', async () => {
+      const prefix = uniquePrefix();
+      prefixes.add(prefix);
+      const bus = await NatsBus.connect({ url: NATS_URL, prefix, name: 'ack-test' });
+      const nc = await connect({ servers: NATS_URL });
+      try {
+        await bus.ensureStream({ name: 'QUICK', subjects: ['quick.>'] });
+        for (let i = 0; i < 20; i++) await bus.publishDurable('quick.x', { i });
+        const seen = new Collector<number>();
+        const consumer = await bus.consume(
+          { stream: 'QUICK', durable: 'quick', concurrency: 1, confirmAck: false, ackWaitMs: 1000 },
+          async (payload) => {
+            seen.push((payload as { i: number }).i);
+          },
+        );
+        await seen.waitFor(20);
+        const jsm = await nc.jetstreamManager();
+        const info = () => jsm.consumers.info(bus.ns.stream('QUICK'), bus.ns.durable('quick'));
+        await eventually(async () => expect((await info()).num_ack_pending).toBe(0), 10_000);
+        // Past the ack deadline: an ack the server had not taken would have brought it back.
+        await new Promise((r) => setTimeout(r, 1500));
+        expect(seen.items).toEqual(Array.from({ length: 20 }, (_, i) => i));
+        const after = await info();
+        expect(after.num_pending).toBe(0);
+        expect(after.num_redelivered).toBe(0);
+        await consumer.stop();
+      } finally {
+        await nc.close();
+        await bus.close();
+      }
+    }, 30_000);
+  });
+
   describe('NatsBus resilience', () => {
     const buses: Bus[] = [];
     const servers: PrivateNatsServer[] = [];

@@ -125,6 +125,13 @@ export interface ConsumerDefinition {
   maxDeliver?: number;
   /** Default 1. */
   concurrency?: number;
+  /**
+   * Default true: a handled message is acked and the server's confirmation awaited, so that
+   * "handler done" means "will not come back"; the message holds its slot until then (a round
+   * trip to NATS). false: the ack is sent and the slot freed at once; a lost ack means one more
+   * delivery after ackWaitMs, for handlers whose work may simply be done again.
+   */
+  confirmAck?: boolean;
   /** Default `dlq.<stream>.<durable>`. */
   deadLetterSubject?: string;
   /** First redelivery delay after a failure; doubles each time, capped at maxBackoffMs. Default 1000. */
