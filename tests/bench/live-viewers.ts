@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { LiveViewer } from '../support/live-viewer.ts';
-import { repoRoot, waitFor } from '../support/system.ts';
+import { repoRoot, stopChild, waitFor } from '../support/system.ts';
 
 /** A session's viewers on one host, and the lines it will speak (to check what they hold). */
 export interface HostedSession {
@@ -36,7 +36,6 @@ export interface HostReport extends ViewerChecks {
   /** [final's key, receipt time on the host's clock (epoch ms)] for every final seen live. */
   receipts: [string, number][];
   loopDelayP99Ms: number;
-  loopDelayMaxMs: number;
 }
 
 type ToHost =
@@ -110,7 +109,6 @@ async function hostMain(): Promise<void> {
       endRejoins: 0,
       receipts,
       loopDelayP99Ms: loop.percentile(99) / 1e6,
-      loopDelayMaxMs: loop.max / 1e6,
     };
     for (const v of viewers) {
       report.rejoins += v.rejoins;
@@ -220,11 +218,8 @@ export class ViewerHost {
     return { ...r, receipts: r.receipts.map(([k, at]) => [k, at + this.offsetMs]) };
   }
 
-  async stop(): Promise<void> {
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
-    const gone = new Promise((r) => this.child.once('exit', r));
-    this.child.kill('SIGTERM');
-    await gone;
+  stop(): Promise<void> {
+    return stopChild(this.child);
   }
 
   private next<T extends FromHost['type']>(type: T): Promise<Omit<Extract<FromHost, { type: T }>, 'type'>> {

@@ -50,7 +50,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { localSignIn } from '../support/auth.ts';
 import { CRD3_EPISODES, crd3Turns } from '../support/crd3.ts';
-import { freePort, repoRoot, startSystem, waitFor, type TestSystem } from '../support/system.ts';
+import { freePort, repoRoot, startSystem, stopChild, waitFor, type TestSystem } from '../support/system.ts';
 import {
   endSpread,
   phaseFigures,
@@ -173,12 +173,7 @@ export async function startBareServer(): Promise<{
   return {
     child,
     url: `http://127.0.0.1:${port}`,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const gone = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await gone;
-    },
+    stop: () => stopChild(child),
   };
 }
 
@@ -674,13 +669,6 @@ export async function reachable(url: string, fallbackPort: number): Promise<bool
     });
     s.once('error', () => resolve(false));
   });
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const gone = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await gone;
 }
 
 // --- The bench ---------------------------------------------------------------------------
